@@ -1,0 +1,29 @@
+// Small string helpers shared by every subsystem: suggestions for misspelt names, splitting, trimming.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprof {
+
+// Levenshtein distance, case-sensitive.
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// Up to `n` candidates closest to `name` (case-insensitive edit distance, ties by name), nearest
+// first. Candidates further than max(3, |name|/2) edits are left out unless `always` is set.
+std::vector<std::string> nearest_names(std::string_view name, const std::vector<std::string>& candidates,
+                                       size_t n = 3, bool always = false);
+
+// "did you mean 'x'?" / "did you mean 'x', 'y' or 'z'?" or "" when there is no candidate.
+std::string did_you_mean(const std::vector<std::string>& suggestions);
+
+std::string_view trim(std::string_view s);
+std::vector<std::string> split(std::string_view s, char sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+std::string to_lower(std::string_view s);
+bool starts_with_icase(std::string_view s, std::string_view prefix);
+bool iequals(std::string_view a, std::string_view b);
+
+}  // namespace kprof

@@ -1,0 +1,116 @@
+// The hardware target: blocks and their per-pass counter limits, base and derived counters,
+// accumulate pairs and peaks, loaded from configs/hw/<arch>.yaml. Depends on nothing of ours but
+// core/base. Used by the planner, by the analysis (evaluating derived metrics) and by the test double
+// (refusing over-subscribed passes, computing counter values).
+//
+// CONTRACT: the declarations below are used by several subsystems; extend, don't change them.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/error.hpp"
+
+namespace kprof::hw {
+
+class Expr;  // parsed derived-counter expression (core/hw/expr.hpp)
+
+struct Block {
+  std::string name;           // "SQ", "TCC", ...
+  int counters_per_pass = 0;  // simultaneous hardware counters (gfx942 SQ 8, TCC 4, ...)
+  int instances = 1;          // per XCD, as the facts give them
+  std::string description;
+  SourcePos pos;
+};
+
+struct BaseCounter {
+  std::string name;   // "SQ_WAVES"
+  std::string block;  // "SQ"
+  std::string description;
+  SourcePos pos;
+};
+
+struct DerivedCounter {
+  std::string name;        // "FETCH_SIZE"
+  std::string expression;  // as written in the catalog
+  std::string description;
+  std::shared_ptr<const Expr> expr;
+  SourcePos pos;
+};
+
+// One hardware event a pass must program: a base counter, possibly with the accumulate flag
+// (`accumulate(SQ_LEVEL_WAVES, HIGH_RES)` is a different event than plain SQ_LEVEL_WAVES).
+struct Event {
+  std::string counter;
+  std::string flag;  // "" or "HIGH_RES" / "LOW_RES"
+  auto operator<=>(const Event&) const = default;
+  std::string str() const;  // "SQ_LEVEL_WAVES" or "SQ_LEVEL_WAVES:HIGH_RES"
+};
+
+struct Peaks {
+  double hbm_bytes_per_s = 0;
+  double l2_bytes_per_s = 0;
+  double matrix_bf16_flops = 0;  // also FP16
+  double matrix_fp8_flops = 0;
+  double matrix_fp32_flops = 0;  // also FP64 matrix
+  double vector_fp64_flops = 0;
+  double vector_fp32_flops = 0;
+  int cus = 0;
+  int xcds = 0;
+  double clock_mhz = 0;
+  int wave_size = 64;
+};
+
+// Slots used per block by a set of requested counters, and whether it fits one pass.
+struct Occupancy {
+  std::map<std::string, int> used;       // block -> distinct events
+  std::vector<std::string> over_blocks;  // blocks whose limit is exceeded, sorted
+  bool fits() const { return over_blocks.empty(); }
+};
+
+class Target {
+ public:
+  // Loads and validates a hardware file. Errors (unknown block, counter defined twice, expression
+  // naming an unknown counter, bad YAML) carry the file:line:col of the offending entry.
+  static Target load(const std::filesystem::path& yaml_file);
+  // configs/hw/<arch>.yaml under kprof::config_dir().
+  static Target load_arch(std::string_view arch);
+
+  const std::string& arch() const;
+  const std::string& source_path() const;
+  const std::vector<Block>& blocks() const;
+  const Block* block(std::string_view name) const;
+  const BaseCounter* base(std::string_view name) const;
+  const DerivedCounter* derived(std::string_view name) const;
+  bool known(std::string_view name) const { return base(name) || derived(name); }
+  // All counter names (base and derived), sorted.
+  std::vector<std::string> counter_names() const;
+  // Three nearest known names for an unknown one (for "unknown counter" errors).
+  std::vector<std::string> nearest(std::string_view name, size_t n = 3) const;
+
+  // Hardware events needed to collect `name` (itself if base, the expansion if derived).
+  // Throws Error(input) "unknown counter 'X'" with the nearest names as hint.
+  std::vector<Event> events_of(std::string_view name) const;
+  // Occupancy of collecting all `names` together in one pass (events deduplicated across names).
+  Occupancy occupancy(const std::vector<std::string>& names) const;
+
+  // Value of counter `name` for one dispatch. `base_value` gives the dispatch's summed value of a
+  // base event (nullopt if not collected). Returns nullopt when an input is missing; NaN/inf never.
+  std::optional<double> evaluate(
+      std::string_view name,
+      const std::function<std::optional<double>(const Event&)>& base_value) const;
+
+  const Peaks& peaks() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<const Impl> m_impl;
+};
+
+}  // namespace kprof::hw
