@@ -1,7 +1,7 @@
 // The hardware target: blocks and their per-pass counter limits, base and derived counters,
 // accumulate pairs and peaks, loaded from configs/hw/<arch>.yaml. Depends on nothing of ours but
-// core/base. Used by the planner, by the analysis (evaluating derived metrics) and by the test double
-// (refusing over-subscribed passes, computing counter values).
+// core/base. Used by the planner, by the analysis (evaluating derived metrics) and by the test
+// double (refusing over-subscribed passes, computing counter values).
 //
 // CONTRACT: the declarations below are used by several subsystems; extend, don't change them.
 #pragma once
@@ -20,6 +20,9 @@
 namespace kprof::hw {
 
 class Expr;  // parsed derived-counter expression (core/hw/expr.hpp)
+namespace detail {
+struct TargetData;  // core/hw/target_impl.hpp
+}
 
 struct Block {
   std::string name;           // "SQ", "TCC", ...
@@ -27,6 +30,9 @@ struct Block {
   int instances = 1;          // per XCD, as the facts give them
   std::string description;
   SourcePos pos;
+  // How many per-dimension values (XCD x INSTANCE x SE) rocprofv3 sums into one per-dispatch value;
+  // reduce(X, avr|max|min) of a summed value divides by it (see evaluate()).
+  int values_per_dispatch = 1;
 };
 
 struct BaseCounter {
@@ -34,6 +40,7 @@ struct BaseCounter {
   std::string block;  // "SQ"
   std::string description;
   SourcePos pos;
+  int event_id = -1;  // the block's select value (counter_defs.yaml `event`)
 };
 
 struct DerivedCounter {
@@ -72,6 +79,9 @@ struct Occupancy {
   std::map<std::string, int> used;       // block -> distinct events
   std::vector<std::string> over_blocks;  // blocks whose limit is exceeded, sorted
   bool fits() const { return over_blocks.empty(); }
+  // Accumulate-flagged events in the set. More than Target::accumulate_per_pass() also puts the
+  // accumulated counter's block (SQ) into over_blocks: its one accumulator is then oversubscribed.
+  int accumulate_events = 0;
 };
 
 class Target {
@@ -96,6 +106,9 @@ class Target {
 
   // Hardware events needed to collect `name` (itself if base, the expansion if derived).
   // Throws Error(input) "unknown counter 'X'" with the nearest names as hint.
+  // accumulate(X, F) expands to both X:F and plain X: the accumulator sums the previous SQ counter,
+  // so X must be programmed in the same pass (facts/gfx942-counters.md 1.2). Channel names X[n]
+  // expand to X.
   std::vector<Event> events_of(std::string_view name) const;
   // Occupancy of collecting all `names` together in one pass (events deduplicated across names).
   Occupancy occupancy(const std::vector<std::string>& names) const;
@@ -108,7 +121,31 @@ class Target {
 
   const Peaks& peaks() const;
 
+  // --- additions beyond the first contract ---
+
+  // Like events_of, but an unknown-counter error carries `pos` (e.g. the runbook line naming it).
+  std::vector<Event> events_at(std::string_view name, const std::optional<SourcePos>& pos) const;
+  // Hardware events of a parsed expression (metric formulas of metric sets, analysis formulas).
+  std::vector<Event> events_of(const Expr& expr) const;
+  // Value of a parsed expression for one dispatch, with the same semantics as evaluate(name).
+  std::optional<double> evaluate(
+      const Expr& expr, const std::function<std::optional<double>(const Event&)>& base_value) const;
+  // "base", "derived", "channel" (X[n]: one channel of base counter X; costs X's slot) or "" if
+  // unknown. Channel names are accepted by events_of/occupancy but not by known().
+  std::string kind_of(std::string_view name) const;
+  // Block a hardware event is programmed on (nullptr for an event of an unknown counter).
+  const Block* block_of(const Event& event) const;
+  // Agent constants used by derived expressions (simd_count, wave_front_size, ...).
+  const std::map<std::string, double>& constants() const;
+  // Accumulate-flagged events one pass may hold, and the counters that may be accumulated.
+  int accumulate_per_pass() const;
+  const std::vector<std::string>& accumulate_counters() const;
+  // Derived counter names, sorted.
+  std::vector<std::string> derived_names() const;
+  std::vector<std::string> base_names() const;
+
  private:
+  static Target from_data(detail::TargetData data);
   struct Impl;
   std::shared_ptr<const Impl> m_impl;
 };

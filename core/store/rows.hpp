@@ -76,6 +76,30 @@ struct BadRow {
   std::string reason;  // "line 12, column 'Start_Timestamp': expected an integer, got 'abc'"
 };
 
+// One row of memory_copy_trace.csv (added by ingest; optional format).
+struct MemoryCopyRow {
+  int64_t pid = 0;        // from the %pid% file prefix (the format has no Process_Id column)
+  std::string direction;  // "MEMORY_COPY_HOST_TO_DEVICE", ...
+  int64_t stream_id = 0;
+  int64_t src_agent = 0;  // the N of "Agent N"
+  int64_t dst_agent = 0;
+  int64_t correlation_id = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// One row of hip_api_trace.csv, hsa_api_trace.csv or marker_api_trace.csv (added by ingest;
+// optional formats). For markers `function` is the range/marker text.
+struct ApiCallRow {
+  std::string domain;    // "HIP_RUNTIME_API_EXT", "MARKER_CORE_RANGE_API", ...
+  std::string function;  // "hipLaunchKernel", or the roctx range name
+  int64_t pid = 0;
+  int64_t tid = 0;
+  int64_t correlation_id = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
 // Where typed rows go. core/store implements it (one transaction per pass); tests implement it
 // with vectors. A reader calls begin_file/end_file around each file it reads.
 class RowSink {
@@ -88,6 +112,12 @@ class RowSink {
   virtual void kernel_stat(const KernelStatRow& row) = 0;
   virtual void bad_row(const BadRow& row) = 0;
   virtual void end_file(int64_t rows_read) = 0;
+  // Optional formats; sinks that do not store them keep these defaults and drop the rows.
+  virtual void memory_copy(const MemoryCopyRow& /*row*/) {}
+  virtual void api_call(const ApiCallRow& /*row*/) {}
+  // Provenance: the rocprofv3 version the reader found in the current file (e.g. a rocpd
+  // metadata table), called between begin_file and end_file. Sinks may ignore it.
+  virtual void profiler_version(const std::string& /*version*/) {}
 };
 
 }  // namespace kprof::store

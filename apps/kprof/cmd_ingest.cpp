@@ -1,0 +1,173 @@
+// `kprof ingest DB DIR|FILE...`: load rocprofv3 outputs captured by hand or on another machine
+// into a capture database: one run, one pass per discovered pass folder, one transaction per pass.
+// Every file is read once without the database first, so a broken file fails the command before
+// anything (not even the run) is written.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <set>
+
+#include "apps/kprof/command.hpp"
+#include "core/base/error.hpp"
+#include "core/ingest/discover.hpp"
+#include "core/store/capture_db.hpp"
+
+namespace {
+
+using namespace kprof;
+
+// The dry run's sink: keeps what the run and pass records need, drops the rows.
+class SurveySink : public store::RowSink {
+ public:
+  std::set<std::string> counters;
+  bool simulated = false;
+  void begin_file(const std::string&, const std::string&) override {}
+  void agent(const store::AgentRow& r) override {
+    // The rocprofv3 test double appends " (simulated)" to product names.
+    if (r.product_name.find("(simulated)") != std::string::npos) simulated = true;
+  }
+  void dispatch(const store::DispatchRow&) override {}
+  void counter(const store::CounterRow& r) override {
+    if (counters.size() < 4096 && !counters.count(r.counter)) counters.insert(r.counter);
+  }
+  void kernel_stat(const store::KernelStatRow&) override {}
+  void bad_row(const store::BadRow&) override {}
+  void end_file(int64_t) override {}
+};
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+int cmd_ingest(const app::Args& args) {
+  namespace po = app::po;
+  po::options_description opts("options");
+  opts.add_options()("pass-kind", po::value<std::string>(),
+                     "trace or counters, for every pass (default: counters when a pass holds "
+                     "counter_collection.csv)")(
+      "run", po::value<std::string>(),
+      "add the passes to the run of this name (created when missing; a pass already there is "
+      "replaced)")("strict", po::bool_switch(), "fail on any bad row instead of counting it")(
+      "db", po::value<std::string>(), "capture database")(
+      "inputs", po::value<std::vector<std::string>>()->multitoken(), "rocprofv3 outputs");
+  po::positional_options_description pos;
+  pos.add("db", 1).add("inputs", -1);
+  auto vm = app::parse_args("ingest",
+                            "DB DIR|FILE... [--pass-kind trace|counters] [--run NAME] [--strict]",
+                            args, opts, pos);
+  if (!vm) return 0;
+  if (!vm->count("db") || !vm->count("inputs")) {
+    throw Error::input("expected a database and at least one directory or file",
+                       "usage: kprof ingest DB DIR|FILE...");
+  }
+  const std::string db_path = (*vm)["db"].as<std::string>();
+  const auto inputs = (*vm)["inputs"].as<std::vector<std::string>>();
+  std::optional<store::PassKind> forced_kind;
+  if (vm->count("pass-kind")) {
+    const std::string k = (*vm)["pass-kind"].as<std::string>();
+    if (k != "trace" && k != "counters") {
+      throw Error::input("--pass-kind must be trace or counters, not '" + k + "'",
+                         "see kprof ingest --help");
+    }
+    forced_kind = store::parse_pass_kind(k);
+  }
+  ingest::ReadOptions read_opts;
+  read_opts.strict = (*vm)["strict"].as<bool>();
+
+  // 1. Find and dry-read everything: a broken file stops us before the database is touched.
+  ingest::Discovery found = ingest::discover(inputs);
+  std::vector<SurveySink> surveys(found.passes.size());
+  for (size_t i = 0; i < found.passes.size(); ++i)
+    ingest::read_pass(found.passes[i], surveys[i], read_opts);
+  bool simulated = false;
+  for (const auto& s : surveys) simulated = simulated || s.simulated;
+
+  // 2. The run.
+  store::CaptureDb db(db_path);
+  std::filesystem::path first = std::filesystem::absolute(inputs.front()).lexically_normal();
+  if (first.filename().empty()) first = first.parent_path();  // "dir/" names dir
+  const std::string run_name =
+      vm->count("run") ? (*vm)["run"].as<std::string>() : "ingest:" + first.filename().string();
+  int64_t run_id = 0;
+  if (auto existing = db.find_run_by_name(run_name)) {
+    run_id = existing->id;
+  } else {
+    store::NewRun run;
+    run.name = run_name;
+    run.host = host_name();
+    run.kprof_version = KPROF_VERSION;
+    run.simulated = simulated;
+    run_id = db.create_run(run);
+  }
+  std::cout << "run " << run_id << " '" << run_name << "' in " << db_path
+            << (simulated ? " (simulated: agents say so)" : " (measured)") << "\n";
+
+  // 3. One transaction per pass. The root folder's files are the trace pass (ordinal 0) unless
+  // they hold counters; pass_N folders keep N.
+  int max_number = 0;
+  for (const auto& p : found.passes) max_number = std::max(max_number, p.number);
+  read_opts.pipelined = true;  // parse on a second thread while SQLite writes on this one
+  int64_t rejected_total = 0;
+  for (size_t i = 0; i < found.passes.size(); ++i) {
+    const auto& pass = found.passes[i];
+    store::PassKind kind =
+        forced_kind.value_or(store::parse_pass_kind(ingest::infer_pass_kind(pass)));
+    int64_t ordinal = pass.number;
+    if (ordinal == 0 && kind == store::PassKind::counters) ordinal = max_number + 1;
+    int64_t pass_id = 0;
+    if (auto existing = db.find_pass(run_id, ordinal)) {
+      pass_id = existing->id;
+    } else {
+      store::PlannedPass planned;
+      planned.ordinal = ordinal;
+      planned.kind = kind;
+      planned.counters.assign(surveys[i].counters.begin(), surveys[i].counters.end());
+      planned.output_dir = pass.folder;
+      pass_id = db.add_planned_pass(run_id, planned);
+    }
+    store::PassTransition running;
+    running.state = store::PassState::running;
+    db.set_pass_state(pass_id, running);
+    std::vector<ingest::FileResult> results;
+    try {
+      store::PassLoader loader(db, pass_id);
+      results = ingest::read_pass(pass, loader, read_opts);
+      loader.commit();
+    } catch (const std::exception& e) {
+      store::PassTransition failed;
+      failed.state = store::PassState::failed;
+      failed.reason = e.what();
+      db.set_pass_state(pass_id, failed);
+      db.set_run_status(run_id, store::RunStatus::failed);
+      throw;
+    }
+    store::PassTransition done;
+    done.state = store::PassState::done;
+    db.set_pass_state(pass_id, done);
+    std::cout << "pass " << ordinal << " (" << store::to_string(kind) << ") " << pass.folder
+              << "\n";
+    for (const auto& r : results) {
+      std::cout << "  " << std::left << std::setw(44)
+                << std::filesystem::path(r.path).filename().string() << " " << std::setw(20)
+                << r.kind << std::right << std::setw(10) << r.rows_read << " rows read"
+                << std::setw(8) << r.rows_rejected << " rejected\n";
+      rejected_total += r.rows_rejected;
+    }
+  }
+  db.set_run_status(run_id, store::RunStatus::done);
+  for (const auto& s : found.skipped)
+    std::cout << "skipped (not a format kprof reads): " << s << "\n";
+  if (rejected_total > 0)
+    std::cout << rejected_total
+              << " bad rows were skipped (see ingest_stats; --strict fails instead)\n";
+  return 0;
+}
+
+}  // namespace
+
+KPROF_COMMAND("ingest", "load rocprofv3 outputs (CSV or rocpd) into a capture database",
+              cmd_ingest);

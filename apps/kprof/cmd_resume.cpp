@@ -1,0 +1,52 @@
+// `kprof resume DB|RUNBOOK [--retry-failed] [--force] [--gpus LIST] [--db PATH] [--quiet]`.
+#include <iostream>
+
+#include "apps/kprof/command.hpp"
+#include "core/base/error.hpp"
+#include "core/base/text.hpp"
+#include "core/exec/executor.hpp"
+
+namespace {
+
+int cmd_resume(const kprof::app::Args& args) {
+  namespace po = kprof::app::po;
+  po::options_description opts("options");
+  opts.add_options()("retry-failed", "re-run failed passes too")(
+      "force", "resume even though the runbook changed since the run was recorded")(
+      "gpus", po::value<std::string>(),
+      "run up to that many passes at once, one per GPU, e.g. 0,1,2,3")(
+      "db", po::value<std::string>(),
+      "with a RUNBOOK: the database, instead of the runbook's `database`")(
+      "quiet,q", "no progress lines; only the summary")(
+      "target", po::value<std::string>(),
+      "the capture database, or the runbook whose database to resume");
+  po::positional_options_description pos;
+  pos.add("target", 1);
+  auto vm = kprof::app::parse_args(
+      "resume", "DB|RUNBOOK [--retry-failed] [--force] [--gpus LIST] [--quiet]", args, opts, pos);
+  if (!vm) return 0;
+  if (!vm->count("target")) {
+    throw kprof::Error::input("no database or runbook given",
+                              "write 'kprof resume path/to/captures.db'");
+  }
+  kprof::exec::ExecOptions o;
+  o.retry_failed = vm->count("retry-failed") > 0;
+  o.force = vm->count("force") > 0;
+  o.quiet = vm->count("quiet") > 0;
+  if (vm->count("gpus")) {
+    for (const auto& g : kprof::split((*vm)["gpus"].as<std::string>(), ',')) {
+      try {
+        o.gpus.push_back(std::stoi(std::string(kprof::trim(g))));
+      } catch (const std::exception&) {
+        throw kprof::Error::input("--gpus: '" + g + "' is not a GPU index",
+                                  "write a list like --gpus 0,1,2,3");
+      }
+    }
+  }
+  if (vm->count("db")) o.db = (*vm)["db"].as<std::string>();
+  return kprof::exec::resume_run((*vm)["target"].as<std::string>(), o).exit_code;
+}
+
+}  // namespace
+
+KPROF_COMMAND("resume", "continue the last run of a capture database", cmd_resume);

@@ -1,0 +1,122 @@
+#include "core/analysis/align.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace kprof::analysis {
+namespace {
+
+using Pairs = std::vector<std::pair<uint32_t, uint32_t>>;
+
+struct Snake {
+  long x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // forward coordinates of the middle snake
+  long d = 0;                           // edit distance of the whole sub-problem
+};
+
+class Myers {
+ public:
+  Myers(std::span<const uint32_t> a, std::span<const uint32_t> b, Pairs& out)
+      : m_a(a), m_b(b), m_out(out) {
+    const size_t n = a.size() + b.size() + 3;
+    m_vf.resize(2 * n + 1);
+    m_vb.resize(2 * n + 1);
+  }
+
+  void run() { solve(0, static_cast<long>(m_a.size()), 0, static_cast<long>(m_b.size())); }
+
+ private:
+  // Aligns a[alo, ahi) with b[blo, bhi), appending matches in order.
+  void solve(long alo, long ahi, long blo, long bhi) {
+    // Common prefix and suffix cost nothing and shrink the search.
+    while (alo < ahi && blo < bhi && m_a[alo] == m_b[blo]) emit(alo++, blo++);
+    long suffix = 0;
+    while (alo < ahi - suffix && blo < bhi - suffix &&
+           m_a[ahi - 1 - suffix] == m_b[bhi - 1 - suffix])
+      ++suffix;
+    const long sa = ahi - suffix, sb = bhi - suffix;
+    if (alo < sa && blo < sb) {
+      const Snake s = middle_snake(alo, sa, blo, sb);
+      // After stripping, both sides non-empty and differing at both ends means D >= 2, so each
+      // half has a strictly smaller D and the recursion ends.
+      assert(s.d >= 2);
+      solve(alo, alo + s.x0, blo, blo + s.y0);
+      for (long x = s.x0, y = s.y0; x < s.x1; ++x, ++y) emit(alo + x, blo + y);
+      solve(alo + s.x1, sa, blo + s.y1, sb);
+    }
+    for (long k = 0; k < suffix; ++k) emit(sa + k, sb + k);
+  }
+
+  void emit(long i, long j) {
+    m_out.emplace_back(static_cast<uint32_t>(i), static_cast<uint32_t>(j));
+  }
+
+  // Myers section 4b. Coordinates relative to (alo, blo); n, m the sub-problem sizes.
+  Snake middle_snake(long alo, long ahi, long blo, long bhi) {
+    const long n = ahi - alo, m = bhi - blo;
+    const long delta = n - m;
+    const bool odd = (delta & 1) != 0;
+    const long dmax = (n + m + 1) / 2;
+    const long off = dmax + 1;
+    auto A = [&](long x) { return m_a[alo + x]; };
+    auto B = [&](long y) { return m_b[blo + y]; };
+    auto Ar = [&](long x) { return m_a[ahi - 1 - x]; };
+    auto Br = [&](long y) { return m_b[bhi - 1 - y]; };
+    long* vf = m_vf.data() + off;
+    long* vb = m_vb.data() + off;
+    vf[1] = 0;
+    vb[1] = 0;
+    for (long d = 0; d <= dmax; ++d) {
+      for (long k = -d; k <= d; k += 2) {
+        long x = (k == -d || (k != d && vf[k - 1] < vf[k + 1])) ? vf[k + 1] : vf[k - 1] + 1;
+        long y = x - k;
+        const long x0 = x, y0 = y;
+        while (x < n && y < m && A(x) == B(y)) ++x, ++y;
+        vf[k] = x;
+        const long kr = delta - k;  // the same diagonal seen from the reverse search
+        if (odd && kr >= -(d - 1) && kr <= d - 1 && vf[k] + vb[kr] >= n) {
+          return Snake{x0, y0, x, y, 2 * d - 1};
+        }
+      }
+      for (long k = -d; k <= d; k += 2) {
+        long x = (k == -d || (k != d && vb[k - 1] < vb[k + 1])) ? vb[k + 1] : vb[k - 1] + 1;
+        long y = x - k;
+        const long x0 = x, y0 = y;
+        while (x < n && y < m && Ar(x) == Br(y)) ++x, ++y;
+        vb[k] = x;
+        const long kf = delta - k;
+        if (!odd && kf >= -d && kf <= d && vb[k] + vf[kf] >= n) {
+          return Snake{n - x, m - y, n - x0, m - y0, 2 * d};
+        }
+      }
+    }
+    assert(false && "middle snake always exists");
+    return Snake{};
+  }
+
+  std::span<const uint32_t> m_a, m_b;
+  Pairs& m_out;
+  std::vector<long> m_vf, m_vb;
+};
+
+}  // namespace
+
+std::vector<std::pair<uint32_t, uint32_t>> lcs_pairs(std::span<const uint32_t> a,
+                                                     std::span<const uint32_t> b) {
+  Pairs out;
+  out.reserve(std::min(a.size(), b.size()));
+  Myers(a, b, out).run();
+  return out;
+}
+
+size_t lcs_length_quadratic(std::span<const uint32_t> a, std::span<const uint32_t> b) {
+  std::vector<size_t> prev(b.size() + 1, 0), cur(b.size() + 1, 0);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace kprof::analysis

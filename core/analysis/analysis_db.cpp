@@ -1,0 +1,265 @@
+#include "core/analysis/analysis_db.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "core/analysis/join.hpp"
+#include "core/base/error.hpp"
+
+namespace kprof::analysis {
+namespace {
+
+bool has_table(SQLite::Database& sql, const char* name) {
+  SQLite::Statement q(sql, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+  q.bind(1, name);
+  return q.executeStep();
+}
+
+// Reads a pass's dispatches with one statement of our own rather than store::for_each_dispatch:
+// that builds a std::string kernel name per row, which is most of the time of a query on 10M
+// dispatches; here names are resolved once per distinct kernel_name_id.
+PassData load_pass(store::CaptureDb& db, const store::PassInfo& p, NameTable& names) {
+  PassData out;
+  out.pass_id = p.id;
+  out.ordinal = static_cast<int>(p.ordinal);
+  out.kind = std::string(store::to_string(p.kind));
+  auto& sql = db.sql();
+  std::unordered_map<int64_t, uint32_t> name_of;
+  SQLite::Statement q(
+      sql,
+      "SELECT dispatch_id, kernel_id, kernel_name_id, pid, agent, start_ns, end_ns, "
+      "grid_x, grid_y, grid_z, wg_x, wg_y, wg_z, lds, scratch, vgpr, agpr, sgpr "
+      "FROM dispatches WHERE pass_id = ? ORDER BY pid, dispatch_id");
+  q.bind(1, p.id);
+  SQLite::Statement name_q(sql, "SELECT value FROM strings WHERE id = ?");
+  auto opt_int = [&](int col) {
+    const auto c = q.getColumn(col);
+    return c.isNull() ? int64_t{-1} : c.getInt64();
+  };
+  while (q.executeStep()) {
+    Dispatch d;
+    d.dispatch_id = q.getColumn(0).getInt64();
+    d.kernel_id = q.getColumn(1).getInt64();
+    const int64_t name_id = q.getColumn(2).getInt64();
+    auto it = name_of.find(name_id);
+    if (it == name_of.end()) {
+      name_q.bind(1, name_id);
+      std::string name = name_q.executeStep() ? name_q.getColumn(0).getString() : std::string();
+      name_q.reset();
+      it = name_of.emplace(name_id, names.intern(name)).first;
+    }
+    d.name = it->second;
+    d.pid = q.getColumn(3).getInt64();
+    d.agent = q.getColumn(4).getInt64();
+    d.start_ns = q.getColumn(5).getInt64();
+    d.end_ns = q.getColumn(6).getInt64();
+    for (int i = 0; i < 3; ++i) d.grid[i] = q.getColumn(7 + i).getInt64();
+    for (int i = 0; i < 3; ++i) d.wg[i] = q.getColumn(10 + i).getInt64();
+    d.lds = q.getColumn(13).getInt64();
+    d.scratch = q.getColumn(14).getInt64();
+    d.vgpr = opt_int(15);
+    d.agpr = opt_int(16);
+    d.sgpr = opt_int(17);
+    out.dispatches.push_back(d);
+  }
+  return out;
+}
+
+int64_t stored_count(SQLite::Database& sql, int64_t pass_id) {
+  SQLite::Statement q(sql, "SELECT count(*) FROM dispatches WHERE pass_id = ?");
+  q.bind(1, pass_id);
+  q.executeStep();
+  return q.getColumn(0).getInt64();
+}
+
+}  // namespace
+
+Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
+  Capture cap;
+  auto run = run_id ? db.find_run(*run_id) : db.find_last_run();
+  if (!run) {
+    throw Error::input(
+        run_id ? "no run " + std::to_string(*run_id) + " in " + db.path().string()
+               : "no run in " + db.path().string(),
+        run_id ? "'kprof status DB' lists the runs" : "run 'kprof run' or 'kprof ingest' first");
+  }
+  cap.run = *run;
+  cap.passes = db.list_passes(run->id);
+  const store::PassInfo* trace = nullptr;
+  for (const auto& p : cap.passes)
+    if (p.kind == store::PassKind::trace && (!trace || p.ordinal < trace->ordinal)) trace = &p;
+  if (!trace) {
+    throw Error::input("run " + std::to_string(run->id) + " has no trace pass",
+                       "the explanation needs a kernel-trace pass (passes.trace in the runbook)");
+  }
+  cap.trace = load_pass(db, *trace, cap.names);
+  if (cap.trace.dispatches.empty()) {
+    throw Error::input("the trace pass of run " + std::to_string(run->id) + " holds no dispatches",
+                       "ingest its output first ('kprof ingest')");
+  }
+  for (const auto& p : cap.passes) {
+    if (p.kind != store::PassKind::counters) continue;
+    auto pd = load_pass(db, p, cap.names);
+    if (!pd.dispatches.empty()) cap.counters.push_back(std::move(pd));
+  }
+  for (const auto& a : db.agents(trace->id)) {
+    if (a.type != "GPU") continue;
+    if (a.logical_node_id == cap.trace.dispatches.front().agent ||
+        a.node_id == cap.trace.dispatches.front().agent || cap.arch.empty()) {
+      cap.arch = a.name;
+      cap.product = a.product_name;
+      if (a.wave_front_size > 0) cap.wave_size = static_cast<int>(a.wave_front_size);
+    }
+  }
+  return cap;
+}
+
+bool joins_current(store::CaptureDb& db, const Capture& cap) {
+  auto& sql = db.sql();
+  if (!has_table(sql, "analysis_join_passes")) return cap.counters.empty();
+  for (const auto& c : cap.counters) {
+    SQLite::Statement q(sql,
+                        "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
+                        "analysis_join_passes WHERE counter_pass_id = ?");
+    q.bind(1, c.pass_id);
+    if (!q.executeStep()) return false;
+    if (q.getColumn(0).getInt64() != static_cast<int64_t>(c.dispatches.size()) ||
+        q.getColumn(1).getInt64() != static_cast<int64_t>(cap.trace.dispatches.size()) ||
+        q.getColumn(2).getInt64() != cap.trace.pass_id)
+      return false;
+  }
+  return true;
+}
+
+std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) {
+  auto& sql = db.sql();
+  sql.exec(analysis_schema_sql());
+  for (const auto& c : cap.counters) {
+    SQLite::Statement q(sql,
+                        "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
+                        "analysis_join_passes WHERE counter_pass_id = ?");
+    q.bind(1, c.pass_id);
+    if (q.executeStep() && q.getColumn(0).getInt64() == static_cast<int64_t>(c.dispatches.size()) &&
+        q.getColumn(1).getInt64() == static_cast<int64_t>(cap.trace.dispatches.size()) &&
+        q.getColumn(2).getInt64() == cap.trace.pass_id &&
+        stored_count(sql, c.pass_id) == static_cast<int64_t>(c.dispatches.size()))
+      continue;
+    q.reset();
+    const JoinResult r = join_pass(cap.trace, c);
+    SQLite::Transaction tx(sql);
+    for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes"}) {
+      SQLite::Statement del(sql,
+                            std::string("DELETE FROM ") + table + " WHERE counter_pass_id = ?");
+      del.bind(1, c.pass_id);
+      del.exec();
+    }
+    SQLite::Statement ins(sql, "INSERT INTO analysis_join VALUES (?, ?, ?, ?, ?, ?)");
+    for (const auto& m : r.matches) {
+      ins.bind(1, c.pass_id);
+      ins.bind(2, m.counter.pid);
+      ins.bind(3, m.counter.dispatch_id);
+      ins.bind(4, cap.trace.pass_id);
+      ins.bind(5, m.trace.pid);
+      ins.bind(6, m.trace.dispatch_id);
+      ins.exec();
+      ins.reset();
+    }
+    SQLite::Statement um(sql, "INSERT INTO analysis_unmatched VALUES (?, ?, ?, ?)");
+    auto put = [&](const char* side, const DispatchRef& d) {
+      um.bind(1, c.pass_id);
+      um.bind(2, side);
+      um.bind(3, d.pid);
+      um.bind(4, d.dispatch_id);
+      um.exec();
+      um.reset();
+    };
+    for (const auto& d : r.unmatched_counter) put("counter", d);
+    for (const auto& d : r.unmatched_trace) put("trace", d);
+    SQLite::Statement sum(sql,
+                          "INSERT INTO analysis_join_passes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    sum.bind(1, c.pass_id);
+    sum.bind(2, cap.trace.pass_id);
+    sum.bind(3, static_cast<int64_t>(c.dispatches.size()));
+    sum.bind(4, static_cast<int64_t>(cap.trace.dispatches.size()));
+    sum.bind(5, static_cast<int64_t>(r.trace_considered));
+    sum.bind(6, static_cast<int64_t>(r.matches.size()));
+    sum.bind(7, r.matched_share());
+    sum.bind(8, r.filtered ? 1 : 0);
+    sum.bind(9, static_cast<int64_t>(r.streams.size()));
+    sum.bind(10, store::now_unix_ms());
+    sum.exec();
+    tx.commit();
+  }
+  auto out = read_joins(db, cap);
+  return out;
+}
+
+std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap) {
+  std::vector<JoinSummary> out;
+  auto& sql = db.sql();
+  if (!has_table(sql, "analysis_join_passes")) return out;
+  for (const auto& c : cap.counters) {
+    SQLite::Statement q(sql,
+                        "SELECT trace_pass_id, counter_dispatches, trace_considered, matched, "
+                        "matched_share, filtered, streams, "
+                        "(SELECT count(*) FROM analysis_unmatched u WHERE u.counter_pass_id = "
+                        "j.counter_pass_id AND side = 'counter'), "
+                        "(SELECT count(*) FROM analysis_unmatched u WHERE u.counter_pass_id = "
+                        "j.counter_pass_id AND side = 'trace') "
+                        "FROM analysis_join_passes j WHERE counter_pass_id = ?");
+    q.bind(1, c.pass_id);
+    if (!q.executeStep()) continue;
+    JoinSummary s;
+    s.counter_pass_id = c.pass_id;
+    s.ordinal = c.ordinal;
+    s.trace_pass_id = q.getColumn(0).getInt64();
+    s.counter_dispatches = q.getColumn(1).getInt64();
+    s.trace_considered = q.getColumn(2).getInt64();
+    s.matched = q.getColumn(3).getInt64();
+    s.matched_share = q.getColumn(4).getDouble();
+    s.filtered = q.getColumn(5).getInt() != 0;
+    s.streams = q.getColumn(6).getInt64();
+    s.unmatched_counter = q.getColumn(7).getInt64();
+    s.unmatched_trace = q.getColumn(8).getInt64();
+    out.push_back(s);
+  }
+  return out;
+}
+
+JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap) {
+  JoinedCounters jc;
+  jc.by_dispatch.resize(cap.trace.dispatches.size());
+  auto& sql = db.sql();
+  if (!has_table(sql, "analysis_join")) return jc;
+  std::map<std::pair<int64_t, int64_t>, size_t> trace_index;
+  for (size_t i = 0; i < cap.trace.dispatches.size(); ++i) {
+    const auto& d = cap.trace.dispatches[i];
+    trace_index[{d.pid, d.dispatch_id}] = i;
+  }
+  for (const auto& c : cap.counters) {
+    std::map<std::pair<int64_t, int64_t>, size_t> to_trace;
+    SQLite::Statement q(sql,
+                        "SELECT counter_pid, counter_dispatch_id, trace_pid, trace_dispatch_id "
+                        "FROM analysis_join WHERE counter_pass_id = ? AND trace_pass_id = ?");
+    q.bind(1, c.pass_id);
+    q.bind(2, cap.trace.pass_id);
+    while (q.executeStep()) {
+      auto it = trace_index.find({q.getColumn(2).getInt64(), q.getColumn(3).getInt64()});
+      if (it != trace_index.end())
+        to_trace[{q.getColumn(0).getInt64(), q.getColumn(1).getInt64()}] = it->second;
+    }
+    db.for_each_counter(c.pass_id, [&](const store::CounterRow& r) {
+      auto it = to_trace.find({r.pid, r.dispatch_id});
+      if (it == to_trace.end()) return;
+      jc.by_dispatch[it->second].push_back({jc.counters.intern(r.counter), r.value, c.pass_id});
+    });
+  }
+  return jc;
+}
+
+}  // namespace kprof::analysis

@@ -1,0 +1,56 @@
+// The analysis' side of the capture database: loading a run's passes into plain values, creating
+// the analysis tables and views (analysis_schema.sql), and computing, storing and reading the
+// cross-pass join mapping. The mapping is computed once per counter pass and stored; it is redone
+// only when a pass's dispatch count changed since (a re-ingest), and callers say so when it is.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/capture.hpp"
+#include "core/analysis/metrics.hpp"
+#include "core/store/capture_db.hpp"
+
+namespace kprof::analysis {
+
+const char* analysis_schema_sql();
+
+struct Capture {
+  store::RunInfo run;
+  std::vector<store::PassInfo> passes;
+  NameTable names;
+  PassData trace;                  // the run's trace pass (ordinal 0, or the first trace pass)
+  std::vector<PassData> counters;  // counter passes with rows, by ordinal
+  int wave_size = 64;              // Wave_Front_Size of the trace's GPU agent (64 if unknown)
+  std::string arch;                // the GPU agent's name (gfx942), "" if unknown
+  std::string product;             // its product name
+};
+
+// Loads the run (the latest when run_id is empty). Throws Error(input) when the database has no
+// run, no such run, or the run has no trace pass with dispatches.
+Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id);
+
+struct JoinSummary {
+  int64_t counter_pass_id = 0, trace_pass_id = 0, ordinal = 0;
+  int64_t counter_dispatches = 0, trace_considered = 0, matched = 0;
+  double matched_share = 0;
+  bool filtered = false;
+  int64_t streams = 0;
+  int64_t unmatched_counter = 0, unmatched_trace = 0;
+  bool computed_now = false;  // true when this call (re)computed and stored it
+};
+
+// True when the analysis tables exist and every counter pass of `cap` has a current mapping.
+bool joins_current(store::CaptureDb& db, const Capture& cap);
+// Creates the analysis tables/views and computes the mapping of every counter pass that has none
+// or a stale one, each pass in one transaction. Needs a read-write database.
+std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap);
+// The stored summaries (empty when the tables do not exist yet).
+std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap);
+
+// Counter values of every counter pass moved onto the trace dispatches through the stored mapping.
+JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap);
+
+}  // namespace kprof::analysis

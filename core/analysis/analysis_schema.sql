@@ -1,0 +1,77 @@
+-- Tables and views owned by core/analysis, created in the capture database on first use
+-- (CREATE ... IF NOT EXISTS: applying this file again changes nothing). They refer to the store's
+-- tables (core/store/schema/) but the store never reads them.
+
+-- One row per counter-pass dispatch that the cross-pass join matched to a trace-pass dispatch.
+-- The join aligns launch identities (kernel name, grid size, workgroup size) in program order per
+-- process and agent (core/analysis/join.hpp); it never matches on dispatch ids or timestamps.
+CREATE TABLE IF NOT EXISTS analysis_join (
+  counter_pass_id     INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- the counter pass
+  counter_pid         INTEGER NOT NULL,  -- process of the counter-pass dispatch
+  counter_dispatch_id INTEGER NOT NULL,  -- its Dispatch_Id (dispatches.dispatch_id of that pass)
+  trace_pass_id       INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- the trace pass
+  trace_pid           INTEGER NOT NULL,  -- process of the matched trace dispatch
+  trace_dispatch_id   INTEGER NOT NULL,  -- its Dispatch_Id in the trace pass
+  PRIMARY KEY (counter_pass_id, counter_pid, counter_dispatch_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS analysis_join_by_trace
+  ON analysis_join(trace_pass_id, trace_pid, trace_dispatch_id);
+
+-- One row per joined counter pass: what the join found, so a query can report the match rate
+-- without redoing it, and can tell when a pass was re-ingested after the join (dispatch counts).
+CREATE TABLE IF NOT EXISTS analysis_join_passes (
+  counter_pass_id     INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,  -- the counter pass
+  trace_pass_id       INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- joined against
+  counter_dispatches  INTEGER NOT NULL,  -- dispatches of the counter pass at join time
+  trace_dispatches    INTEGER NOT NULL,  -- dispatches of the trace pass at join time
+  trace_considered    INTEGER NOT NULL,  -- trace dispatches of the kernels the counter pass holds
+  matched             INTEGER NOT NULL,  -- counter dispatches matched (rows in analysis_join)
+  matched_share       REAL NOT NULL,     -- matched / counter_dispatches (1 when there are none)
+  filtered            INTEGER NOT NULL CHECK (filtered IN (0, 1)),  -- 1: the counter pass held
+                                         --   only some kernels (a kernel filter); the trace side
+                                         --   was the subsequence of those kernels
+  streams             INTEGER NOT NULL,  -- (process, agent) streams aligned
+  joined_ms           INTEGER NOT NULL   -- when the join ran (ms since the Unix epoch)
+) STRICT;
+
+-- Dispatches the join could not match: extra kernels of a counter pass (lazy init, allocator
+-- kernels) and trace dispatches of the considered kernels that the counter pass lacks.
+CREATE TABLE IF NOT EXISTS analysis_unmatched (
+  counter_pass_id INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- the join it belongs to
+  side            TEXT NOT NULL CHECK (side IN ('counter', 'trace')),  -- which pass the dispatch is in
+  pid             INTEGER NOT NULL,  -- its process
+  dispatch_id     INTEGER NOT NULL   -- its Dispatch_Id in that pass
+) STRICT;
+CREATE INDEX IF NOT EXISTS analysis_unmatched_by_pass ON analysis_unmatched(counter_pass_id);
+
+-- View: every dispatch with its kernel name and run, for --sql users.
+--   run_id, pass_id, ordinal, kind (trace|counters), pid, dispatch_id, kernel_id, kernel_name,
+--   agent, start_ns, end_ns, duration_ns (end - start), grid_x..z, wg_x..z, lds, scratch, vgpr,
+--   agpr, sgpr: as in dispatches (core/store/schema/0001_init.sql).
+CREATE VIEW IF NOT EXISTS v_dispatches AS
+  SELECT p.run_id, d.pass_id, p.ordinal, p.kind, d.pid, d.dispatch_id, d.kernel_id,
+         s.value AS kernel_name, d.agent, d.start_ns, d.end_ns, d.end_ns - d.start_ns AS duration_ns,
+         d.grid_x, d.grid_y, d.grid_z, d.wg_x, d.wg_y, d.wg_z, d.lds, d.scratch, d.vgpr, d.agpr,
+         d.sgpr
+  FROM dispatches d JOIN passes p ON p.id = d.pass_id JOIN strings s ON s.id = d.kernel_name_id;
+
+-- View: counter values moved onto the trace dispatches they were joined to.
+--   trace_pass_id, trace_pid, trace_dispatch_id: the trace dispatch;
+--   counter_pass_id: the pass the value was collected in; counter: Counter_Name; value.
+CREATE VIEW IF NOT EXISTS v_joined_counters AS
+  SELECT j.trace_pass_id, j.trace_pid, j.trace_dispatch_id, j.counter_pass_id,
+         s.value AS counter, c.value
+  FROM analysis_join j
+  JOIN counter_values c ON c.pass_id = j.counter_pass_id AND c.pid = j.counter_pid
+                       AND c.dispatch_id = j.counter_dispatch_id
+  JOIN strings s ON s.id = c.counter_id;
+
+-- View: per trace pass and kernel name, launches and trace durations (the `top` view's source).
+--   pass_id, kernel_name, launches, total_ns, mean_ns, min_ns, max_ns.
+CREATE VIEW IF NOT EXISTS v_kernel_totals AS
+  SELECT d.pass_id, s.value AS kernel_name, count(*) AS launches,
+         sum(d.end_ns - d.start_ns) AS total_ns, avg(d.end_ns - d.start_ns) AS mean_ns,
+         min(d.end_ns - d.start_ns) AS min_ns, max(d.end_ns - d.start_ns) AS max_ns
+  FROM dispatches d JOIN passes p ON p.id = d.pass_id AND p.kind = 'trace'
+  JOIN strings s ON s.id = d.kernel_name_id
+  GROUP BY d.pass_id, d.kernel_name_id;

@@ -1,0 +1,139 @@
+#include "core/analysis/join.hpp"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/analysis/align.hpp"
+
+namespace kprof::analysis {
+namespace {
+
+struct Process {
+  int64_t pid = 0;
+  int64_t first_start = 0;
+  std::map<int64_t, std::vector<const Dispatch*>> by_agent;  // in program order
+  size_t size = 0;
+};
+
+std::vector<Process> processes_of(const PassData& pass,
+                                  const std::unordered_set<uint32_t>* keep_names) {
+  std::map<int64_t, Process> by_pid;
+  for (const auto& d : pass.dispatches) {
+    auto& p = by_pid[d.pid];
+    if (p.size == 0 || d.start_ns < p.first_start) p.first_start = d.start_ns;
+    p.pid = d.pid;
+    ++p.size;  // process size counts every dispatch, so pairing does not depend on the filter
+    if (keep_names && !keep_names->count(d.name)) continue;
+    p.by_agent[d.agent].push_back(&d);
+  }
+  std::vector<Process> out;
+  for (auto& [pid, p] : by_pid) {
+    for (auto& [agent, v] : p.by_agent) {
+      std::sort(v.begin(), v.end(), [](const Dispatch* a, const Dispatch* b) {
+        return a->dispatch_id < b->dispatch_id;
+      });
+    }
+    out.push_back(std::move(p));
+  }
+  // Processes start in the same order in every rerun (vLLM's engine first, then its worker).
+  std::sort(out.begin(), out.end(), [](const Process& a, const Process& b) {
+    return a.first_start != b.first_start ? a.first_start < b.first_start : a.pid < b.pid;
+  });
+  return out;
+}
+
+// Pairs processes of the two passes: by start order when both have the same number of processes,
+// otherwise largest with largest (a short helper process may exist in one rerun only).
+std::vector<std::pair<const Process*, const Process*>> pair_processes(
+    const std::vector<Process>& trace, const std::vector<Process>& counters) {
+  std::vector<std::pair<const Process*, const Process*>> out;
+  if (trace.size() == counters.size()) {
+    for (size_t i = 0; i < trace.size(); ++i) out.emplace_back(&trace[i], &counters[i]);
+    return out;
+  }
+  auto by_size = [](const std::vector<Process>& v) {
+    std::vector<const Process*> p;
+    for (const auto& x : v) p.push_back(&x);
+    std::stable_sort(p.begin(), p.end(),
+                     [](const Process* a, const Process* b) { return a->size > b->size; });
+    return p;
+  };
+  auto t = by_size(trace), c = by_size(counters);
+  for (size_t i = 0; i < std::min(t.size(), c.size()); ++i) out.emplace_back(t[i], c[i]);
+  return out;
+}
+
+struct IdentityHash {
+  size_t operator()(const std::tuple<uint32_t, int64_t, int64_t>& k) const {
+    size_t h = std::get<0>(k);
+    h = h * 1000003u ^ static_cast<size_t>(std::get<1>(k));
+    h = h * 1000003u ^ static_cast<size_t>(std::get<2>(k));
+    return h;
+  }
+};
+
+}  // namespace
+
+JoinResult join_pass(const PassData& trace, const PassData& counters) {
+  JoinResult r;
+  r.counter_total = counters.dispatches.size();
+
+  std::unordered_set<uint32_t> counter_names, trace_names;
+  for (const auto& d : counters.dispatches) counter_names.insert(d.name);
+  for (const auto& d : trace.dispatches) trace_names.insert(d.name);
+  r.filtered = counter_names.size() < trace_names.size();
+
+  const auto tp = processes_of(trace, &counter_names);
+  const auto cp = processes_of(counters, nullptr);
+  std::vector<bool> counter_seen(cp.size(), false);
+
+  std::unordered_map<std::tuple<uint32_t, int64_t, int64_t>, uint32_t, IdentityHash> ids;
+  auto identity = [&](const Dispatch* d) {
+    auto [it, _] = ids.try_emplace({d->name, d->grid_product(), d->wg_product()},
+                                   static_cast<uint32_t>(ids.size()));
+    return it->second;
+  };
+
+  std::vector<uint32_t> a, b;
+  for (auto [t, c] : pair_processes(tp, cp)) {
+    counter_seen[c - cp.data()] = true;
+    for (const auto& [agent, cseq] : c->by_agent) {
+      static const std::vector<const Dispatch*> k_empty;
+      auto it = t->by_agent.find(agent);
+      const auto& tseq = it == t->by_agent.end() ? k_empty : it->second;
+      a.clear();
+      b.clear();
+      for (const auto* d : tseq) a.push_back(identity(d));
+      for (const auto* d : cseq) b.push_back(identity(d));
+      const auto pairs = lcs_pairs(a, b);
+      StreamPair sp{c->pid, t->pid, agent, cseq.size(), tseq.size(), pairs.size()};
+      r.streams.push_back(sp);
+      r.trace_considered += tseq.size();
+      std::vector<bool> tmatched(tseq.size(), false), cmatched(cseq.size(), false);
+      for (auto [i, j] : pairs) {
+        tmatched[i] = cmatched[j] = true;
+        r.matches.push_back({{c->pid, cseq[j]->dispatch_id}, {t->pid, tseq[i]->dispatch_id}});
+      }
+      for (size_t j = 0; j < cseq.size(); ++j)
+        if (!cmatched[j]) r.unmatched_counter.push_back({c->pid, cseq[j]->dispatch_id});
+      for (size_t i = 0; i < tseq.size(); ++i)
+        if (!tmatched[i]) r.unmatched_trace.push_back({t->pid, tseq[i]->dispatch_id});
+    }
+    // Trace agents the counter process never used are unmatched trace work too.
+    for (const auto& [agent, tseq] : t->by_agent) {
+      if (c->by_agent.count(agent)) continue;
+      r.trace_considered += tseq.size();
+      for (const auto* d : tseq) r.unmatched_trace.push_back({t->pid, d->dispatch_id});
+    }
+  }
+  for (size_t i = 0; i < cp.size(); ++i) {
+    if (counter_seen[i]) continue;
+    for (const auto& [agent, cseq] : cp[i].by_agent)
+      for (const auto* d : cseq) r.unmatched_counter.push_back({cp[i].pid, d->dispatch_id});
+  }
+  return r;
+}
+
+}  // namespace kprof::analysis

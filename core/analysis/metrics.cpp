@@ -1,0 +1,200 @@
+#include "core/analysis/metrics.hpp"
+
+#include <map>
+
+#include "core/hw/expr.hpp"
+
+namespace kprof::analysis {
+namespace {
+
+struct FlopTerm {
+  const char* type;  // "MFMA_BF16"
+  bool mfma;
+  const char* formula;  // in counter names
+};
+
+// The formulas of the header comment, one per FLOP type.
+const std::vector<FlopTerm>& flop_terms() {
+  static const std::vector<FlopTerm> terms = {
+      {"MFMA_F16", true, "512*SQ_INSTS_VALU_MFMA_MOPS_F16"},
+      {"MFMA_BF16", true, "512*SQ_INSTS_VALU_MFMA_MOPS_BF16"},
+      {"MFMA_F32", true, "512*SQ_INSTS_VALU_MFMA_MOPS_F32"},
+      {"MFMA_F64", true, "512*SQ_INSTS_VALU_MFMA_MOPS_F64"},
+      {"MFMA_F8", true, "512*SQ_INSTS_VALU_MFMA_MOPS_F8"},
+      {"VALU_F16", false,
+       "64*(SQ_INSTS_VALU_ADD_F16+SQ_INSTS_VALU_MUL_F16+2*SQ_INSTS_VALU_FMA_F16+SQ_INSTS_VALU_"
+       "TRANS_F16)"},
+      {"VALU_F32", false,
+       "64*(SQ_INSTS_VALU_ADD_F32+SQ_INSTS_VALU_MUL_F32+2*SQ_INSTS_VALU_FMA_F32+SQ_INSTS_VALU_"
+       "TRANS_F32)"},
+      {"VALU_F64", false,
+       "64*(SQ_INSTS_VALU_ADD_F64+SQ_INSTS_VALU_MUL_F64+2*SQ_INSTS_VALU_FMA_F64+SQ_INSTS_VALU_"
+       "TRANS_F64)"},
+  };
+  return terms;
+}
+
+const hw::Expr& parsed(const char* formula) {
+  static std::map<const char*, std::shared_ptr<const hw::Expr>> cache;
+  auto it = cache.find(formula);
+  if (it == cache.end()) it = cache.emplace(formula, hw::Expr::parse(formula)).first;
+  return *it->second;
+}
+
+// Evaluates an analysis formula for one dispatch. Names resolve to a collected value first (base
+// or derived, as rocprofv3 wrote it), then to the target's derived expression over collected base
+// values. Every pass a value came from is added to `passes`.
+struct Resolver {
+  const hw::Target& target;
+  const JoinedCounters& joined;
+  const std::vector<CounterSample>& samples;
+  std::set<int64_t>& passes;
+
+  std::optional<double> collected(const std::string& name) {
+    auto id = joined.counters.find(name);
+    if (!id) return std::nullopt;
+    for (const auto& s : samples)
+      if (s.counter == *id) {
+        passes.insert(s.pass_id);
+        return s.value;
+      }
+    return std::nullopt;
+  }
+
+  std::optional<double> name(const std::string& n) {
+    if (auto v = collected(n)) return v;
+    if (target.derived(n)) {
+      return target.evaluate(
+          n, [&](const hw::Event& e) -> std::optional<double> { return collected(e.counter); });
+    }
+    return std::nullopt;
+  }
+
+  std::optional<double> eval(const hw::Expr& e) {
+    switch (e.kind) {
+      case hw::ExprKind::number:
+        return e.number;
+      case hw::ExprKind::name:
+        return name(e.name);
+      case hw::ExprKind::negate: {
+        auto a = eval(*e.args[0]);
+        return a ? std::optional<double>(-*a) : std::nullopt;
+      }
+      case hw::ExprKind::binary: {
+        auto a = eval(*e.args[0]);
+        auto b = eval(*e.args[1]);
+        if (!a || !b) return std::nullopt;
+        switch (e.op) {
+          case '+':
+            return *a + *b;
+          case '-':
+            return *a - *b;
+          case '*':
+            return *a * *b;
+          default:
+            return *b == 0 ? std::nullopt : std::optional<double>(*a / *b);
+        }
+      }
+      default:  // reduce/select/accumulate: the target's evaluator knows their semantics
+        return target.evaluate(e, [&](const hw::Event& ev) { return collected(ev.counter); });
+    }
+  }
+};
+
+}  // namespace
+
+DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters& joined,
+                                 size_t dispatch_index) {
+  DispatchMetrics m;
+  static const std::vector<CounterSample> k_none;
+  const auto& samples =
+      dispatch_index < joined.by_dispatch.size() ? joined.by_dispatch[dispatch_index] : k_none;
+  if (samples.empty()) return m;
+  double best = -1;
+  for (const auto& t : flop_terms()) {
+    std::set<int64_t> passes;
+    Resolver r{target, joined, samples, passes};
+    auto v = r.eval(parsed(t.formula));
+    if (!v) continue;
+    auto& slot = t.mfma ? m.mfma_flops : m.valu_flops;
+    slot = slot.value_or(0) + *v;
+    m.flop_passes.insert(passes.begin(), passes.end());
+    if (*v > best) best = *v, m.dominant_type = t.type;
+  }
+  {
+    Resolver r{target, joined, samples, m.byte_passes};
+    m.bytes_read = r.eval(parsed("FETCH_SIZE*1024"));
+    m.bytes_written = r.eval(parsed("WRITE_SIZE*1024"));
+  }
+  return m;
+}
+
+void GroupMetrics::add(const DispatchMetrics& m, int64_t trace_duration_ns) {
+  ++dispatches;
+  if (m.has_flops()) {
+    ++with_flops;
+    flops += m.flops();
+    duration_ns_flops += static_cast<double>(trace_duration_ns);
+    flop_passes.insert(m.flop_passes.begin(), m.flop_passes.end());
+    if (!m.dominant_type.empty()) flops_by_type[m.dominant_type] += m.flops();
+  }
+  if (m.has_bytes()) {
+    ++with_bytes;
+    bytes_read += m.bytes_read.value_or(0);
+    bytes_written += m.bytes_written.value_or(0);
+    duration_ns_bytes += static_cast<double>(trace_duration_ns);
+    byte_passes.insert(m.byte_passes.begin(), m.byte_passes.end());
+  }
+}
+
+std::optional<double> GroupMetrics::mean_flops() const {
+  return with_flops ? std::optional<double>(flops / with_flops) : std::nullopt;
+}
+std::optional<double> GroupMetrics::mean_bytes() const {
+  return with_bytes ? std::optional<double>((bytes_read + bytes_written) / with_bytes)
+                    : std::nullopt;
+}
+std::optional<double> GroupMetrics::intensity() const {
+  auto f = mean_flops();
+  auto b = mean_bytes();
+  if (!f || !b || *b <= 0) return std::nullopt;
+  return *f / *b;
+}
+std::optional<double> GroupMetrics::flops_per_s() const {
+  if (!with_flops || duration_ns_flops <= 0) return std::nullopt;
+  return flops / (duration_ns_flops * 1e-9);
+}
+std::optional<double> GroupMetrics::bytes_per_s() const {
+  if (!with_bytes || duration_ns_bytes <= 0) return std::nullopt;
+  return (bytes_read + bytes_written) / (duration_ns_bytes * 1e-9);
+}
+std::string GroupMetrics::dominant_type() const {
+  std::string best;
+  double v = -1;
+  for (const auto& [t, f] : flops_by_type)
+    if (f > v) v = f, best = t;
+  return best;
+}
+bool GroupMetrics::mixed_passes() const {
+  std::set<int64_t> all = flop_passes;
+  all.insert(byte_passes.begin(), byte_passes.end());
+  return all.size() > 1;
+}
+std::string GroupMetrics::passes_text() const {
+  std::set<int64_t> all = flop_passes;
+  all.insert(byte_passes.begin(), byte_passes.end());
+  std::string s;
+  for (auto p : all) s += (s.empty() ? "" : "+") + std::to_string(p);
+  if (all.size() > 1) s += " (mixed)";
+  return s;
+}
+
+double peak_flops_for(const hw::Peaks& peaks, const std::string& type) {
+  if (type == "MFMA_F16" || type == "MFMA_BF16") return peaks.matrix_bf16_flops;
+  if (type == "MFMA_F8") return peaks.matrix_fp8_flops;
+  if (type == "MFMA_F32" || type == "MFMA_F64") return peaks.matrix_fp32_flops;
+  if (type == "VALU_F64") return peaks.vector_fp64_flops;
+  return peaks.vector_fp32_flops;
+}
+
+}  // namespace kprof::analysis

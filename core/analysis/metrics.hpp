@@ -1,0 +1,77 @@
+// Derived metrics of joined dispatches: FLOPs by type, bytes moved, arithmetic intensity,
+// achieved rates against the target's peaks, and the roofline bound.
+//
+// Formulas (rocprofiler-compute utils/roofline_calc.py and analysis_configs/gfx942, as summarised
+// in shared/facts/gfx942-counters.md section 3.5):
+//   MFMA FLOPs of type T = 512 * SQ_INSTS_VALU_MFMA_MOPS_T       (T = F16, BF16, F32, F64, F8)
+//   VALU FLOPs of type T = 64 * (ADD_T + MUL_T + 2*FMA_T + TRANS_T)  (SQ_INSTS_VALU_*_T)
+//   bytes read = FETCH_SIZE * 1024, bytes written = WRITE_SIZE * 1024 (the counters are in KiB)
+// A counter collected directly (rocprofv3 writes derived counters such as FETCH_SIZE as rows) is
+// used as it is; otherwise a derived counter is evaluated from its base counters with the target's
+// expressions (hw::Target::evaluate). Rates divide by TRACE-pass durations: counter collection
+// serializes kernels and stretches their durations (facts: captures-and-workload.md section 4).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/analysis/capture.hpp"
+#include "core/hw/target.hpp"
+
+namespace kprof::analysis {
+
+struct CounterSample {
+  uint32_t counter = 0;  // JoinedCounters::counters id
+  double value = 0;
+  int64_t pass_id = 0;
+};
+
+// Counter values moved onto trace dispatches through the stored join mapping.
+struct JoinedCounters {
+  NameTable counters;
+  std::vector<std::vector<CounterSample>> by_dispatch;  // index: trace PassData::dispatches
+};
+
+struct DispatchMetrics {
+  std::optional<double> mfma_flops, valu_flops, bytes_read, bytes_written;
+  std::string dominant_type;                   // "MFMA_BF16", "VALU_F32", ... (largest FLOP share)
+  std::set<int64_t> flop_passes, byte_passes;  // passes the inputs came from
+  bool has_flops() const { return mfma_flops || valu_flops; }
+  double flops() const { return mfma_flops.value_or(0) + valu_flops.value_or(0); }
+  bool has_bytes() const { return bytes_read || bytes_written; }
+  double bytes() const { return bytes_read.value_or(0) + bytes_written.value_or(0); }
+};
+
+DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters& joined,
+                                 size_t dispatch_index);
+
+// Aggregate over a group of dispatches (a variant, family or phase).
+struct GroupMetrics {
+  int64_t dispatches = 0;
+  int64_t with_flops = 0, with_bytes = 0;
+  double flops = 0, bytes_read = 0, bytes_written = 0;  // sums
+  double duration_ns_flops = 0, duration_ns_bytes = 0;  // trace durations of those dispatches
+  std::set<int64_t> flop_passes, byte_passes;
+  std::map<std::string, double> flops_by_type;
+
+  void add(const DispatchMetrics& m, int64_t trace_duration_ns);
+  std::optional<double> mean_flops() const;
+  std::optional<double> mean_bytes() const;
+  std::optional<double> intensity() const;  // FLOP per byte
+  std::optional<double> flops_per_s() const;
+  std::optional<double> bytes_per_s() const;
+  std::string dominant_type() const;
+  // True when FLOPs and bytes came from more than one counter pass: a ratio of them compares two
+  // different runs of the application and is flagged in every output.
+  bool mixed_passes() const;
+  std::string passes_text() const;  // "2" or "2+3 (mixed)"
+};
+
+// The peak FLOP/s for a dominant type on this target (matrix or vector, by precision).
+double peak_flops_for(const hw::Peaks& peaks, const std::string& type);
+
+}  // namespace kprof::analysis

@@ -1,0 +1,466 @@
+#include "core/analysis/views.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/base/error.hpp"
+#include "core/base/text.hpp"
+
+namespace kprof::analysis {
+namespace {
+
+std::string dims(const int64_t v[3]) {
+  return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
+}
+
+Cell reg(int64_t v) { return v < 0 ? Cell() : Cell(v); }
+
+void apply_limit(Table& t, size_t limit) {
+  if (limit && t.rows.size() > limit) {
+    t.notes.push_back("(" + std::to_string(t.rows.size() - limit) + " more rows; --limit " +
+                      std::to_string(limit) + ")");
+    t.rows.resize(limit);
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& view_names() {
+  static const std::vector<std::string> names = {"top",     "families", "variants",
+                                                 "phases",  "explain",  "counters",
+                                                 "metrics", "roofline", "passes"};
+  return names;
+}
+
+QueryContext::QueryContext(store::CaptureDb& db, std::optional<int64_t> run_id, FamilyRules rules)
+    : QueryContext(db, load_capture(db, run_id), std::move(rules)) {}
+
+QueryContext::QueryContext(store::CaptureDb& db, Capture capture, FamilyRules rules)
+    : m_db(db), m_cap(std::move(capture)), m_rules(std::move(rules)) {
+  m_model = build_trace_model(m_cap.trace, m_cap.names, m_rules, m_cap.wave_size);
+}
+
+const JoinedCounters& QueryContext::joined() {
+  if (!m_joined) m_joined = load_joined_counters(m_db, m_cap);
+  return *m_joined;
+}
+
+const hw::Target* QueryContext::target() {
+  if (!m_target_tried) {
+    m_target_tried = true;
+    if (!m_cap.arch.empty()) {
+      try {
+        m_target = hw::Target::load_arch(m_cap.arch);
+      } catch (const Error&) {
+        // No hardware file for this arch: counters still print, derived metrics do not.
+      }
+    }
+  }
+  return m_target ? &*m_target : nullptr;
+}
+
+Table QueryContext::base_table(const std::string& title) const {
+  Table t;
+  t.title = title;
+  // The run's flag, and the double's agent product name as a backstop for hand-ingested files.
+  t.simulated = m_cap.run.simulated || m_cap.product.find("(simulated)") != std::string::npos;
+  t.run_id = m_cap.run.id;
+  return t;
+}
+
+bool QueryContext::keep(size_t k, const ViewOptions& o) const {
+  if (!o.family.empty() && m_model.variants[m_model.variant_of[k]].family != o.family) return false;
+  if (!o.phase.empty() && *m_model.phase_of[k] != o.phase) return false;
+  return true;
+}
+
+Table QueryContext::view(const std::string& name, const ViewOptions& o) {
+  if (!o.family.empty()) {
+    bool found = false;
+    std::vector<std::string> fams;
+    for (const auto& v : m_model.variants) {
+      found |= v.family == o.family;
+      if (std::find(fams.begin(), fams.end(), v.family) == fams.end()) fams.push_back(v.family);
+    }
+    if (!found) {
+      throw Error::input("no family '" + o.family + "' in run " + std::to_string(m_cap.run.id),
+                         did_you_mean(nearest_names(o.family, fams, 3, true)));
+    }
+  }
+  if (!o.phase.empty() && o.phase != "prefill" && o.phase != "decode" && o.phase != "tail" &&
+      o.phase != "other") {
+    throw Error::input("unknown phase '" + o.phase + "'", "choose prefill, decode, tail or other");
+  }
+  Table t;
+  if (name == "top")
+    t = top(o);
+  else if (name == "families")
+    t = families(o);
+  else if (name == "variants")
+    t = variants(o);
+  else if (name == "phases")
+    t = phases(o);
+  else if (name == "explain")
+    t = explain_view(o);
+  else if (name == "counters")
+    t = counters(o);
+  else if (name == "metrics")
+    t = metrics(o, false);
+  else if (name == "roofline")
+    t = metrics(o, true);
+  else if (name == "passes")
+    t = passes(o);
+  else {
+    throw Error::input("unknown view '" + name + "'",
+                       did_you_mean(nearest_names(name, view_names(), 1, true)) +
+                           " (views: " + join(view_names(), ", ") + ")");
+  }
+  apply_limit(t, o.limit);
+  return t;
+}
+
+Table QueryContext::top(const ViewOptions& o) {
+  Table t = base_table("kernels by summed trace duration");
+  t.columns = {"kernel", "family", "launches", "total_ns", "mean_ns", "share_pct"};
+  std::map<uint32_t, DurationStats> by_name;
+  int64_t total = 0;
+  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
+    if (!keep(k, o)) continue;
+    const auto& d = m_cap.trace.dispatches[k];
+    by_name[d.name].add(d.duration_ns());
+    total += d.duration_ns();
+  }
+  std::vector<std::pair<uint32_t, DurationStats>> v(by_name.begin(), by_name.end());
+  std::sort(v.begin(), v.end(),
+            [](auto& a, auto& b) { return a.second.total_ns > b.second.total_ns; });
+  for (const auto& [name, s] : v) {
+    t.rows.push_back({m_cap.names.name(name), m_model.family_of_name[name], s.count, s.total_ns,
+                      s.mean_ns(), total ? 100.0 * s.total_ns / total : 0.0});
+  }
+  t.notes.push_back("share_pct: of summed kernel duration in the trace pass (not of wall time)");
+  return t;
+}
+
+Table QueryContext::families(const ViewOptions& o) {
+  Table t = base_table("kernel families");
+  t.columns = {"family",   "launches", "variants", "kernel_names",
+               "total_ns", "mean_ns",  "share_pct"};
+  struct Acc {
+    DurationStats s;
+    std::set<int> variants;
+    std::set<uint32_t> names;
+  };
+  std::map<std::string, Acc> acc;
+  int64_t total = 0;
+  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
+    if (!keep(k, o)) continue;
+    const auto& d = m_cap.trace.dispatches[k];
+    auto& a = acc[m_model.variants[m_model.variant_of[k]].family];
+    a.s.add(d.duration_ns());
+    a.variants.insert(m_model.variant_of[k]);
+    a.names.insert(d.name);
+    total += d.duration_ns();
+  }
+  std::vector<std::pair<std::string, Acc>> v(acc.begin(), acc.end());
+  std::sort(v.begin(), v.end(),
+            [](auto& a, auto& b) { return a.second.s.total_ns > b.second.s.total_ns; });
+  for (const auto& [f, a] : v) {
+    t.rows.push_back({f, a.s.count, static_cast<int64_t>(a.variants.size()),
+                      static_cast<int64_t>(a.names.size()), a.s.total_ns, a.s.mean_ns(),
+                      total ? 100.0 * a.s.total_ns / total : 0.0});
+  }
+  return t;
+}
+
+Table QueryContext::variants(const ViewOptions& o) {
+  Table t =
+      base_table("variants: distinct (Kernel_Id, grid, workgroup, LDS, scratch, VGPR, AGPR, SGPR)");
+  t.columns = {"variant",      "family",   "kernel_id", "grid",    "workgroup",
+               "waves_per_wg", "lds",      "scratch",   "vgpr",    "agpr",
+               "sgpr",         "launches", "by_phase",  "mean_ns", "total_ns"};
+  std::vector<int64_t> launches(m_model.variants.size(), 0);
+  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k)
+    if (keep(k, o)) ++launches[m_model.variant_of[k]];
+  std::vector<const Variant*> v;
+  for (const auto& x : m_model.variants)
+    if (launches[x.index - 1]) v.push_back(&x);
+  std::sort(v.begin(), v.end(), [](const Variant* a, const Variant* b) {
+    return a->duration.total_ns != b->duration.total_ns
+               ? a->duration.total_ns > b->duration.total_ns
+               : a->index < b->index;
+  });
+  for (const auto* x : v) {
+    std::string by;
+    for (const char* p : {"prefill", "decode", "tail", "other"}) {
+      auto it = x->launches_by_phase.find(p);
+      if (it != x->launches_by_phase.end())
+        by += (by.empty() ? "" : " ") + std::string(p) + ":" + std::to_string(it->second);
+    }
+    t.rows.push_back({static_cast<int64_t>(x->index), x->family, x->kernel_id, dims(x->grid),
+                      dims(x->wg), static_cast<int64_t>(x->waves_per_workgroup), x->lds, x->scratch,
+                      reg(x->vgpr), reg(x->agpr), reg(x->sgpr), launches[x->index - 1], by,
+                      x->duration.mean_ns(), x->duration.total_ns});
+  }
+  t.notes.push_back("waves_per_wg = ceil(workgroup threads / wavefront size " +
+                    std::to_string(m_model.wave_size) + ")");
+  return t;
+}
+
+Table QueryContext::phases(const ViewOptions& o) {
+  Table t = base_table("phases found from the dispatch sequence");
+  t.columns = {"phase",      "steps",
+               "dispatches", "dispatches_per_step",
+               "layers",     "dispatches_per_layer",
+               "total_ns",   "mean_step_ns"};
+  const auto& pm = m_model.phases;
+  std::map<std::string, std::tuple<int64_t, int64_t, int64_t>> acc;  // steps, dispatches, ns
+  for (const auto& s : pm.steps) {
+    auto& [steps, n, ns] = acc[s.phase];
+    ++steps;
+    n += static_cast<int64_t>(s.end - s.begin);
+    for (size_t i = s.begin; i < s.end; ++i) ns += pm.order[i]->duration_ns();
+  }
+  const int64_t other = static_cast<int64_t>(m_cap.trace.dispatches.size() - pm.order.size());
+  for (const char* p : {"prefill", "decode", "tail"}) {
+    auto it = acc.find(p);
+    if (it == acc.end() || (!o.phase.empty() && o.phase != p)) continue;
+    auto [steps, n, ns] = it->second;
+    const bool decode = std::string(p) == "decode";
+    t.rows.push_back(
+        {std::string(p), steps, n, steps ? static_cast<double>(n) / steps : 0.0,
+         decode && pm.layers ? Cell(static_cast<int64_t>(pm.layers)) : Cell(),
+         decode && pm.layer_period ? Cell(static_cast<int64_t>(pm.layer_period)) : Cell(), ns,
+         steps ? static_cast<double>(ns) / steps : 0.0});
+  }
+  if (other > 0 && (o.phase.empty() || o.phase == "other"))
+    t.rows.push_back({std::string("other"), Cell(), other, Cell(), Cell(), Cell(), Cell(), Cell()});
+  t.notes.push_back("method: " + pm.method + "; step period " + std::to_string(pm.step_period) +
+                    " dispatches; main stream pid " + std::to_string(pm.main_pid) + ", agent " +
+                    std::to_string(pm.main_agent));
+  for (const auto& line : check_hints(m_model, o.hints)) t.notes.push_back(line);
+  return t;
+}
+
+Table QueryContext::explain_view(const ViewOptions& o) {
+  Table t = base_table("launches explained by steps × layers × variants");
+  t.columns = {"family", "launches", "explanation"};
+  for (const auto& fe : explain(m_model, o.family)) {
+    if (!o.phase.empty()) {
+      bool has = false;
+      for (const auto& g : fe.groups) has |= g.phase == o.phase;
+      if (!has) continue;
+    }
+    t.rows.push_back({fe.family, fe.launches, fe.text});
+  }
+  const auto& pm = m_model.phases;
+  t.notes.push_back("found: " + std::to_string(pm.prefill_steps) + " prefill + " +
+                    std::to_string(pm.decode_steps) + " decode steps, " +
+                    std::to_string(pm.layers) + " layers per step (" + pm.method + ")");
+  for (const auto& line : check_hints(m_model, o.hints)) t.notes.push_back(line);
+  return t;
+}
+
+Table QueryContext::counters(const ViewOptions& o) {
+  Table t = base_table("counter values joined onto trace dispatches");
+  t.columns = {"counter", "pass", "dispatches", "mean", "min", "max", "sum"};
+  const auto& jc = joined();
+  struct Acc {
+    int64_t n = 0;
+    double sum = 0, min = 0, max = 0;
+  };
+  std::map<std::pair<std::string, int64_t>, Acc> acc;
+  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
+    if (!keep(k, o)) continue;
+    for (const auto& s : jc.by_dispatch[k]) {
+      auto& a = acc[{jc.counters.name(s.counter), s.pass_id}];
+      if (a.n == 0 || s.value < a.min) a.min = s.value;
+      if (a.n == 0 || s.value > a.max) a.max = s.value;
+      ++a.n;
+      a.sum += s.value;
+    }
+  }
+  for (const auto& [key, a] : acc)
+    t.rows.push_back({key.first, key.second, a.n, a.sum / a.n, a.min, a.max, a.sum});
+  if (acc.empty())
+    t.notes.push_back("no joined counter values (no counter pass, or not joined yet)");
+  return t;
+}
+
+Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
+  Table t = base_table(roofline ? "roofline per family and phase"
+                                : "derived metrics per variant and phase");
+  const auto* tgt = target();
+  const auto& jc = joined();
+  std::map<std::pair<std::string, std::string>, GroupMetrics> groups;  // (key, phase)
+  std::map<std::pair<std::string, std::string>, int64_t> launches;
+  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
+    if (!keep(k, o)) continue;
+    const auto& v = m_model.variants[m_model.variant_of[k]];
+    const std::string key = roofline ? v.family : std::to_string(v.index);
+    const auto gk = std::make_pair(key, *m_model.phase_of[k]);
+    ++launches[gk];
+    if (!tgt || jc.by_dispatch[k].empty()) continue;
+    groups[gk].add(dispatch_metrics(*tgt, jc, k), m_cap.trace.dispatches[k].duration_ns());
+  }
+  if (!tgt) {
+    t.notes.push_back("no hardware description for arch '" + m_cap.arch +
+                      "': derived metrics need configs/hw/<arch>.yaml");
+  }
+  if (roofline) {
+    t.columns = {"family",
+                 "phase",
+                 "launches",
+                 "with_counters",
+                 "flops_per_launch",
+                 "bytes_per_launch",
+                 "flop_per_byte",
+                 "tflops",
+                 "peak_tflops",
+                 "pct_peak_flops",
+                 "tbps",
+                 "pct_peak_hbm",
+                 "ridge_flop_per_byte",
+                 "bound",
+                 "passes"};
+  } else {
+    t.columns = {"variant",       "family",     "phase",      "launches",   "with_counters",
+                 "mean_trace_ns", "mfma_flops", "valu_flops", "bytes_read", "bytes_written",
+                 "flop_per_byte", "tflops",     "tbps",       "passes"};
+  }
+  std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> order(launches.begin(),
+                                                                             launches.end());
+  std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  bool any_mixed = false;
+  for (const auto& [gk, n] : order) {
+    auto it = groups.find(gk);
+    const GroupMetrics g = it == groups.end() ? GroupMetrics{} : it->second;
+    any_mixed |= g.mixed_passes();
+    const auto tflops =
+        g.flops_per_s() ? std::optional<double>(*g.flops_per_s() / 1e12) : std::nullopt;
+    const auto tbps =
+        g.bytes_per_s() ? std::optional<double>(*g.bytes_per_s() / 1e12) : std::nullopt;
+    const std::string passes = g.passes_text();
+    if (roofline) {
+      Cell peak, pct_f, pct_b, ridge, bound;
+      if (tgt && g.with_flops) {
+        const auto& pk = tgt->peaks();
+        const double pf = peak_flops_for(pk, g.dominant_type());
+        peak = pf / 1e12;
+        if (tflops && pf > 0) pct_f = 100.0 * *tflops * 1e12 / pf;
+        if (tbps && pk.hbm_bytes_per_s > 0) pct_b = 100.0 * *tbps * 1e12 / pk.hbm_bytes_per_s;
+        if (pk.hbm_bytes_per_s > 0) {
+          const double r = pf / pk.hbm_bytes_per_s;
+          ridge = r;
+          if (auto ai = g.intensity())
+            bound = std::string(*ai < r ? "memory" : "compute") +
+                    (g.mixed_passes() ? " (mixed passes)" : "");
+        }
+      }
+      t.rows.push_back({gk.first, gk.second, n, g.with_flops, opt(g.mean_flops()),
+                        opt(g.mean_bytes()), opt(g.intensity()), opt(tflops), peak, pct_f,
+                        opt(tbps), pct_b, ridge, bound, passes});
+    } else {
+      const auto& v = m_model.variants[std::stoi(gk.first) - 1];
+      const double mean_ns = v.duration.mean_ns();
+      auto mean = [&](double sum, int64_t cnt) { return cnt ? Cell(sum / cnt) : Cell(); };
+      t.rows.push_back({static_cast<int64_t>(v.index), v.family, gk.second, n,
+                        std::max(g.with_flops, g.with_bytes), mean_ns, Cell(), Cell(),
+                        mean(g.bytes_read, g.with_bytes), mean(g.bytes_written, g.with_bytes),
+                        opt(g.intensity()), opt(tflops), opt(tbps), passes});
+      // MFMA and VALU separately need the per-dispatch split; recompute it for this group.
+      double mfma = 0, valu = 0;
+      int64_t nm = 0;
+      if (tgt) {
+        for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
+          if (m_model.variant_of[k] != v.index - 1 || *m_model.phase_of[k] != gk.second) continue;
+          if (jc.by_dispatch[k].empty() || !keep(k, o)) continue;
+          auto dm = dispatch_metrics(*tgt, jc, k);
+          if (!dm.has_flops()) continue;
+          mfma += dm.mfma_flops.value_or(0);
+          valu += dm.valu_flops.value_or(0);
+          ++nm;
+        }
+      }
+      if (nm) {
+        t.rows.back()[6] = mfma / nm;
+        t.rows.back()[7] = valu / nm;
+      }
+    }
+  }
+  t.notes.push_back(
+      "rates use trace-pass durations (counter passes serialize kernels and stretch them)");
+  if (any_mixed) {
+    t.notes.push_back(
+        "(mixed): FLOPs and bytes of these rows come from different counter passes, i.e. "
+        "different runs of the application; their ratio compares two runs");
+  }
+  return t;
+}
+
+Table QueryContext::passes(const ViewOptions&) {
+  Table t = base_table("passes and the cross-pass join");
+  t.columns = {"pass_id",           "ordinal",         "kind",    "state",
+               "counters",          "dispatches",      "matched", "matched_pct",
+               "unmatched_counter", "unmatched_trace", "filtered"};
+  const auto joins = read_joins(m_db, m_cap);
+  for (const auto& p : m_cap.passes) {
+    int64_t n = 0;
+    if (p.id == m_cap.trace.pass_id) n = static_cast<int64_t>(m_cap.trace.dispatches.size());
+    for (const auto& c : m_cap.counters)
+      if (c.pass_id == p.id) n = static_cast<int64_t>(c.dispatches.size());
+    std::vector<Cell> row = {p.id,
+                             p.ordinal,
+                             std::string(store::to_string(p.kind)),
+                             std::string(store::to_string(p.state)),
+                             join(p.counters, " "),
+                             n};
+    const JoinSummary* js = nullptr;
+    for (const auto& j : joins)
+      if (j.counter_pass_id == p.id) js = &j;
+    if (js) {
+      row.insert(row.end(), {js->matched, 100.0 * js->matched_share, js->unmatched_counter,
+                             js->unmatched_trace, std::string(js->filtered ? "yes" : "no")});
+    } else {
+      row.insert(row.end(), {Cell(), Cell(), Cell(), Cell(), Cell()});
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+Table sql_table(store::CaptureDb& db, const std::string& select, bool simulated, int64_t run_id) {
+  Table t;
+  t.title = "sql";
+  t.simulated = simulated;
+  t.run_id = run_id;
+  try {
+    SQLite::Statement q(db.sql(), select);
+    for (int i = 0; i < q.getColumnCount(); ++i) t.columns.push_back(q.getColumnName(i));
+    while (q.executeStep()) {
+      std::vector<Cell> row;
+      for (int i = 0; i < q.getColumnCount(); ++i) {
+        const auto c = q.getColumn(i);
+        if (c.isNull())
+          row.emplace_back();
+        else if (c.isInteger())
+          row.emplace_back(c.getInt64());
+        else if (c.isFloat())
+          row.emplace_back(c.getDouble());
+        else
+          row.emplace_back(c.getString());
+      }
+      t.rows.push_back(std::move(row));
+    }
+  } catch (const SQLite::Exception& e) {
+    throw Error::input(
+        std::string("SQL error: ") + e.what(),
+        "the connection is read-only; tables: runs, passes, strings, dispatches, "
+        "counter_values, ...; views: v_dispatches, v_joined_counters, v_kernel_totals");
+  }
+  return t;
+}
+
+}  // namespace kprof::analysis

@@ -1,0 +1,73 @@
+// The named views of `kprof query DB <view>`: each turns a loaded capture into a Table.
+//   top       kernels by summed trace duration
+//   families  families (configs/families rules) by summed duration, with variant counts
+//   variants  distinct launch configurations with resources, waves per workgroup, phase counts
+//   phases    steps found from the data: prefill / decode / tail, period, layers
+//   explain   per family: launches = sum over variants of steps × layers × launches per layer
+//   counters  collected counter values joined onto trace dispatches, per counter
+//   metrics   per variant and phase: FLOPs, bytes, intensity, achieved rates (trace durations)
+//   roofline  per family and phase: rates against the target's peaks, and the bound
+//   passes    the run's passes, their states and the join's match rate
+// The columns of each view are documented in core/analysis/README.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/analysis_db.hpp"
+#include "core/analysis/explain.hpp"
+#include "core/analysis/family.hpp"
+#include "core/analysis/table.hpp"
+#include "core/hw/target.hpp"
+
+namespace kprof::analysis {
+
+struct ViewOptions {
+  std::string family;  // only this family ("" = all)
+  std::string phase;   // only this phase ("" = all)
+  size_t limit = 0;    // at most this many rows (0 = all)
+  ExplainHints hints;
+};
+
+const std::vector<std::string>& view_names();
+
+class QueryContext {
+ public:
+  // Loads the run and builds the trace model. Counter joins are read from the database as stored.
+  QueryContext(store::CaptureDb& db, std::optional<int64_t> run_id, FamilyRules rules);
+  // With a capture already loaded from `db` (saves loading it twice).
+  QueryContext(store::CaptureDb& db, Capture capture, FamilyRules rules);
+
+  Table view(const std::string& name, const ViewOptions& options);
+  const Capture& capture() const { return m_cap; }
+  const TraceModel& model() const { return m_model; }
+
+ private:
+  const JoinedCounters& joined();
+  const hw::Target* target();  // nullptr when the arch has no hardware file
+  Table top(const ViewOptions& o);
+  Table families(const ViewOptions& o);
+  Table variants(const ViewOptions& o);
+  Table phases(const ViewOptions& o);
+  Table explain_view(const ViewOptions& o);
+  Table counters(const ViewOptions& o);
+  Table metrics(const ViewOptions& o, bool roofline);
+  Table passes(const ViewOptions& o);
+  Table base_table(const std::string& title) const;
+  bool keep(size_t dispatch_index, const ViewOptions& o) const;
+
+  store::CaptureDb& m_db;
+  Capture m_cap;
+  FamilyRules m_rules;
+  TraceModel m_model;
+  std::optional<JoinedCounters> m_joined;
+  std::optional<hw::Target> m_target;
+  bool m_target_tried = false;
+};
+
+// `--sql`: any SELECT on the (read-only) connection; the analysis views (v_dispatches, ...) exist
+// once a query has joined the run.
+Table sql_table(store::CaptureDb& db, const std::string& select, bool simulated, int64_t run_id);
+
+}  // namespace kprof::analysis

@@ -1,0 +1,599 @@
+#include "core/exec/executor.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "core/base/duration.hpp"
+#include "core/base/error.hpp"
+#include "core/base/sha256.hpp"
+#include "core/base/text.hpp"
+#include "core/exec/failure.hpp"
+#include "core/exec/kernel_selection.hpp"
+#include "core/exec/pass_command.hpp"
+#include "core/exec/process_runner.hpp"
+#include "core/exec/progress.hpp"
+#include "core/exec/run_lock.hpp"
+#include "core/exec/text_diff.hpp"
+#include "core/hw/metric_set.hpp"
+#include "core/hw/target.hpp"
+#include "core/ingest/discover.hpp"
+#include "core/plan/plan.hpp"
+#include "core/plan/runbook_request.hpp"
+
+namespace kprof::exec {
+namespace {
+
+namespace fs = std::filesystem;
+using clock = std::chrono::steady_clock;
+using store::PassKind;
+using store::PassState;
+
+std::ostream& out_of(const ExecOptions& o) { return o.out ? *o.out : std::cout; }
+
+// Where a pass writes. The folder is emptied before every attempt: rocprofv3 names files by pid
+// (%pid%), so an earlier attempt's files would otherwise be ingested with the new ones.
+fs::path run_dir(const runbook::Runbook& rb, int64_t run_id) {
+  return rb.captures.value / ("run-" + std::to_string(run_id));
+}
+fs::path pass_dir(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal) {
+  return run_dir(rb, run_id) / ("pass-" + std::to_string(ordinal));
+}
+fs::path pass_log(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal) {
+  return run_dir(rb, run_id) / "logs" / ("pass-" + std::to_string(ordinal) + ".log");
+}
+// "<pgid> <start time>" of the pass's running process, so a resume after kill -9 of kprof can stop
+// the orphaned profiler before it re-runs the pass into the same folder.
+fs::path pass_owner_file(const fs::path& log) { return log.string() + ".pgid"; }
+
+// rocprofv3's default prefix (facts/rocprofv3.md §2.1); ingest reads the pid from it.
+const char* k_output_name = "%hostname%/%pid%";
+
+struct Job {
+  int64_t pass_id = 0;
+  int64_t ordinal = 0;
+  PassKind kind = PassKind::trace;
+  std::vector<std::string> counters;
+  std::vector<std::string> argv;
+  int tries = 0;             // attempts started by this kprof process
+  std::string last_failure;  // why the previous attempt failed, when this one is a retry
+  clock::time_point not_before{};
+};
+
+struct Finished {
+  Job job;
+  size_t slot = 0;
+  RunResult result;
+  std::optional<std::string> launch_error;
+};
+
+class Driver {
+ public:
+  Driver(store::CaptureDb& db, const runbook::Runbook& rb, const Backend& backend, int64_t run_id,
+         const ExecOptions& options)
+      : m_db(db),
+        m_rb(rb),
+        m_backend(backend),
+        m_run_id(run_id),
+        m_options(options),
+        m_host(host_name()),
+        m_progress(out_of(options), options.tty.value_or(::isatty(STDOUT_FILENO) == 1),
+                   options.quiet) {}
+
+  // Runs every pass that is `planned` (the caller reset the ones to re-run).
+  ExecResult drive() {
+    auto passes = m_db.list_passes(m_run_id);
+    m_progress.set_total(static_cast<int>(passes.size()));
+    for (const auto& p : passes) {
+      if (p.state == PassState::done) m_progress.count_done_before();
+    }
+    const store::PassInfo* trace = nullptr;
+    for (const auto& p : passes) {
+      if (p.kind == PassKind::trace) trace = &p;
+    }
+
+    bool trace_ok = trace == nullptr || trace->state == PassState::done;
+    if (trace && trace->state == PassState::planned) {
+      Job j = job_of(*trace);
+      j.argv = trace_pass_argv(m_rb, m_backend, pass_dir(m_rb, m_run_id, j.ordinal), k_output_name);
+      run_jobs({j}, 1);
+      trace_ok = m_db.find_pass(trace->id)->state == PassState::done;
+    }
+
+    std::optional<std::string> include_regex;
+    bool can_count = !interrupt_signal();
+    if (can_count && trace_ok && trace) {
+      try {
+        Selection sel =
+            select_kernels(m_rb.passes.counters.kernels, kernel_totals(m_db, trace->id));
+        m_db.set_selected_kernels(m_run_id, sel.kernels);
+        include_regex = sel.include_regex;
+        if (!sel.kernels.empty()) {
+          m_progress.message("kernels of interest: " + std::to_string(sel.kernels.size()) + " (" +
+                             sel.kernels.front().reason + ")");
+        }
+      } catch (const Error& e) {
+        m_progress.message(std::string("kernel selection failed: ") + e.what());
+        can_count = false;
+        m_selection_failed = true;
+      }
+    } else if (!trace_ok && selection_needs_trace(m_rb.passes.counters.kernels)) {
+      // from_trace needs the trace: counter passes stay planned for a resume.
+      can_count = false;
+    }
+
+    if (can_count) {
+      std::vector<Job> jobs;
+      for (const auto& p : m_db.list_passes(m_run_id)) {
+        if (p.kind != PassKind::counters || p.state != PassState::planned) continue;
+        Job j = job_of(p);
+        j.argv = counter_pass_argv(m_rb, m_backend, p.counters, pass_dir(m_rb, m_run_id, p.ordinal),
+                                   k_output_name, include_regex);
+        jobs.push_back(std::move(j));
+      }
+      const size_t slots = m_options.gpus.empty() ? 1 : m_options.gpus.size();
+      run_jobs(std::move(jobs), slots);
+    }
+    return finish();
+  }
+
+ private:
+  Job job_of(const store::PassInfo& p) {
+    Job j;
+    j.pass_id = p.id;
+    j.ordinal = p.ordinal;
+    j.kind = p.kind;
+    j.counters = p.counters;
+    return j;
+  }
+
+  LaunchSpec spec_of(const Job& j, size_t slot) {
+    LaunchSpec s;
+    s.argv = j.argv;
+    // The profiler itself is never run through a shell; `shell: true` already made the
+    // application `/bin/sh -c LINE` (core/plan).
+    for (const auto& [k, v] : m_backend.env) s.env[k] = v;
+    if (!m_options.gpus.empty()) {
+      for (const auto& [k, v] : gpu_env(m_options.gpus[slot])) s.env[k] = v;
+    }
+    s.cwd = m_rb.workload.cwd.value;
+    s.log_path = pass_log(m_rb, m_run_id, j.ordinal);
+    if (m_rb.workload.timeout.value) s.timeout = *m_rb.workload.timeout.value;
+    s.kill_grace = m_options.kill_grace;
+    const fs::path owner = pass_owner_file(s.log_path);
+    s.on_started = [owner](pid_t pid) {
+      const auto t = process_start_time(pid);
+      std::ofstream(owner) << pid << " " << (t ? *t : 0) << "\n";
+    };
+    return s;
+  }
+
+  void start(Job j, size_t slot) {
+    ++j.tries;
+    const auto info = m_db.find_pass(j.pass_id);
+    store::PassTransition t;
+    t.state = PassState::running;
+    t.attempts = (info ? info->attempts : 0) + 1;
+    t.owner_pid = ::getpid();
+    t.owner_host = m_host;
+    t.reason = std::string();
+    m_db.set_pass_state(j.pass_id, t);
+
+    std::error_code ec;
+    fs::remove_all(pass_dir(m_rb, m_run_id, j.ordinal), ec);
+    fs::create_directories(pass_dir(m_rb, m_run_id, j.ordinal));
+    LaunchSpec spec = spec_of(j, slot);
+    fs::create_directories(spec.log_path.parent_path());
+    {
+      std::ofstream log(spec.log_path, std::ios::app);
+      log << "kprof: attempt " << *t.attempts << ": " << shell_join_display(spec) << "\n";
+    }
+    m_progress.pass_started(j.ordinal, j.kind == PassKind::trace, j.counters,
+                            m_options.gpus.empty() ? -1 : m_options.gpus[slot]);
+    ++m_inflight;
+    m_threads.emplace_back([this, j = std::move(j), slot, spec = std::move(spec)]() mutable {
+      Finished f;
+      f.slot = slot;
+      try {
+        f.result = run_process(spec);
+      } catch (const Error& e) {
+        f.launch_error = e.what();
+      } catch (const std::exception& e) {
+        f.launch_error = e.what();
+      }
+      f.job = std::move(j);
+      std::lock_guard<std::mutex> lock(m_mu);
+      m_finished.push_back(std::move(f));
+      m_cv.notify_all();
+    });
+  }
+
+  static std::string shell_join_display(const LaunchSpec& s) {
+    std::string env;
+    for (const auto& [k, v] : s.env) env += k + "=" + v + " ";
+    return env + join(s.argv, " ");
+  }
+
+  void run_jobs(std::vector<Job> jobs, size_t slots) {
+    std::deque<Job> pending(std::make_move_iterator(jobs.begin()),
+                            std::make_move_iterator(jobs.end()));
+    std::vector<bool> busy(slots, false);
+    for (;;) {
+      if (!interrupt_signal()) {
+        const auto now = clock::now();
+        for (size_t s = 0; s < slots; ++s) {
+          if (busy[s]) continue;
+          auto it = std::find_if(pending.begin(), pending.end(),
+                                 [&](const Job& j) { return j.not_before <= now; });
+          if (it == pending.end()) break;
+          Job j = std::move(*it);
+          pending.erase(it);
+          busy[s] = true;
+          start(std::move(j), s);
+        }
+      }
+      if (m_inflight == 0 && (pending.empty() || interrupt_signal())) break;
+      std::deque<Finished> finished;
+      {
+        std::unique_lock<std::mutex> lock(m_mu);
+        m_cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return !m_finished.empty(); });
+        finished.swap(m_finished);
+      }
+      for (auto& f : finished) {
+        busy[f.slot] = false;
+        --m_inflight;
+        if (auto retry = handle(f)) pending.push_back(std::move(*retry));
+      }
+      m_progress.tick();
+    }
+    for (auto& t : m_threads) t.join();
+    m_threads.clear();
+  }
+
+  // Records how an attempt ended; returns the job when it is to be retried.
+  std::optional<Job> handle(Finished& f) {
+    Job& j = f.job;
+    std::error_code ec;
+    fs::remove(pass_owner_file(pass_log(m_rb, m_run_id, j.ordinal)), ec);
+    store::PassTransition t;
+    if (f.launch_error) {
+      t.state = PassState::failed;
+      t.reason = *f.launch_error;
+      m_db.set_pass_state(j.pass_id, t);
+      m_progress.pass_finished(j.ordinal, "failed", std::chrono::milliseconds(0), *f.launch_error);
+      return std::nullopt;
+    }
+    const RunResult& r = f.result;
+    if (r.signal == 0) t.exit_code = r.exit_code;
+    if (r.signal != 0) t.signal = r.signal;
+    t.log_excerpt = r.log_tail;
+    Failure failure = classify(r, j.counters);
+    if (failure.kind == FailureKind::none) {
+      try {
+        ingest(j);
+        t.state = PassState::done;
+        t.reason = j.last_failure.empty() ? std::string()
+                                          : "succeeded on attempt " + std::to_string(j.tries) +
+                                                " after: " + j.last_failure;
+        m_db.set_pass_state(j.pass_id, t);
+        m_progress.pass_finished(j.ordinal, "done", r.duration, "");
+        return std::nullopt;
+      } catch (const Error& e) {
+        // The profiler exited 0 but left unreadable or no output (a crash in its finalizer, a
+        // full disk): another attempt may write it whole.
+        failure = {FailureKind::transient, std::string("ingest failed: ") + e.what()};
+      }
+    }
+    if (failure.kind == FailureKind::interrupted) {
+      t.state = PassState::interrupted;
+      t.reason = failure.reason;
+      m_db.set_pass_state(j.pass_id, t);
+      m_progress.pass_finished(j.ordinal, "interrupted", r.duration, failure.reason);
+      return std::nullopt;
+    }
+    const int max_tries = std::max(1, m_rb.retry.attempts.value);
+    if (failure.kind == FailureKind::transient && j.tries < max_tries && !interrupt_signal()) {
+      const auto backoff = m_rb.retry.backoff.value;
+      t.state = PassState::planned;
+      t.reason = "attempt " + std::to_string(j.tries) + " failed (" + failure.reason +
+                 "), retrying after " + format_duration(backoff);
+      m_db.set_pass_state(j.pass_id, t);
+      m_progress.pass_finished(j.ordinal, "retry", r.duration, *t.reason);
+      j.not_before = clock::now() + backoff;
+      j.last_failure = failure.reason;
+      return std::move(j);
+    }
+    t.state = PassState::failed;
+    t.reason = failure.reason +
+               (failure.kind == FailureKind::deterministic ? " (not retried: deterministic)" : "");
+    m_db.set_pass_state(j.pass_id, t);
+    m_progress.pass_finished(j.ordinal, "failed", r.duration, *t.reason);
+    return std::nullopt;
+  }
+
+  void ingest(const Job& j) {
+    const fs::path dir = pass_dir(m_rb, m_run_id, j.ordinal);
+    ingest::Discovery found = ingest::discover({dir.string()});
+    store::PassLoader loader(m_db, j.pass_id);
+    for (const auto& p : found.passes) ingest::read_pass(p, loader, ingest::ReadOptions{});
+    loader.commit();
+  }
+
+  ExecResult finish() {
+    ExecResult res;
+    res.run_id = m_run_id;
+    res.db = m_db.path();
+    res.simulated = m_backend.simulated;
+    for (const auto& p : m_db.list_passes(m_run_id)) {
+      ++res.passes;
+      if (p.state == PassState::done) ++res.done;
+      if (p.state == PassState::failed) ++res.failed;
+      if (p.state == PassState::interrupted) ++res.interrupted;
+    }
+    if (const int sig = interrupt_signal()) {
+      res.status = store::RunStatus::interrupted;
+      res.exit_code = 128 + sig;
+    } else if (res.done == res.passes) {
+      res.status = store::RunStatus::done;
+    } else {
+      res.status = store::RunStatus::failed;
+      res.exit_code = 1;
+    }
+    m_db.set_run_status(m_run_id, res.status);
+    m_progress.finish();
+    return res;
+  }
+
+  store::CaptureDb& m_db;
+  const runbook::Runbook& m_rb;
+  const Backend& m_backend;
+  int64_t m_run_id;
+  const ExecOptions& m_options;
+  std::string m_host;
+  Progress m_progress;
+  bool m_selection_failed = false;
+
+  int m_inflight = 0;
+  std::vector<std::thread> m_threads;
+  std::mutex m_mu;
+  std::condition_variable m_cv;
+  std::deque<Finished> m_finished;
+};
+
+// Takes the run's row lock. We hold the file lock, so any other holder recorded there is a kprof
+// that died without unlocking.
+void lock_run_row(store::CaptureDb& db, int64_t run_id) {
+  const auto host = host_name();
+  if (auto holder = db.try_lock_run(run_id, ::getpid(), host)) {
+    db.break_run_lock(run_id);
+    db.try_lock_run(run_id, ::getpid(), host);
+  }
+}
+
+void print_summary(std::ostream& os, store::CaptureDb& db, const ExecResult& r) {
+  os << "\n" << status_text(db.path(), r.run_id);
+  os << "database: " << r.db.string() << "\n";
+}
+
+plan::Plan plan_of(const runbook::Runbook& rb) {
+  const hw::Target target = hw::Target::load_arch(rb.target.arch.value);
+  std::vector<hw::MetricSet> sets;
+  for (const auto& s : rb.passes.counters.metric_sets.value) {
+    sets.push_back(hw::load_metric_set_named(s.value, target));
+  }
+  return plan::plan_passes(target, plan::request_from_runbook(rb, target, sets));
+}
+
+}  // namespace
+
+ExecResult run_runbook(const runbook::Runbook& rb, const ExecOptions& options) {
+  const Backend backend = make_backend(rb, options.simulate);
+  plan::Plan plan;
+  if (rb.passes.counters.enabled.value) plan = plan_of(rb);
+
+  const fs::path db_path = options.db.value_or(rb.database.value);
+  install_interrupt_handlers();
+  RunLock lock(db_path);
+  store::CaptureDb db(db_path);
+
+  store::NewRun nr;
+  nr.name = rb.name.value;
+  nr.runbook_path = rb.source.string();
+  nr.runbook_sha256 = rb.sha256;
+  nr.runbook_text = rb.text;
+  nr.host = host_name();
+  nr.kprof_version = KPROF_VERSION;
+  nr.simulated = backend.simulated;
+  nr.seed = backend.seed;
+  const int64_t run_id = db.create_run(nr);
+  lock_run_row(db, run_id);
+
+  int64_t ordinal = 0;
+  if (rb.passes.trace.enabled.value) {
+    store::PlannedPass p;
+    p.ordinal = ordinal++;
+    p.kind = PassKind::trace;
+    p.argv = trace_pass_argv(rb, backend, pass_dir(rb, run_id, p.ordinal), k_output_name);
+    p.env = backend.env;
+    p.output_dir = pass_dir(rb, run_id, p.ordinal).string();
+    p.log_path = pass_log(rb, run_id, p.ordinal).string();
+    db.add_planned_pass(run_id, p);
+  } else {
+    ordinal = 1;  // ordinal 0 is the trace pass's, even when there is none
+  }
+  for (const auto& pass : plan.passes) {
+    store::PlannedPass p;
+    p.ordinal = ordinal++;
+    p.kind = PassKind::counters;
+    p.counters = pass.counters;
+    // The include regex of kernels chosen from the trace is not known yet; the log of each
+    // attempt records the exact command line that ran.
+    p.argv = counter_pass_argv(rb, backend, pass.counters, pass_dir(rb, run_id, p.ordinal),
+                               k_output_name, std::nullopt);
+    p.env = backend.env;
+    p.output_dir = pass_dir(rb, run_id, p.ordinal).string();
+    p.log_path = pass_log(rb, run_id, p.ordinal).string();
+    db.add_planned_pass(run_id, p);
+  }
+
+  Driver driver(db, rb, backend, run_id, options);
+  ExecResult r = driver.drive();
+  db.unlock_run(run_id, ::getpid(), host_name());
+  print_summary(out_of(options), db, r);
+  return r;
+}
+
+ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::ostream* diff_out) {
+  const std::string ext = to_lower(target.extension().string());
+  std::optional<runbook::Runbook> given;
+  fs::path db_path;
+  if (ext == ".yaml" || ext == ".yml") {
+    given = runbook::load_runbook(target);
+    db_path = options.db.value_or(given->database.value);
+  } else {
+    db_path = target;
+  }
+  if (!fs::exists(db_path)) {
+    throw Error::input("no capture database at '" + db_path.string() + "'",
+                       "start one with 'kprof run RUNBOOK'");
+  }
+  install_interrupt_handlers();
+  RunLock lock(db_path);
+  store::CaptureDb db(db_path);
+  const auto run = db.find_last_run();
+  if (!run)
+    throw Error::input("database '" + db_path.string() + "' holds no run",
+                       "start one with 'kprof run RUNBOOK'");
+
+  // The runbook as it is now: the one given, else the recorded path, else the recorded text.
+  runbook::Runbook rb = given ? std::move(*given)
+                        : fs::exists(run->runbook_path)
+                            ? runbook::load_runbook(run->runbook_path)
+                            : runbook::parse_runbook(run->runbook_text, run->runbook_path);
+  if (rb.sha256 != run->runbook_sha256) {
+    const std::string diff = line_diff(run->runbook_text, rb.text);
+    std::ostream& os = diff_out ? *diff_out : std::cerr;
+    os << "runbook " << rb.source.string() << " changed since run " << run->id << " was recorded:\n"
+       << diff;
+    if (!options.force) {
+      throw Error::input(
+          "runbook '" + rb.source.string() + "' changed since run " + std::to_string(run->id) +
+              " (sha256 " + run->runbook_sha256.substr(0, 12) + " -> " + rb.sha256.substr(0, 12) +
+              ")",
+          "restore it, start a new run with 'kprof run', or resume anyway with --force");
+    }
+  }
+
+  // The backend the run was recorded with: a simulated run stays simulated.
+  const Backend backend = make_backend(rb, run->simulated);
+  lock_run_row(db, run->id);
+  db.set_run_status(run->id, store::RunStatus::running);
+
+  const std::string host = host_name();
+  for (const auto& p : db.list_passes(run->id)) {
+    bool reset = false;
+    if (p.state == PassState::running) {
+      if (!p.owner_host.empty() && p.owner_host != host && !options.force) {
+        throw Error::runtime("pass " + std::to_string(p.ordinal) +
+                                 " is recorded as running on host " + p.owner_host +
+                                 " (kprof pid " + std::to_string(p.owner_pid.value_or(0)) + ")",
+                             "resume on that host, or with --force once you know it is dead");
+      }
+      // Its kprof is dead (we hold the lock): stop the profiler it may have left running.
+      std::ifstream owner(pass_owner_file(pass_log(rb, run->id, p.ordinal)));
+      long long pgid = 0;
+      unsigned long long start = 0;
+      if (owner >> pgid >> start && start != 0) kill_orphan_group(static_cast<pid_t>(pgid), start);
+      reset = true;
+    } else if (p.state == PassState::interrupted) {
+      reset = true;
+    } else if (p.state == PassState::failed && options.retry_failed) {
+      reset = true;
+    }
+    if (reset) {
+      store::PassTransition t;
+      t.state = PassState::planned;
+      t.reason = "resumed after: " +
+                 (p.reason.empty() ? std::string(store::to_string(p.state)) : p.reason);
+      db.set_pass_state(p.id, t);
+    }
+  }
+
+  Driver driver(db, rb, backend, run->id, options);
+  ExecResult r = driver.drive();
+  db.unlock_run(run->id, ::getpid(), host_name());
+  print_summary(out_of(options), db, r);
+  return r;
+}
+
+std::string status_text(const fs::path& db_path, std::optional<int64_t> run_id) {
+  if (!fs::exists(db_path)) {
+    throw Error::input("no capture database at '" + db_path.string() + "'",
+                       "give the path of a kprof database");
+  }
+  store::CaptureDb db(db_path, store::OpenMode::read_only);
+  const auto run = run_id ? db.find_run(*run_id) : db.find_last_run();
+  if (!run)
+    throw Error::input("database '" + db_path.string() + "' holds no run",
+                       "start one with 'kprof run RUNBOOK'");
+  std::ostringstream os;
+  os << "run " << run->id << " '" << run->name << "': " << store::to_string(run->status)
+     << (run->simulated ? " — SIMULATED (rocprofv3-sim" +
+                              (run->seed ? ", seed " + std::to_string(*run->seed) : "") +
+                              "; figures are not measurements)"
+                        : "")
+     << "\n";
+  os << "runbook " << run->runbook_path << " (sha256 " << run->runbook_sha256.substr(0, 12)
+     << ")\n";
+  if (auto holder = db.run_lock(run->id)) {
+    const bool alive =
+        holder->host == host_name() ? process_alive(static_cast<pid_t>(holder->pid)) : true;
+    os << "locked by kprof pid " << holder->pid << " on " << holder->host
+       << (alive ? "" : " (dead)") << "\n";
+  }
+  os << "pass  kind      state        attempts  duration  counters / reason\n";
+  int done = 0, total = 0;
+  for (const auto& p : db.list_passes(run->id)) {
+    ++total;
+    if (p.state == PassState::done) ++done;
+    std::string dur = "-";
+    if (p.started_ms && p.finished_ms)
+      dur = format_duration(std::chrono::milliseconds(*p.finished_ms - *p.started_ms));
+    std::string state(store::to_string(p.state));
+    if (p.state == PassState::running && p.owner_host == host_name() && p.owner_pid &&
+        !process_alive(static_cast<pid_t>(*p.owner_pid))) {
+      state += " (owner dead)";
+    }
+    auto pad = [](std::string s, size_t w) {
+      return s.size() < w ? s + std::string(w - s.size(), ' ') : s + " ";
+    };
+    std::string what =
+        p.kind == PassKind::trace ? std::string("kernel trace") : join(p.counters, " ");
+    if (what.size() > 60) what = what.substr(0, 57) + "...";
+    os << pad(std::to_string(p.ordinal), 6) << pad(std::string(store::to_string(p.kind)), 10)
+       << pad(state, 13) << pad(std::to_string(p.attempts), 10) << pad(dur, 10) << what << "\n";
+    if (!p.reason.empty()) os << std::string(49, ' ') << "reason: " << p.reason << "\n";
+    if (p.state == PassState::done) {
+      const auto counts = db.row_counts(p.id);
+      os << std::string(49, ' ') << counts.dispatches << " dispatches, " << counts.counter_values
+         << " counter values" << (run->simulated ? " (simulated)" : "") << "\n";
+    }
+  }
+  const auto kernels = db.selected_kernels(run->id);
+  os << done << "/" << total << " passes done";
+  if (!kernels.empty())
+    os << "; " << kernels.size() << " kernels of interest (" << kernels.front().reason << ")";
+  os << "\n";
+  return os.str();
+}
+
+}  // namespace kprof::exec

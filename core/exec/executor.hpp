@@ -1,0 +1,62 @@
+// Runs a runbook's passes and keeps their state in the capture database:
+//   plan → record the run and every planned pass → trace pass → kernels of interest from the
+//   ingested trace → counter passes (one per GPU slot at once) → each pass ingested in one
+//   transaction as it finishes → summary.
+// Pass states: planned → running → done | failed | interrupted. `resume` re-enters the same loop:
+// done passes are skipped; interrupted ones and running ones whose kprof died re-run; failed ones
+// re-run with retry_failed.
+//
+// Threads: one per running pass, each only waiting on its process. The calling thread is the only
+// one that touches the database (state changes and ingest), so ingest is serialized.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/runbook/runbook.hpp"
+#include "core/store/capture_db.hpp"
+
+namespace kprof::exec {
+
+struct ExecOptions {
+  bool simulate = false;  // run rocprofv3-sim instead of the runbook's profiler
+  std::vector<int> gpus;  // --gpus: one pass per GPU at once; empty = one at a time
+  std::optional<std::filesystem::path> db;  // --db: instead of the runbook's `database`
+  bool quiet = false;                       // no progress lines (the summary is still printed)
+  bool retry_failed = false;                // resume: re-run failed passes too
+  bool force = false;                       // resume: accept a changed runbook
+  std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};  // SIGTERM → SIGKILL
+  std::ostream* out = nullptr;  // progress and summary; default std::cout
+  std::optional<bool> tty;      // live progress line; default isatty(stdout)
+};
+
+struct ExecResult {
+  int64_t run_id = 0;
+  std::filesystem::path db;
+  bool simulated = false;
+  store::RunStatus status = store::RunStatus::running;
+  int passes = 0, done = 0, failed = 0, interrupted = 0;
+  // 0 all done; 1 a pass failed; 128 + signal when interrupted (130 SIGINT, 143 SIGTERM).
+  int exit_code = 0;
+};
+
+// `kprof run`. Throws Error for a bad runbook or plan, a database in use, a missing profiler.
+ExecResult run_runbook(const runbook::Runbook& rb, const ExecOptions& options);
+
+// `kprof resume DB|RUNBOOK`: continues the last run in the database. A runbook whose sha256
+// differs from the recorded one is refused (Error, input) unless options.force; the line diff is
+// written to `diff_out` (default std::cerr) first.
+ExecResult resume_run(const std::filesystem::path& db_or_runbook, const ExecOptions& options,
+                      std::ostream* diff_out = nullptr);
+
+// `kprof status DB`: the last run (or `run_id`) and every pass with state, attempts, duration,
+// reason.
+std::string status_text(const std::filesystem::path& db,
+                        std::optional<int64_t> run_id = std::nullopt);
+
+}  // namespace kprof::exec

@@ -1,0 +1,144 @@
+#include "core/hw/metric_set.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "core/base/paths.hpp"
+#include "core/base/text.hpp"
+
+namespace kprof::hw {
+namespace {
+
+std::filesystem::path metrics_dir(const std::optional<std::filesystem::path>& dir) {
+  return dir ? *dir : config_dir() / "metrics";
+}
+
+struct Source {
+  std::string path;
+  std::vector<std::string> lines;
+
+  SourcePos pos(const YAML::Node& n) const {
+    const YAML::Mark m = n.Mark();
+    return m.line < 0 ? SourcePos{path, 0, 0} : SourcePos{path, m.line + 1, m.column + 1};
+  }
+  std::string line_at(const SourcePos& p) const {
+    return p.line > 0 && p.line <= static_cast<int>(lines.size())
+               ? lines[static_cast<size_t>(p.line - 1)]
+               : std::string();
+  }
+  [[noreturn]] void fail(const SourcePos& p, std::string what, std::string hint) const {
+    throw Error(ErrorKind::input, Diagnostic{p, std::move(what), std::move(hint), line_at(p)});
+  }
+};
+
+}  // namespace
+
+MetricSet load_metric_set(const std::filesystem::path& file, const Target& target) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error::input("cannot read metric set '" + file.string() + "'", "check the path");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  Source src{file.string(), {}};
+  {
+    std::istringstream lines(text);
+    for (std::string l; std::getline(lines, l);) src.lines.push_back(l);
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    src.fail(SourcePos{src.path, e.mark.line + 1, e.mark.column + 1}, "bad YAML: " + e.msg,
+             "fix the YAML syntax");
+  }
+  if (!root.IsMap())
+    src.fail(SourcePos{src.path, 1, 1}, "metric set is not a YAML mapping",
+             "write name:, description:, counters:");
+  const std::vector<std::string> keys{"name", "description", "counters", "metrics"};
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    std::string k = it->first.as<std::string>();
+    if (std::find(keys.begin(), keys.end(), k) == keys.end())
+      src.fail(src.pos(it->first), "unknown key '" + k + "' in metric set",
+               did_you_mean(nearest_names(k, keys, 3, true)));
+  }
+  MetricSet set;
+  set.source_path = src.path;
+  set.name = root["name"] ? root["name"].as<std::string>() : file.stem().string();
+  if (root["description"]) set.description = root["description"].as<std::string>();
+  auto add_counter = [&](const std::string& name, const SourcePos& p) {
+    if (target.kind_of(name).empty())
+      src.fail(p, "unknown counter '" + name + "' for " + target.arch(),
+               did_you_mean(target.nearest(name)));
+    if (std::find(set.counters.begin(), set.counters.end(), name) == set.counters.end()) {
+      set.counters.push_back(name);
+      set.counter_pos.push_back(p);
+    }
+  };
+  const YAML::Node counters = root["counters"];
+  if (!counters || !counters.IsSequence() || counters.size() == 0)
+    src.fail(src.pos(counters ? counters : root),
+             "metric set '" + set.name + "' has no counters list",
+             "add 'counters: [SQ_WAVES, ...]'");
+  for (const auto& c : counters) add_counter(c.as<std::string>(), src.pos(c));
+  if (const YAML::Node metrics = root["metrics"]) {
+    for (const auto& m : metrics) {
+      MetricFormula f;
+      f.pos = src.pos(m);
+      if (!m.IsMap() || !m["name"] || !m["expression"])
+        src.fail(f.pos,
+                 "a metric needs name: and expression:", "write {name: x, expression: \"a/b\"}");
+      f.name = m["name"].as<std::string>();
+      f.expression = m["expression"].as<std::string>();
+      if (m["unit"]) f.unit = m["unit"].as<std::string>();
+      if (m["description"]) f.description = m["description"].as<std::string>();
+      SourcePos origin = src.pos(m["expression"]);
+      std::string l = src.line_at(origin);
+      if (origin.col > 0 && static_cast<size_t>(origin.col - 1) < l.size() &&
+          (l[static_cast<size_t>(origin.col - 1)] == '"' ||
+           l[static_cast<size_t>(origin.col - 1)] == '\''))
+        ++origin.col;
+      f.expr = Expr::parse(f.expression, origin, l);
+      std::vector<std::pair<std::string, int>> refs;
+      f.expr->collect_names(refs);
+      for (const auto& [name, offset] : refs) {
+        if (target.constants().count(name)) continue;
+        if (const DerivedCounter* d = target.derived(name); d && target.events_of(name).empty())
+          continue;
+        SourcePos p = origin;
+        p.col += offset;
+        add_counter(name, p);
+        if (std::find(f.counters.begin(), f.counters.end(), name) == f.counters.end())
+          f.counters.push_back(name);
+      }
+      set.metrics.push_back(std::move(f));
+    }
+  }
+  return set;
+}
+
+std::vector<std::string> metric_set_names(const std::optional<std::filesystem::path>& dir) {
+  std::vector<std::string> names;
+  std::filesystem::path d = metrics_dir(dir);
+  if (std::filesystem::is_directory(d))
+    for (const auto& e : std::filesystem::directory_iterator(d))
+      if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+MetricSet load_metric_set_named(std::string_view name, const Target& target,
+                                const std::optional<std::filesystem::path>& dir) {
+  std::filesystem::path file = metrics_dir(dir) / (std::string(name) + ".yaml");
+  if (!std::filesystem::exists(file)) {
+    auto names = metric_set_names(dir);
+    throw Error::input(
+        "unknown metric set '" + std::string(name) + "'",
+        did_you_mean(nearest_names(name, names, 3, true)) + " sets: " + join(names, ", "));
+  }
+  return load_metric_set(file, target);
+}
+
+}  // namespace kprof::hw

@@ -1,0 +1,50 @@
+// Metric sets (configs/metrics/<name>.yaml): a named list of counters to collect, plus formulas
+// computed offline from them per dispatch. The planner keeps each formula's counters in one pass
+// when that costs no extra pass, so a ratio comes from one run of the workload.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/error.hpp"
+#include "core/hw/expr.hpp"
+#include "core/hw/target.hpp"
+
+namespace kprof::hw {
+
+struct MetricFormula {
+  std::string name;        // "hbm_read_bytes"
+  std::string expression;  // as written
+  std::string unit;
+  std::string description;
+  std::shared_ptr<const Expr> expr;
+  // Counter names the expression refers to (constants left out), in order of appearance.
+  std::vector<std::string> counters;
+  SourcePos pos;
+};
+
+struct MetricSet {
+  std::string name;
+  std::string description;
+  std::string source_path;
+  // What to collect: `counters` as written, then any counter a formula names that is not listed.
+  std::vector<std::string> counters;
+  std::vector<SourcePos> counter_pos;  // parallel to counters (formula position for added ones)
+  std::vector<MetricFormula> metrics;
+};
+
+// Loads and validates one set against `target` (unknown counters: error at file:line:col with
+// the three nearest names).
+MetricSet load_metric_set(const std::filesystem::path& file, const Target& target);
+// configs/metrics/<name>.yaml under `dir` (default kprof::config_dir()/metrics). Unknown name:
+// error listing the nearest set names.
+MetricSet load_metric_set_named(std::string_view name, const Target& target,
+                                const std::optional<std::filesystem::path>& dir = std::nullopt);
+// Names of the sets in `dir` (default config_dir()/metrics), sorted.
+std::vector<std::string> metric_set_names(
+    const std::optional<std::filesystem::path>& dir = std::nullopt);
+
+}  // namespace kprof::hw

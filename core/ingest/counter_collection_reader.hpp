@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "core/ingest/csv_format_reader.hpp"
+
+namespace kprof::ingest {
+
+// Dispatch ids already delivered, per pid. rocprofv3's ids count up from 1 per process, so a
+// bitmap indexed by id stays small (1M dispatches: 128 KiB) where a hash set would not.
+class SeenDispatches {
+ public:
+  // True the first time (pid, id) is offered.
+  bool insert(int64_t pid, int64_t id);
+  bool contains(int64_t pid, int64_t id) const;
+
+ private:
+  std::vector<std::pair<int64_t, std::vector<uint64_t>>> m_by_pid;
+};
+
+// counter_collection.csv: 19 columns (7.x), 18 before Accum_VGPR_Count (6.4), timestamps only
+// since 6.3, a leading "Pid" column in rocpd-converted files (facts rocprofv3.md §2.6, §2.8).
+// One row per (dispatch, counter): each dispatch goes to the sink once, as a DispatchRow with
+// dims_known=false (the file has only grid/workgroup products), before its first CounterRow.
+class CounterCollectionReader : public CsvFormatReader {
+ public:
+  using CsvFormatReader::CsvFormatReader;
+
+ private:
+  void bind_columns() override;
+  void read_row(const CsvRow& row) override;
+  void emit_counter(int64_t pid, int64_t dispatch_id, std::string_view counter, double value);
+
+  int m_corr = -1, m_dispatch = -1, m_agent = -1, m_queue = -1, m_pid = -1, m_tid = -1, m_grid = -1,
+      m_kernel_id = -1, m_name = -1, m_wg = -1, m_lds = -1, m_scratch = -1, m_vgpr = -1,
+      m_agpr = -1, m_sgpr = -1, m_counter = -1, m_value = -1, m_start = -1, m_end = -1;
+  SeenDispatches m_seen;
+  store::DispatchRow m_dispatch_row;
+  store::CounterRow m_counter_row;
+};
+
+}  // namespace kprof::ingest

@@ -1,0 +1,91 @@
+// The part every rocprofv3 CSV reader shares: find columns by header name (case-insensitive,
+// with aliases for renamed columns), check the field count of each row, and turn a row problem
+// into a BadRow (or, with `strict`, an error) while a broken file — missing header columns, a
+// truncated last row — throws kprof::Error with file:line:col and a hint.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ingest/csv_tokenizer.hpp"
+#include "core/ingest/field_parse.hpp"
+#include "core/ingest/read_options.hpp"
+#include "core/store/rows.hpp"
+
+namespace kprof::ingest {
+
+// A problem with one row. Thrown inside read_row and caught by CsvFormatReader, never escapes.
+struct RowProblem {
+  int column = -1;  // index into the header, -1: the row as a whole
+  std::string reason;
+};
+
+class CsvFormatReader : public CsvRowHandler {
+ public:
+  CsvFormatReader(std::string file, std::string kind, store::RowSink& sink,
+                  const ReadOptions& options);
+
+  void on_row(const CsvRow& row) final;
+  // Call after the tokenizer's finish(): throws for an empty file, sends end_file.
+  void finish();
+
+  FileResult result() const;
+
+ protected:
+  // Column index by any of `names` (case-insensitive); -1 when absent.
+  int column(std::initializer_list<std::string_view> names) const;
+  // Like column(), but records the first name as missing when absent (see bind_columns).
+  int require(std::initializer_list<std::string_view> names);
+  // The one column whose text may itself contain `",` (kernel names): rows with extra fields are
+  // re-joined there. -1 when the format has none.
+  void set_text_column(int index) { m_text_col = index; }
+
+  // Called with the header in place: look up columns with column()/require().
+  virtual void bind_columns() = 0;
+  // Turn one data row (exactly as many fields as the header) into rows for the sink; throw
+  // RowProblem for a bad value.
+  virtual void read_row(const CsvRow& row) = 0;
+  // Called once after the last row (before end_file).
+  virtual void flush() {}
+
+  // Field helpers for read_row; they throw RowProblem naming the column.
+  int64_t i64(const CsvRow& row, int col) const;
+  int64_t i64_or(const CsvRow& row, int col, int64_t fallback) const;
+  double f64(const CsvRow& row, int col) const;
+  std::string_view text(const CsvRow& row, int col) const {
+    return row[static_cast<size_t>(col)].text;
+  }
+  int64_t agent(const CsvRow& row, int col) const;
+  int64_t pid_or_default(const CsvRow& row, int col) const;
+
+  store::RowSink& sink() { return m_sink; }
+  const std::string& file() const { return m_file; }
+  const ReadOptions& options() const { return m_options; }
+  int64_t m_dispatches = 0;
+  int64_t m_counters = 0;
+
+ private:
+  void read_header(const CsvRow& row);
+  void reject(const CsvRow& row, int column, int col_in_line, const std::string& reason);
+  const CsvRow& rejoin(const CsvRow& row);
+
+  std::string m_file;
+  std::string m_kind;
+  store::RowSink& m_sink;
+  const ReadOptions& m_options;
+  std::vector<std::string> m_header;        // as written
+  std::vector<std::string> m_header_lower;  // for lookups
+  std::vector<std::string> m_missing;
+  int m_text_col = -1;
+  bool m_have_header = false;
+  int64_t m_rows_read = 0;
+  int64_t m_rows_rejected = 0;
+  std::vector<CsvField> m_joined;  // rejoin() scratch
+  CsvRow m_joined_row;
+  store::BadRow m_bad;
+};
+
+}  // namespace kprof::ingest

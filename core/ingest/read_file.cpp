@@ -1,0 +1,85 @@
+#include "core/ingest/read_file.hpp"
+
+#include <cassert>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "core/base/error.hpp"
+#include "core/ingest/csv_readers.hpp"
+#include "core/ingest/rocpd_reader.hpp"
+#include "core/ingest/row_pipeline.hpp"
+
+namespace kprof::ingest {
+
+namespace {
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+FileResult read_csv_file(const std::string& path, Format format, store::RowSink& sink,
+                         const ReadOptions& options) {
+  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+  if (!f) {
+    throw Error::input("cannot open file: " + std::string(std::strerror(errno)),
+                       "check the path and its permissions", SourcePos{path});
+  }
+  auto reader = make_csv_reader(format, path, kind_for(format, path), sink, options);
+  CsvTokenizer tok(path, *reader);
+  std::vector<char> buf(options.chunk_bytes > 0 ? options.chunk_bytes : size_t{1} << 20);
+  for (;;) {
+    size_t n = std::fread(buf.data(), 1, buf.size(), f.get());
+    if (n > 0) tok.feed(std::string_view(buf.data(), n));
+    if (n < buf.size()) {
+      if (std::ferror(f.get())) {
+        throw Error::runtime("read error: " + std::string(std::strerror(errno)), "",
+                             SourcePos{path, static_cast<int>(tok.lines()), 0});
+      }
+      break;
+    }
+  }
+  tok.finish();
+  reader->finish();
+  return reader->result();
+}
+
+}  // namespace
+
+std::string kind_for(Format format, const std::string& path) {
+  if (format == Format::stats || format == Format::api_trace) return domain_from_name(path);
+  return std::string(format_name(format));
+}
+
+FileResult read_file(const std::string& path, Format format, store::RowSink& sink,
+                     const ReadOptions& options) {
+  if (format == Format::rocpd) return read_rocpd(path, sink, options);
+  if (!options.pipelined) return read_csv_file(path, format, sink, options);
+  FileResult result;
+  run_pipelined([&](store::RowSink& s) { result = read_csv_file(path, format, s, options); }, sink);
+  return result;
+}
+
+FileResult read_file(const std::string& path, store::RowSink& sink, const ReadOptions& options) {
+  Format format = sniff_format(path);
+  if (options.pid) return read_file(path, format, sink, options);
+  ReadOptions with_pid = options;
+  with_pid.pid = pid_from_name(path);
+  return read_file(path, format, sink, with_pid);
+}
+
+FileResult read_csv_chunks(Format format, const std::string& name, const std::string& kind,
+                           const std::vector<std::string_view>& chunks, store::RowSink& sink,
+                           const ReadOptions& options) {
+  assert(format != Format::rocpd);
+  auto reader = make_csv_reader(format, name, kind, sink, options);
+  CsvTokenizer tok(name, *reader);
+  for (auto c : chunks) tok.feed(c);
+  tok.finish();
+  reader->finish();
+  return reader->result();
+}
+
+}  // namespace kprof::ingest

@@ -1,0 +1,196 @@
+// The runbook: what to profile, with which profiler, through which passes, stored where. A plain
+// value produced once by load_runbook() (core/runbook/runbook_parser.cpp) and read by plan and
+// exec. Every setting is a Located<T>: its effective value, where the runbook wrote it, and whether
+// it was written at all (a default is still Located, at the runbook file with line 0), so that
+// later stages can say "qwen3.yaml:31:9: counter 'FOO' unknown" and `kprof validate` can mark
+// defaults. Every key is documented in runbooks/README.md.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/error.hpp"
+
+namespace kprof::runbook {
+
+// The only schema this kprof reads (`schema_version: 1`).
+inline constexpr int k_schema_version = 1;
+
+template <class T>
+struct Located {
+  T value{};
+  // Where the value was written (line and column 1-based); for a default: the runbook file with
+  // line 0.
+  SourcePos pos;
+  // True when the runbook wrote the value, false when it is kprof's default.
+  bool from_file = false;
+
+  const T& operator*() const { return value; }
+  const T* operator->() const { return &value; }
+};
+
+using LocatedString = Located<std::string>;
+using LocatedStrings = Located<std::vector<LocatedString>>;
+
+enum class OutputFormat { csv, rocpd };
+// rocprofv3 `--agent-index`: how Agent_Id values are numbered (facts/rocprofv3.md §1.2).
+enum class AgentIndex { absolute, relative, type_relative };
+// What `passes.counters.kernels.from_trace` ranks kernels by.
+enum class RankBy { total_duration, calls };
+
+// The spelling in runbooks (and in `kprof validate`): "csv", "type-relative", "total_duration".
+std::string_view to_string(OutputFormat v);
+std::string_view to_string(AgentIndex v);
+std::string_view to_string(RankBy v);
+
+struct EnvVar {
+  LocatedString name;
+  LocatedString value;
+};
+
+struct Workload {
+  // argv of the application, never empty. With shell: true it holds exactly one element, the
+  // command line that exec hands to `/bin/sh -c`.
+  LocatedStrings command;
+  Located<bool> shell;  // default false
+  // Set (or overridden) on top of kprof's own environment, in the order written; names are unique.
+  Located<std::vector<EnvVar>> env;
+  // Absolute, normalised; default the runbook's folder. Must be an existing directory.
+  Located<std::filesystem::path> cwd;
+  // Limit for one run of the workload (each pass is one run); nullopt = no limit.
+  Located<std::optional<std::chrono::milliseconds>> timeout;
+};
+
+struct Profiler {
+  // "rocprofv3" (default, searched on PATH) or, when written with a '/', an absolute normalised
+  // path resolved against the runbook's folder.
+  LocatedString path;
+  Located<OutputFormat> output_format;  // default csv (kernel_stats.csv exists only for csv)
+  // `--selected-regions`: profile only between roctxProfilerResume/Pause. Default false.
+  Located<bool> selected_regions;
+  // `--truncate-kernels`. A profiler-wide setting, not a trace option, because kernel names must
+  // be spelt the same in every pass for include_regex and family rules to mean the same. Default
+  // false.
+  Located<bool> truncate_kernels;
+  // Passed to rocprofv3 before `--` on every pass, verbatim.
+  LocatedStrings extra_args;
+  Located<std::optional<AgentIndex>> agent_index;  // nullopt: rocprofv3's default (relative)
+};
+
+struct Target {
+  // Names configs/hw/<arch>.yaml; load_runbook checks that the file exists. Default "gfx942".
+  LocatedString arch;
+};
+
+struct TracePass {
+  Located<bool> enabled;  // default true
+  Located<bool> stats;    // `--stats` (kernel_stats.csv); default true
+  Located<bool> markers;  // `--marker-trace` (roctx ranges, for step detection); default false
+};
+
+struct FromTrace {
+  Located<int> top;    // 1..10000
+  Located<RankBy> by;  // default total_duration
+  SourcePos pos;       // the `from_trace` map
+};
+
+struct KernelSelection {
+  // ECMAScript regexes (std::regex, as rocprofv3 uses), checked to compile; nullopt = not set.
+  Located<std::optional<std::string>> include_regex;
+  Located<std::optional<std::string>> exclude_regex;
+  // The N heaviest kernels of the trace pass (requires passes.trace.enabled).
+  std::optional<FromTrace> from_trace;
+};
+
+struct CountersPass {
+  // True when the runbook has a `passes.counters` map (then metric_sets or counters is non-empty).
+  Located<bool> enabled;
+  // Names of configs/metrics sets and of counters; existence is checked by the planner.
+  LocatedStrings metric_sets;
+  LocatedStrings counters;
+  // Each inner list (>= 2 distinct names) must be collected in the same pass.
+  Located<std::vector<LocatedStrings>> pins;
+  KernelSelection kernels;
+  // rocprofv3 `--kernel-iteration-range` syntax ("[1-2],[5]"), checked; nullopt = every iteration.
+  Located<std::optional<std::string>> iteration_range;
+};
+
+struct Passes {
+  TracePass trace;
+  CountersPass counters;
+};
+
+struct Retry {
+  Located<int> attempts;  // tries per pass including the first, 1..100; default 2
+  Located<std::chrono::milliseconds> backoff;  // wait before a retry; default 5s
+};
+
+// The shape of configs/families rules `{match: RE, family: NAME}`; runbook rules are tried first.
+struct FamilyRule {
+  LocatedString match;   // ECMAScript regex searched in the kernel name
+  LocatedString family;  // the family a matching kernel belongs to
+};
+
+struct Analysis {
+  Located<std::optional<int>> layers;         // transformer layers per step, a hint
+  Located<std::optional<int>> output_tokens;  // decode steps per run, a hint
+  Located<std::vector<FamilyRule>> families;  // first match wins, in the order written
+};
+
+// Settings read only when the profiler is the test double (rocprofv3-sim).
+struct Sim {
+  bool present = false;  // the runbook has a `sim` map
+  // A name in configs/sim (kept as written) or, when written with a '/' or ending in .yaml, an
+  // absolute normalised path resolved against the runbook's folder.
+  LocatedString model;
+  Located<std::uint64_t> seed;  // default 1
+};
+
+struct Runbook {
+  Located<int> schema_version;
+  LocatedString name;  // [A-Za-z0-9][A-Za-z0-9._-]*, names runs in the database
+  LocatedString description;
+  Workload workload;
+  Profiler profiler;
+  Target target;
+  Passes passes;
+  Retry retry;
+  // Absolute, normalised; default <runbook folder>/<name>.db.
+  Located<std::filesystem::path> database;
+  // Where pass folders go; absolute, normalised; default <runbook folder>/<name>-captures.
+  Located<std::filesystem::path> captures;
+  Analysis analysis;
+  Sim sim;
+
+  std::filesystem::path source;  // absolute path of the runbook file
+  std::filesystem::path dir;     // its folder: the base of every relative path
+  std::string sha256;            // of the file's bytes
+  std::string text;              // the file's bytes (for source lines in diagnostics)
+};
+
+struct LoadOptions {
+  // Folder holding <arch>.yaml hardware files; default config_dir()/hw. When it cannot be found
+  // the arch is checked for form only.
+  std::optional<std::filesystem::path> hw_dir;
+};
+
+// Reads, parses and validates. Throws Error(input) holding every problem found, each with its
+// position and source line; Error(runtime) when the file cannot be read.
+Runbook load_runbook(const std::filesystem::path& file, const LoadOptions& options = {});
+// The same from bytes already read; `file` names them in positions and is the base of relative
+// paths.
+Runbook parse_runbook(std::string_view text, const std::filesystem::path& file,
+                      const LoadOptions& options = {});
+
+// A diagnostic pointing into the runbook, with the source line filled in for the caret. For later
+// stages: throw Error(ErrorKind::input, diagnostic(rb, counter.pos, "counter 'FOO' unknown",
+// hint)).
+Diagnostic diagnostic(const Runbook& rb, const SourcePos& pos, std::string what,
+                      std::string hint = {});
+
+}  // namespace kprof::runbook

@@ -1,0 +1,61 @@
+// What one profiled process leaves behind at exit: its dispatch records, the counters collected
+// for them, and where rocprofv3 would write the files. Shared by the CSV and rocpd writers.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/sim/counters.hpp"
+#include "core/sim/model.hpp"
+#include "core/sim/stream.hpp"
+
+namespace kprof::sim {
+
+struct ProcessCapture {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  uint64_t tid = 0;
+  uint64_t start_ns = 0;  // process start, rocpd_info_process
+  uint64_t end_ns = 0;
+  std::vector<std::string> command;
+  const Model* model = nullptr;
+  Stream stream;
+  std::vector<std::string> counters;  // collected counter names (catalog-known)
+  const CounterModel* counter_model = nullptr;
+};
+
+struct OutputSettings {
+  std::filesystem::path prefix;  // "<dir>/<file>"; files are "<prefix>_kernel_trace.csv", ...
+  bool kernel_trace = false;
+  bool stats = false;
+  bool truncate_names = false;
+  std::string agent_index = "relative";
+  int layout = 7;  // 7: ROCm 7.0 layouts; 6: pre-6.3 18-column layouts with integer Agent_Id
+  bool csv = false;
+  bool rocpd = false;
+};
+
+// Agent_Id as written in CSV: "Agent N" (relative: logical node id, absolute: node id), "GPU N"
+// (type-relative); a bare integer node id in the 6.x layout.
+std::string agent_id_text(const Agent& agent, const std::string& agent_index, int layout);
+
+// Writes the CSV files of non-empty domains (plus agent_info.csv when any was written). Returns
+// the paths written, in the order they were opened. Logs "Opened result file" lines on stderr.
+std::vector<std::filesystem::path> write_csv(const ProcessCapture& cap, const OutputSettings& out);
+
+// Writes "<prefix>_results.db" (rocpd schema 3 tables suffixed with a UUID, plus the unsuffixed
+// views). Nothing is written when the capture holds no record.
+std::vector<std::filesystem::path> write_rocpd(const ProcessCapture& cap,
+                                               const OutputSettings& out);
+
+// The header columns of each CSV file in a layout (tests check files against these).
+std::vector<std::string> kernel_trace_columns(int layout);
+std::vector<std::string> counter_collection_columns(int layout);
+std::vector<std::string> stats_columns();
+std::vector<std::string> agent_info_columns();
+
+}  // namespace kprof::sim

@@ -1,0 +1,53 @@
+// One process's dispatch stream for one pass: the model's planned dispatches turned into records
+// with dispatch ids, timestamps, the seeded nondeterminism of a rerun, and the counter-collection
+// filter (include/exclude regex and iteration range) applied.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sim/model.hpp"
+
+namespace kprof::sim {
+
+struct DispatchRecord {
+  uint64_t dispatch_id = 0;
+  uint64_t correlation_id = 0;
+  const PlannedDispatch* plan = nullptr;
+  uint64_t start = 0;
+  uint64_t end = 0;
+  bool collect = false;  // counters are collected for it
+};
+
+struct StreamSettings {
+  uint64_t seed = 0;
+  uint64_t clock_base_ns = 0;  // timestamps of the process start
+  bool counter_pass = false;
+  bool selected_regions = false;
+  bool perturb = false;  // apply the rerun perturbations (missing/extra optional kernel)
+  std::optional<std::string> include_regex;
+  std::optional<std::string> exclude_regex;
+  std::vector<std::string> iteration_range;
+};
+
+// Parsed --kernel-iteration-range: 1-based inclusive intervals. Throws CliFailure (exit 1) with the
+// tool's "bad range format" / "expected integer" messages.
+std::vector<std::pair<uint64_t, uint64_t>> parse_iteration_range(
+    const std::vector<std::string>& raw);
+
+// Records in the order the tool flushes them (mostly by dispatch id, with the occasional local
+// reordering real captures show). `records` only holds what the trace would show (selected region).
+struct Stream {
+  std::vector<DispatchRecord> records;
+  uint64_t dispatches_total = 0;  // ids consumed, including outside the region
+};
+
+Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
+                   const StreamSettings& settings);
+
+// The display name a record gets with or without -T.
+const std::string& display_name(const Model& model, const DispatchRecord& r, bool truncate);
+
+}  // namespace kprof::sim

@@ -1,0 +1,59 @@
+// The prepared INSERTs shared by PassLoader and the RawInsert baseline, so that the baseline
+// measures exactly the loader's storage cost. Internal to core/store. Binds through SQLite's C API:
+// SQLiteCpp's per-call checks are measurable at a million rows per second.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+
+#include "core/store/capture_db_impl.hpp"
+#include "core/store/rows.hpp"
+
+namespace kprof::store {
+
+// A statement prepared once for many executions (SQLITE_PREPARE_PERSISTENT).
+class BulkStmt {
+ public:
+  BulkStmt(sqlite3* db, const char* sql);
+  ~BulkStmt();
+  BulkStmt(const BulkStmt&) = delete;
+  BulkStmt& operator=(const BulkStmt&) = delete;
+
+  sqlite3_stmt* get() const { return m_stmt; }
+  void bind(int i, int64_t v) { sqlite3_bind_int64(m_stmt, i, v); }
+  void bind(int i, double v) { sqlite3_bind_double(m_stmt, i, v); }
+  void bind_text(int i, const std::string& s) {
+    sqlite3_bind_text(m_stmt, i, s.data(), static_cast<int>(s.size()), SQLITE_STATIC);
+  }
+  void bind_null(int i) { sqlite3_bind_null(m_stmt, i); }
+  void bind_opt(int i, const std::optional<int64_t>& v) {
+    if (v) {
+      bind(i, *v);
+    } else {
+      bind_null(i);
+    }
+  }
+  // Steps to completion and resets; returns rows changed. Throws SQLite::Exception on error.
+  int run();
+  // Steps once; true when a row is available (read it, then call reset()).
+  bool step_row();
+  void reset() { sqlite3_reset(m_stmt); }
+
+ private:
+  sqlite3* m_db;
+  sqlite3_stmt* m_stmt = nullptr;
+};
+
+struct BulkInserters {
+  explicit BulkInserters(sqlite3* db);
+
+  void dispatch(int64_t pass_id, const DispatchRow& d, int64_t kernel_name_id);
+  // false when (pass, pid, dispatch, counter) was already stored: a duplicate row.
+  bool counter(int64_t pass_id, const CounterRow& c, int64_t counter_id);
+
+  BulkStmt dispatch_stmt;
+  BulkStmt counter_stmt;
+};
+
+}  // namespace kprof::store

@@ -1,0 +1,303 @@
+// The capture database: one SQLite file holding runs, their passes' bookkeeping, and every row
+// ingested from rocprofv3's outputs. Schema: core/store/schema/*.sql (embedded at build time).
+//
+// This header deliberately names SQLiteCpp only by a forward declaration, so that exec, ingest and
+// report can use the store without compiling SQLite headers. Code that writes its own SQL
+// (analysis' named views) includes <SQLiteCpp/Database.h> itself and uses CaptureDb::sql().
+//
+// Threading: one CaptureDb per thread. Several processes may open the same file (WAL mode; writers
+// wait up to the busy timeout for each other).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/store/rows.hpp"
+
+namespace SQLite {
+class Database;
+}
+
+namespace kprof::store {
+
+// Wall-clock times are stored as integer milliseconds since the Unix epoch (UTC).
+int64_t now_unix_ms();
+
+enum class RunStatus { running, done, failed, interrupted };
+enum class PassKind { trace, counters };
+enum class PassState { planned, running, done, failed, interrupted };
+
+// The spellings stored in the database (and printed by the CLI): "running", "trace", ...
+std::string_view to_string(RunStatus s);
+std::string_view to_string(PassKind k);
+std::string_view to_string(PassState s);
+// Throw Error (runtime, "corrupt database") for a spelling the schema's CHECK would not allow.
+RunStatus parse_run_status(std::string_view s);
+PassKind parse_pass_kind(std::string_view s);
+PassState parse_pass_state(std::string_view s);
+
+enum class OpenMode {
+  read_write,  // creates the file if missing, applies forward migrations
+  read_only,   // never writes; refuses a missing file or one whose schema is not the current one
+};
+
+// What create_run() records about a run. The runbook's text is copied so a database alone says
+// what was asked for, even after the runbook file changed.
+struct NewRun {
+  std::string name;
+  std::string runbook_path;    // absolute path, as given
+  std::string runbook_sha256;  // hex sha256 of the runbook's bytes (resume refuses a changed one)
+  std::string runbook_text;
+  std::string host;
+  std::string kprof_version;
+  bool simulated = false;       // true when the profiler was the rocprofv3 test double
+  std::optional<int64_t> seed;  // the double's seed, when simulated
+};
+
+struct RunInfo {
+  int64_t id = 0;
+  std::string name;
+  std::string runbook_path;
+  std::string runbook_sha256;
+  std::string runbook_text;
+  std::string host;
+  int64_t started_ms = 0;
+  std::optional<int64_t> finished_ms;
+  RunStatus status = RunStatus::running;
+  std::string kprof_version;
+  bool simulated = false;
+  std::optional<int64_t> seed;
+};
+
+using EnvDelta = std::vector<std::pair<std::string, std::string>>;  // name, value; in order
+
+// A pass as the planner made it; add_planned_pass() stores it in state `planned`.
+struct PlannedPass {
+  int64_t ordinal = 0;  // 0 = the trace pass, 1.. = counter passes, in plan order; unique per run
+  PassKind kind = PassKind::trace;
+  std::vector<std::string> counters;  // counters requested (empty for the trace pass)
+  std::vector<std::string> argv;      // the full profiler command line
+  EnvDelta env;                       // variables set on top of the inherited environment
+  std::string output_dir;
+  std::string log_path;
+};
+
+struct PassInfo {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  int64_t ordinal = 0;
+  PassKind kind = PassKind::trace;
+  std::vector<std::string> counters;
+  std::vector<std::string> argv;
+  EnvDelta env;
+  PassState state = PassState::planned;
+  int64_t attempts = 0;
+  std::optional<int64_t> exit_code;
+  std::optional<int64_t> signal;
+  std::string reason;  // why it failed/was interrupted, or why it was retried; empty otherwise
+  std::optional<int64_t> started_ms;
+  std::optional<int64_t> finished_ms;
+  std::string output_dir;
+  std::string log_path;
+  std::string log_excerpt;  // the tail of the profiler's log (the store keeps what it is given)
+  std::optional<int64_t> owner_pid;  // set while running: who runs it
+  std::string owner_host;
+};
+
+// A state change of a pass. Fields left empty keep their stored value, except as noted.
+struct PassTransition {
+  PassState state = PassState::running;
+  std::optional<int64_t> attempts;
+  std::optional<int64_t> exit_code;
+  std::optional<int64_t> signal;
+  std::optional<std::string> reason;
+  std::optional<std::string> log_excerpt;
+  // Only for state == running: recorded as the owner. Any other state clears the owner.
+  std::optional<int64_t> owner_pid;
+  std::string owner_host;
+};
+// Timestamps follow the state: `running` sets started_ms = now and clears finished_ms and
+// exit_code/signal (a new attempt); done/failed/interrupted set finished_ms = now; `planned` clears
+// both (a reset for resume).
+
+// A kernel of interest chosen from the trace; counter passes are joined to these.
+struct SelectedKernel {
+  std::string name;
+  int64_t rank = 0;    // 1 = first by the selection's measure
+  std::string reason;  // "top 10 by total_duration", "include_regex 'gemm'"
+};
+
+// Who holds a run's lock (the executor's guard against two processes driving one run).
+struct RunLockHolder {
+  int64_t pid = 0;
+  std::string host;
+  int64_t acquired_ms = 0;
+};
+
+// Provenance and counts of one ingested file (a row of ingest_stats).
+struct IngestFileInfo {
+  int64_t id = 0;
+  int64_t pass_id = 0;
+  std::string path;
+  std::string
+      kind;  // the kind given to RowSink::begin_file: "kernel_trace", "counter_collection"...
+  int64_t size_bytes = 0;
+  std::string sha256;        // empty when hashing was turned off (LoaderOptions::hash_files)
+  std::string tool_version;  // rocprofv3's version when the reader found it; else empty
+  int64_t rows_read = 0;
+  int64_t rows_rejected = 0;
+  std::optional<int64_t> first_reject_line;
+  std::string first_reject_reason;
+  int64_t loaded_ms = 0;
+};
+
+// Numbers of rows a pass holds, per table.
+struct PassRowCounts {
+  int64_t agents = 0;
+  int64_t dispatches = 0;
+  int64_t counter_values = 0;
+  int64_t kernel_stats = 0;
+  int64_t memory_copies = 0;
+  int64_t api_calls = 0;
+  int64_t ingest_files = 0;
+};
+
+class CaptureDb {
+ public:
+  // The schema version this binary creates and understands.
+  static int64_t latest_schema_version();
+
+  // Throws Error: runtime for I/O or a locked file; input for a file that is not a kprof database,
+  // or one of a newer schema ("... has schema version 3, but this kprof knows versions up to 1").
+  explicit CaptureDb(const std::filesystem::path& path, OpenMode mode = OpenMode::read_write);
+  ~CaptureDb();
+  CaptureDb(const CaptureDb&) = delete;
+  CaptureDb& operator=(const CaptureDb&) = delete;
+
+  const std::filesystem::path& path() const;
+  bool read_only() const;
+  int64_t schema_version();
+
+  // Runs.
+  int64_t create_run(const NewRun& run);  // status running, started now
+  std::optional<RunInfo> find_run(int64_t run_id);
+  std::optional<RunInfo> find_run_by_name(std::string_view name);  // the latest of that name
+  std::optional<RunInfo> find_last_run();                          // the latest created
+  std::vector<RunInfo> list_runs();                                // oldest first
+  // done/failed/interrupted also set finished_ms (now unless given); running clears it.
+  void set_run_status(int64_t run_id, RunStatus status,
+                      std::optional<int64_t> finished_ms = std::nullopt);
+
+  // Passes.
+  int64_t add_planned_pass(int64_t run_id, const PlannedPass& pass);
+  void set_pass_state(int64_t pass_id, const PassTransition& t);
+  std::optional<PassInfo> find_pass(int64_t pass_id);
+  std::optional<PassInfo> find_pass(int64_t run_id, int64_t ordinal);
+  std::vector<PassInfo> list_passes(int64_t run_id);  // by ordinal
+
+  // Interned strings (kernel names, counter names, ...). intern() returns the existing id or
+  // inserts; it never caches (a cache would outlive a rolled-back transaction).
+  int64_t intern(std::string_view s);
+  std::optional<int64_t> find_string(std::string_view s);
+  std::optional<std::string> string_by_id(int64_t id);
+
+  // Kernels of interest of a run: replaces the previous selection.
+  void set_selected_kernels(int64_t run_id, const std::vector<SelectedKernel>& kernels);
+  std::vector<SelectedKernel> selected_kernels(int64_t run_id);  // by rank
+
+  // The run lock. try_lock_run returns nullopt when this caller got it, else the current holder
+  // (deciding whether that holder is dead is the executor's job: then break_run_lock and retry).
+  std::optional<RunLockHolder> try_lock_run(int64_t run_id, int64_t pid, const std::string& host);
+  std::optional<RunLockHolder> run_lock(int64_t run_id);
+  void unlock_run(int64_t run_id, int64_t pid, const std::string& host);  // no-op if not holder
+  void break_run_lock(int64_t run_id);
+
+  // Reading back what a pass holds.
+  PassRowCounts row_counts(int64_t pass_id);
+  std::vector<IngestFileInfo> ingest_files(int64_t pass_id);
+  std::vector<AgentRow> agents(int64_t pass_id);             // by node_id
+  std::vector<KernelStatRow> kernel_stats(int64_t pass_id);  // in file order
+  // In (pid, dispatch_id) order. The callbacks' rows are valid only during the call.
+  void for_each_dispatch(int64_t pass_id, const std::function<void(const DispatchRow&)>& fn);
+  void for_each_counter(int64_t pass_id, const std::function<void(const CounterRow&)>& fn);
+  std::vector<MemoryCopyRow> memory_copies(int64_t pass_id);
+  std::vector<ApiCallRow> api_calls(int64_t pass_id);
+  // Deletes every ingested row of a pass (not the pass itself), in one transaction.
+  void clear_pass_rows(int64_t pass_id);
+
+  // The SQLiteCpp connection, for code that writes its own SQL (analysis views, tests).
+  SQLite::Database& sql();
+
+  // Opaque outside core/store (defined in capture_db_impl.hpp).
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> m_impl;
+  friend class PassLoader;
+  friend struct RawInsert;
+};
+
+struct LoaderOptions {
+  // sha256 of every file named in begin_file (read once more from disk); off for benchmarks that
+  // measure the loader alone.
+  bool hash_files = true;
+};
+
+// Loads one pass's rows inside ONE transaction:
+//   PassLoader loader(db, pass_id); reader.read(file, loader); loader.commit();
+// The constructor begins an IMMEDIATE transaction and deletes the pass's previous rows, so a
+// repeated ingest replaces and never duplicates. Destroying it without commit() rolls everything
+// back (the database is exactly as before). A process killed mid-load leaves no partial pass:
+// SQLite discards the uncommitted WAL frames on the next open.
+//
+// Rejected rows (RowSink::bad_row) and duplicate counter values are counted per file in
+// ingest_stats with the first one's line and reason.
+class PassLoader : public RowSink {
+ public:
+  PassLoader(CaptureDb& db, int64_t pass_id, LoaderOptions options = {});
+  ~PassLoader() override;
+  PassLoader(const PassLoader&) = delete;
+  PassLoader& operator=(const PassLoader&) = delete;
+
+  void begin_file(const std::string& path, const std::string& kind) override;
+  void agent(const AgentRow& row) override;
+  void dispatch(const DispatchRow& row) override;
+  void counter(const CounterRow& row) override;
+  void kernel_stat(const KernelStatRow& row) override;
+  void bad_row(const BadRow& row) override;
+  void end_file(int64_t rows_read) override;
+  void memory_copy(const MemoryCopyRow& row) override;
+  void api_call(const ApiCallRow& row) override;
+  void profiler_version(const std::string& version) override;
+
+  // Rows rejected so far across all files (what `kprof ingest --strict` checks before commit).
+  int64_t rows_rejected() const;
+  // Makes the pass's rows durable. After commit the loader accepts no more rows.
+  void commit();
+
+ private:
+  struct Impl;
+  Impl& open_impl();
+  std::unique_ptr<Impl> m_impl;
+};
+
+// The storage limit, for bench/ingest: the same typed rows inserted with the same prepared
+// statement and settings as PassLoader, but with no interning (one given name id for every row),
+// no file bookkeeping and no parsing. One transaction; commits. Returns rows inserted.
+struct RawInsert {
+  static int64_t dispatches(CaptureDb& db, int64_t pass_id, std::span<const DispatchRow> rows,
+                            int64_t kernel_name_id);
+  // counter_ids[i] is the interned name of rows[i].counter.
+  static int64_t counters(CaptureDb& db, int64_t pass_id, std::span<const CounterRow> rows,
+                          std::span<const int64_t> counter_ids);
+};
+
+}  // namespace kprof::store

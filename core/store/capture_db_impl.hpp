@@ -1,0 +1,66 @@
+// CaptureDb's private state and the helpers its .cpp files share. Internal to core/store: this is
+// the header that includes SQLiteCpp.
+#pragma once
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "core/base/error.hpp"
+#include "core/store/capture_db.hpp"
+
+namespace kprof::store {
+
+struct CaptureDb::Impl {
+  Impl(const std::filesystem::path& p, OpenMode mode);
+
+  std::filesystem::path path;
+  bool read_only;
+  SQLite::Database db;
+  bool loader_active = false;  // a PassLoader holds the write transaction
+};
+
+// Runs fn, turning SQLite's exceptions into kprof::Error naming the file and what was being done.
+// Busy/locked is a runtime error with a hint about the other process.
+[[noreturn]] void rethrow_sqlite(const std::filesystem::path& path, const char* doing,
+                                 const SQLite::Exception& e);
+
+template <class F>
+auto guarded(CaptureDb::Impl& impl, const char* doing, F&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const SQLite::Exception& e) {
+    rethrow_sqlite(impl.path, doing, e);
+  }
+}
+
+// Binding optionals: NULL when empty.
+inline void bind_opt(SQLite::Statement& st, int index, const std::optional<int64_t>& v) {
+  if (v) {
+    st.bind(index, *v);
+  } else {
+    st.bind(index);
+  }
+}
+inline std::optional<int64_t> column_opt(const SQLite::Statement& st, int index) {
+  SQLite::Column c = st.getColumn(index);
+  if (c.isNull()) return std::nullopt;
+  return c.getInt64();
+}
+
+// Deletes every ingested row of a pass (no transaction of its own).
+void delete_pass_rows(SQLite::Database& db, int64_t pass_id);
+
+// Applies the embedded migrations (read-write) or checks the version (read-only).
+void migrate(CaptureDb::Impl& impl);
+
+// Loader's write settings, shared with the raw-insert baseline so the two compare like for like.
+void begin_bulk_write(CaptureDb::Impl& impl);
+void end_bulk_write(CaptureDb::Impl& impl);
+
+}  // namespace kprof::store

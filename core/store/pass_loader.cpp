@@ -1,0 +1,328 @@
+// PassLoader: one pass's rows into the database in one transaction.
+#include <unordered_map>
+
+#include "core/base/sha256.hpp"
+#include "core/store/bulk_insert.hpp"
+
+namespace kprof::store {
+
+// A bigger page cache keeps the B-tree pages of the growing tables and their indexes in memory for
+// the whole load (64 MiB; the default is 2 MiB). It bounds memory: peak RSS stays flat in file
+// size.
+void begin_bulk_write(CaptureDb::Impl& impl) {
+  impl.db.exec("PRAGMA cache_size=-65536");
+  impl.db.exec("PRAGMA temp_store=MEMORY");
+}
+
+void end_bulk_write(CaptureDb::Impl& impl) {
+  sqlite3_exec(impl.db.getHandle(), "PRAGMA cache_size=-2000", nullptr, nullptr, nullptr);
+}
+
+struct PassLoader::Impl {
+  Impl(CaptureDb::Impl& d, int64_t pass, LoaderOptions o)
+      : db(d),
+        pass_id(pass),
+        options(o),
+        ins(d.db.getHandle()),
+        intern_insert(d.db.getHandle(),
+                      "INSERT INTO strings(value) VALUES (?1) "
+                      "ON CONFLICT(value) DO NOTHING"),
+        intern_select(d.db.getHandle(), "SELECT id FROM strings WHERE value = ?1"),
+        agent_insert(d.db.getHandle(),
+                     "INSERT INTO agents(pass_id, node_id, logical_node_id, type, name, "
+                     "product_name, cu_count, simd_count, wave_front_size, max_waves_per_simd, "
+                     "num_xcc, max_engine_clk_mhz) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                     "?10, ?11, ?12) ON CONFLICT DO NOTHING"),
+        stat_insert(d.db.getHandle(),
+                    "INSERT INTO kernel_stats(pass_id, file_id, name_id, calls, total_ns, "
+                    "average_ns, percentage, min_ns, max_ns, stddev_ns) VALUES (?1, ?2, ?3, ?4, "
+                    "?5, ?6, ?7, ?8, ?9, ?10)"),
+        copy_insert(d.db.getHandle(),
+                    "INSERT INTO memory_copies(pass_id, pid, direction_id, stream_id, src_agent, "
+                    "dst_agent, correlation_id, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4, ?5, "
+                    "?6, ?7, ?8, ?9)"),
+        api_insert(d.db.getHandle(),
+                   "INSERT INTO api_calls(pass_id, domain_id, function_id, pid, tid, "
+                   "correlation_id, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+        file_insert(d.db.getHandle(),
+                    "INSERT INTO ingest_stats(pass_id, path, kind, size_bytes, sha256, rows_read, "
+                    "rows_rejected, loaded_ms) VALUES (?1, ?2, ?3, ?4, ?5, 0, 0, ?6)"),
+        file_update(d.db.getHandle(),
+                    "UPDATE ingest_stats SET rows_read = ?2, rows_rejected = ?3, "
+                    "first_reject_line = ?4, first_reject_reason = ?5, tool_version = ?6 "
+                    "WHERE id = ?1") {}
+
+  // Interned ids are cached for this transaction only: after a rollback they would be wrong.
+  int64_t intern(const std::string& s) {
+    auto it = names.find(s);
+    if (it != names.end()) return it->second;
+    intern_insert.bind_text(1, s);
+    int64_t id;
+    if (intern_insert.run() == 1) {
+      id = sqlite3_last_insert_rowid(db.db.getHandle());
+    } else {
+      intern_select.bind_text(1, s);
+      intern_select.step_row();
+      id = sqlite3_column_int64(intern_select.get(), 0);
+      intern_select.reset();
+    }
+    names.emplace(s, id);
+    return id;
+  }
+
+  void reject(std::optional<int64_t> line, std::string reason) {
+    ++total_rejected;
+    if (!file_id) return;
+    if (file_rejected++ == 0) {
+      first_reject_line = line;
+      first_reject_reason = std::move(reason);
+    }
+  }
+
+  CaptureDb::Impl& db;
+  int64_t pass_id;
+  LoaderOptions options;
+  bool in_transaction = false;
+
+  BulkInserters ins;
+  BulkStmt intern_insert, intern_select, agent_insert, stat_insert, copy_insert, api_insert,
+      file_insert, file_update;
+  std::unordered_map<std::string, int64_t> names;
+
+  // The file between begin_file and end_file.
+  std::optional<int64_t> file_id;
+  std::string file_path;
+  std::string tool_version;
+  int64_t file_rejected = 0;
+  std::optional<int64_t> first_reject_line;
+  std::string first_reject_reason;
+
+  int64_t total_rejected = 0;
+};
+
+namespace {
+
+void require_file(const std::optional<int64_t>& file_id, const char* row_kind) {
+  if (!file_id) {
+    throw Error::runtime(
+        std::string("PassLoader got a ") + row_kind + " row outside begin_file/end_file",
+        "a reader must call begin_file first (a kprof bug)");
+  }
+}
+
+}  // namespace
+
+PassLoader::Impl& PassLoader::open_impl() {
+  // After commit a row would be written outside any transaction: refuse instead.
+  if (!m_impl->in_transaction) {
+    throw Error::runtime("PassLoader got a row after commit()", "a kprof bug");
+  }
+  return *m_impl;
+}
+
+PassLoader::PassLoader(CaptureDb& db, int64_t pass_id, LoaderOptions options) {
+  CaptureDb::Impl& d = *db.m_impl;
+  if (d.read_only) {
+    throw Error::runtime("capture database '" + d.path.string() + "' was opened read-only",
+                         "open it read-write to ingest");
+  }
+  if (d.loader_active) {
+    throw Error::runtime("a PassLoader is already loading into '" + d.path.string() + "'",
+                         "commit or destroy it first (one transaction per connection)");
+  }
+  guarded(d, "starting a pass load", [&] {
+    begin_bulk_write(d);
+    // IMMEDIATE: take the write lock now rather than fail half-way when another writer holds it.
+    d.db.exec("BEGIN IMMEDIATE");
+    try {
+      SQLite::Statement exists(d.db, "SELECT 1 FROM passes WHERE id = ?");
+      exists.bind(1, pass_id);
+      if (!exists.executeStep()) {
+        throw Error::runtime(
+            "capture database '" + d.path.string() + "' has no pass " + std::to_string(pass_id),
+            "add the pass (CaptureDb::add_planned_pass) before loading it");
+      }
+      delete_pass_rows(d.db, pass_id);
+      m_impl = std::make_unique<Impl>(d, pass_id, options);
+    } catch (...) {
+      sqlite3_exec(d.db.getHandle(), "ROLLBACK", nullptr, nullptr, nullptr);
+      end_bulk_write(d);
+      throw;
+    }
+  });
+  m_impl->in_transaction = true;
+  d.loader_active = true;
+}
+
+PassLoader::~PassLoader() {
+  if (!m_impl) return;
+  CaptureDb::Impl& d = m_impl->db;
+  if (m_impl->in_transaction) {
+    // Statements must be reset before ROLLBACK can release everything; finalizing them (Impl's
+    // destructor) does that.
+    m_impl.reset();
+    sqlite3_exec(d.db.getHandle(), "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  m_impl.reset();
+  end_bulk_write(d);
+  d.loader_active = false;
+}
+
+void PassLoader::begin_file(const std::string& path, const std::string& kind) {
+  Impl& m = open_impl();
+  guarded(m.db, "recording an ingested file", [&] {
+    if (m.file_id) end_file(0);  // a reader that forgot end_file still gets its file recorded
+    std::error_code ec;
+    int64_t size = 0;
+    std::string sha;
+    if (std::filesystem::is_regular_file(path, ec)) {
+      size = static_cast<int64_t>(std::filesystem::file_size(path, ec));
+      if (m.options.hash_files) sha = sha256_file(path);
+    }
+    m.file_insert.bind(1, m.pass_id);
+    m.file_insert.bind_text(2, path);
+    m.file_insert.bind_text(3, kind);
+    m.file_insert.bind(4, size);
+    m.file_insert.bind_text(5, sha);
+    m.file_insert.bind(6, now_unix_ms());
+    m.file_insert.run();
+    m.file_id = sqlite3_last_insert_rowid(m.db.db.getHandle());
+    m.file_path = path;
+    m.tool_version.clear();
+    m.file_rejected = 0;
+    m.first_reject_line.reset();
+    m.first_reject_reason.clear();
+  });
+}
+
+void PassLoader::end_file(int64_t rows_read) {
+  Impl& m = open_impl();
+  if (!m.file_id) return;
+  guarded(m.db, "recording an ingested file", [&] {
+    m.file_update.bind(1, *m.file_id);
+    m.file_update.bind(2, rows_read);
+    m.file_update.bind(3, m.file_rejected);
+    m.file_update.bind_opt(4, m.first_reject_line);
+    m.file_update.bind_text(5, m.first_reject_reason);
+    m.file_update.bind_text(6, m.tool_version);
+    m.file_update.run();
+    m.file_id.reset();
+  });
+}
+
+void PassLoader::profiler_version(const std::string& version) {
+  open_impl().tool_version = version;
+}
+
+void PassLoader::agent(const AgentRow& a) {
+  Impl& m = open_impl();
+  guarded(m.db, "loading an agent", [&] {
+    BulkStmt& s = m.agent_insert;
+    s.bind(1, m.pass_id);
+    s.bind(2, a.node_id);
+    s.bind(3, a.logical_node_id);
+    s.bind_text(4, a.type);
+    s.bind_text(5, a.name);
+    s.bind_text(6, a.product_name);
+    s.bind(7, a.cu_count);
+    s.bind(8, a.simd_count);
+    s.bind(9, a.wave_front_size);
+    s.bind(10, a.max_waves_per_simd);
+    s.bind(11, a.num_xcc);
+    s.bind(12, a.max_engine_clk_mhz);
+    // Multi-process captures repeat the same agents once per process: the first one stays.
+    s.run();
+  });
+}
+
+void PassLoader::dispatch(const DispatchRow& row) {
+  Impl& m = open_impl();
+  guarded(m.db, "loading a dispatch", [&] {
+    if (row.end_ns < row.start_ns) {
+      m.reject(std::nullopt, "dispatch " + std::to_string(row.dispatch_id) + " ends (" +
+                                 std::to_string(row.end_ns) + ") before it starts (" +
+                                 std::to_string(row.start_ns) + ")");
+      return;
+    }
+    m.ins.dispatch(m.pass_id, row, m.intern(row.kernel_name));
+  });
+}
+
+void PassLoader::counter(const CounterRow& row) {
+  Impl& m = open_impl();
+  guarded(m.db, "loading a counter value", [&] {
+    if (!m.ins.counter(m.pass_id, row, m.intern(row.counter))) {
+      m.reject(std::nullopt, "duplicate value of counter " + row.counter + " for dispatch " +
+                                 std::to_string(row.dispatch_id) + " of pid " +
+                                 std::to_string(row.pid) + " (the first one was kept)");
+    }
+  });
+}
+
+void PassLoader::kernel_stat(const KernelStatRow& k) {
+  Impl& m = open_impl();
+  require_file(m.file_id, "kernel_stats");
+  guarded(m.db, "loading a kernel stat", [&] {
+    BulkStmt& s = m.stat_insert;
+    s.bind(1, m.pass_id);
+    s.bind(2, *m.file_id);
+    s.bind(3, m.intern(k.name));
+    s.bind(4, k.calls);
+    s.bind(5, k.total_ns);
+    s.bind(6, k.average_ns);
+    s.bind(7, k.percentage);
+    s.bind(8, k.min_ns);
+    s.bind(9, k.max_ns);
+    s.bind(10, k.stddev_ns);
+    s.run();
+  });
+}
+
+void PassLoader::memory_copy(const MemoryCopyRow& r) {
+  Impl& m = open_impl();
+  guarded(m.db, "loading a memory copy", [&] {
+    BulkStmt& s = m.copy_insert;
+    s.bind(1, m.pass_id);
+    s.bind(2, r.pid);
+    s.bind(3, m.intern(r.direction));
+    s.bind(4, r.stream_id);
+    s.bind(5, r.src_agent);
+    s.bind(6, r.dst_agent);
+    s.bind(7, r.correlation_id);
+    s.bind(8, r.start_ns);
+    s.bind(9, r.end_ns);
+    s.run();
+  });
+}
+
+void PassLoader::api_call(const ApiCallRow& r) {
+  Impl& m = open_impl();
+  guarded(m.db, "loading an API call", [&] {
+    BulkStmt& s = m.api_insert;
+    s.bind(1, m.pass_id);
+    s.bind(2, m.intern(r.domain));
+    s.bind(3, m.intern(r.function));
+    s.bind(4, r.pid);
+    s.bind(5, r.tid);
+    s.bind(6, r.correlation_id);
+    s.bind(7, r.start_ns);
+    s.bind(8, r.end_ns);
+    s.run();
+  });
+}
+
+void PassLoader::bad_row(const BadRow& row) { open_impl().reject(row.line, row.reason); }
+
+int64_t PassLoader::rows_rejected() const { return m_impl ? m_impl->total_rejected : 0; }
+
+void PassLoader::commit() {
+  if (!m_impl || !m_impl->in_transaction) {
+    throw Error::runtime("PassLoader::commit called twice", "a kprof bug");
+  }
+  Impl& m = *m_impl;
+  if (m.file_id) end_file(0);
+  guarded(m.db, "committing a pass load", [&] { m.db.db.exec("COMMIT"); });
+  m.in_transaction = false;
+}
+
+}  // namespace kprof::store

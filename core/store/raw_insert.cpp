@@ -1,0 +1,128 @@
+// The shared prepared INSERTs, and the RawInsert storage-limit baseline for bench/ingest.
+#include <SQLiteCpp/Exception.h>
+
+#include "core/store/bulk_insert.hpp"
+
+namespace kprof::store {
+
+BulkStmt::BulkStmt(sqlite3* db, const char* sql) : m_db(db) {
+  int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &m_stmt, nullptr);
+  if (rc != SQLITE_OK) throw SQLite::Exception(db, rc);
+}
+
+BulkStmt::~BulkStmt() { sqlite3_finalize(m_stmt); }
+
+int BulkStmt::run() {
+  int rc = sqlite3_step(m_stmt);
+  sqlite3_reset(m_stmt);
+  if (rc != SQLITE_DONE) throw SQLite::Exception(m_db, rc);
+  return sqlite3_changes(m_db);
+}
+
+bool BulkStmt::step_row() {
+  int rc = sqlite3_step(m_stmt);
+  if (rc == SQLITE_ROW) return true;
+  sqlite3_reset(m_stmt);
+  if (rc != SQLITE_DONE) throw SQLite::Exception(m_db, rc);
+  return false;
+}
+
+BulkInserters::BulkInserters(sqlite3* db)
+    : dispatch_stmt(db,
+                    "INSERT INTO dispatches(pass_id, dispatch_id, kernel_id, correlation_id, "
+                    "agent, queue_id, stream_id, pid, tid, start_ns, end_ns, grid_x, grid_y, "
+                    "grid_z, wg_x, wg_y, wg_z, dims_known, lds, scratch, vgpr, agpr, sgpr, "
+                    "kernel_name_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                    "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)"),
+      counter_stmt(db,
+                   "INSERT INTO counter_values(pass_id, pid, dispatch_id, counter_id, value) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING") {}
+
+void BulkInserters::dispatch(int64_t pass_id, const DispatchRow& d, int64_t kernel_name_id) {
+  BulkStmt& s = dispatch_stmt;
+  s.bind(1, pass_id);
+  s.bind(2, d.dispatch_id);
+  s.bind(3, d.kernel_id);
+  s.bind(4, d.correlation_id);
+  s.bind(5, d.agent);
+  s.bind(6, d.queue_id);
+  s.bind_opt(7, d.stream_id);
+  s.bind(8, d.pid);
+  s.bind(9, d.tid);
+  s.bind(10, d.start_ns);
+  s.bind(11, d.end_ns);
+  s.bind(12, d.grid_x);
+  s.bind(13, d.grid_y);
+  s.bind(14, d.grid_z);
+  s.bind(15, d.wg_x);
+  s.bind(16, d.wg_y);
+  s.bind(17, d.wg_z);
+  s.bind(18, int64_t{d.dims_known ? 1 : 0});
+  s.bind(19, d.lds);
+  s.bind(20, d.scratch);
+  s.bind_opt(21, d.vgpr);
+  s.bind_opt(22, d.agpr);
+  s.bind_opt(23, d.sgpr);
+  s.bind(24, kernel_name_id);
+  s.run();
+}
+
+bool BulkInserters::counter(int64_t pass_id, const CounterRow& c, int64_t counter_id) {
+  BulkStmt& s = counter_stmt;
+  s.bind(1, pass_id);
+  s.bind(2, c.pid);
+  s.bind(3, c.dispatch_id);
+  s.bind(4, counter_id);
+  s.bind(5, c.value);
+  return s.run() == 1;
+}
+
+namespace {
+
+template <class F>
+int64_t raw_transaction(CaptureDb::Impl& impl, F&& body) {
+  return guarded(impl, "raw insert", [&] {
+    begin_bulk_write(impl);
+    impl.db.exec("BEGIN IMMEDIATE");
+    try {
+      int64_t n = body();
+      impl.db.exec("COMMIT");
+      end_bulk_write(impl);
+      return n;
+    } catch (...) {
+      sqlite3_exec(impl.db.getHandle(), "ROLLBACK", nullptr, nullptr, nullptr);
+      end_bulk_write(impl);
+      throw;
+    }
+  });
+}
+
+}  // namespace
+
+int64_t RawInsert::dispatches(CaptureDb& db, int64_t pass_id, std::span<const DispatchRow> rows,
+                              int64_t kernel_name_id) {
+  CaptureDb::Impl& impl = *db.m_impl;
+  return raw_transaction(impl, [&] {
+    BulkInserters ins(impl.db.getHandle());
+    for (const auto& r : rows) ins.dispatch(pass_id, r, kernel_name_id);
+    return static_cast<int64_t>(rows.size());
+  });
+}
+
+int64_t RawInsert::counters(CaptureDb& db, int64_t pass_id, std::span<const CounterRow> rows,
+                            std::span<const int64_t> counter_ids) {
+  CaptureDb::Impl& impl = *db.m_impl;
+  if (counter_ids.size() != rows.size()) {
+    throw Error::runtime("RawInsert::counters: " + std::to_string(rows.size()) + " rows but " +
+                             std::to_string(counter_ids.size()) + " counter ids",
+                         "pass one interned id per row");
+  }
+  return raw_transaction(impl, [&] {
+    BulkInserters ins(impl.db.getHandle());
+    int64_t n = 0;
+    for (size_t i = 0; i < rows.size(); ++i) n += ins.counter(pass_id, rows[i], counter_ids[i]);
+    return n;
+  });
+}
+
+}  // namespace kprof::store

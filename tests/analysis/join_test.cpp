@@ -1,0 +1,151 @@
+#include "core/analysis/join.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+#include "tests/analysis/synthetic.hpp"
+
+namespace kprof::analysis {
+namespace {
+
+// A counter pass made from the trace: new pid, dispatch ids renumbered from 5001 with gaps, rows
+// shuffled, timestamps unrelated; `truth` maps each counter dispatch id to the trace id it came
+// from.
+struct Rerun {
+  PassData pass;
+  std::map<int64_t, int64_t> truth;
+};
+
+Rerun rerun(const PassData& trace, int64_t pid, const std::vector<size_t>& drop,
+            const std::vector<std::pair<size_t, uint32_t>>& insert_before, uint32_t seed) {
+  Rerun r;
+  r.pass.pass_id = 2;
+  r.pass.kind = "counters";
+  int64_t id = 5001;
+  auto put = [&](Dispatch d) {
+    d.pid = pid;
+    d.dispatch_id = id;
+    id += 3;  // rocprofv3 ids are not dense when other agents' work interleaves
+    d.start_ns = 77'000'000'000 - d.start_ns;  // a different clock; never used for matching
+    d.end_ns = d.start_ns + 5000;
+    r.pass.dispatches.push_back(d);
+    return d.dispatch_id;
+  };
+  for (size_t i = 0; i < trace.dispatches.size(); ++i) {
+    for (const auto& [pos, name] : insert_before) {
+      if (pos != i) continue;
+      Dispatch extra = trace.dispatches[i];
+      extra.name = name;
+      extra.grid[0] = 64;
+      put(extra);
+    }
+    if (std::find(drop.begin(), drop.end(), i) != drop.end()) continue;
+    const int64_t cid = put(trace.dispatches[i]);
+    r.truth[cid] = trace.dispatches[i].dispatch_id;
+  }
+  std::mt19937 rng(seed);
+  std::shuffle(r.pass.dispatches.begin(), r.pass.dispatches.end(), rng);
+  return r;
+}
+
+TEST(Join, RecoversTheMappingWithExtraAndMissingKernelsAndShuffledIds) {
+  NameTable names;
+  const PassData trace = test::build(test::moe_like(4, 5), names);
+  const uint32_t fill = names.intern("__amd_rocclr_fillBufferAligned");
+  // Drop the 1st embedding of decode step 3 and an act_and_mul of a layer; add two fills.
+  const size_t per_step = 1 + 4 * 8 + 2;
+  const size_t drop_a = 3 * per_step, drop_b = 2 * per_step + 1 + 8 * 2 + 6;
+  ASSERT_EQ(names.name(trace.dispatches[drop_a].name), "embedding_kernel");
+  ASSERT_EQ(names.name(trace.dispatches[drop_b].name), "act_and_mul_kernel");
+  const Rerun r = rerun(trace, 4242, {drop_a, drop_b}, {{0, fill}, {100, fill}}, 11);
+
+  const JoinResult j = join_pass(trace, r.pass);
+  EXPECT_EQ(j.counter_total, trace.dispatches.size());  // -2 dropped + 2 extra
+  EXPECT_EQ(j.matches.size(), trace.dispatches.size() - 2);
+  for (const auto& m : j.matches) {
+    EXPECT_EQ(m.counter.pid, 4242);
+    EXPECT_EQ(m.trace.pid, 100);
+    ASSERT_TRUE(r.truth.count(m.counter.dispatch_id));
+    EXPECT_EQ(m.trace.dispatch_id, r.truth.at(m.counter.dispatch_id));
+  }
+  ASSERT_EQ(j.unmatched_counter.size(), 2u);
+  ASSERT_EQ(j.unmatched_trace.size(), 2u);
+  EXPECT_EQ(j.unmatched_trace[0].dispatch_id, trace.dispatches[drop_b].dispatch_id);
+  EXPECT_EQ(j.unmatched_trace[1].dispatch_id, trace.dispatches[drop_a].dispatch_id);
+  EXPECT_NEAR(j.matched_share(), (trace.dispatches.size() - 2.0) / trace.dispatches.size(), 1e-12);
+  EXPECT_FALSE(j.filtered);
+}
+
+TEST(Join, FilteredCounterPassAlignsToTheTraceSubsequence) {
+  NameTable names;
+  const PassData trace = test::build(test::moe_like(4, 5), names);
+  const uint32_t moe = *names.find("fused_moe_kernel");
+  PassData counters;
+  counters.pass_id = 3;
+  std::map<int64_t, int64_t> truth;
+  int64_t id = 1;
+  for (const auto& d : trace.dispatches) {
+    if (d.name != moe) continue;
+    Dispatch c = d;
+    c.pid = 9;
+    c.dispatch_id = id++;  // a filtered rerun numbers only what it profiled... or not: irrelevant
+    truth[c.dispatch_id] = d.dispatch_id;
+    counters.dispatches.push_back(c);
+  }
+  const JoinResult j = join_pass(trace, counters);
+  EXPECT_TRUE(j.filtered);
+  EXPECT_EQ(j.trace_considered, 6u * 4 * 2);  // (1 prefill + 5 decode) × 4 layers × 2 launches
+  EXPECT_EQ(j.matches.size(), counters.dispatches.size());
+  for (const auto& m : j.matches) EXPECT_EQ(m.trace.dispatch_id, truth.at(m.counter.dispatch_id));
+  EXPECT_DOUBLE_EQ(j.matched_share(), 1.0);
+}
+
+TEST(Join, TwoProcessesJoinPerProcess) {
+  NameTable names;
+  // Engine process: a few small kernels first; worker process: the model.
+  test::Workload engine;
+  engine.per_layer = {{"engine_copy", 64, 64, 64, 1, 1}, {"engine_fill", 32, 32, 64, 2, 2}};
+  engine.layers = 3;
+  engine.decode_steps = 0;
+  engine.pid = 10;
+  test::Workload worker = test::moe_like(3, 2);
+  worker.pid = 11;
+  PassData trace = test::build(engine, names);
+  PassData w = test::build(worker, names);
+  for (auto& d : w.dispatches) d.start_ns += 10'000'000, d.end_ns += 10'000'000;
+  trace.dispatches.insert(trace.dispatches.end(), w.dispatches.begin(), w.dispatches.end());
+
+  PassData counters = trace;
+  counters.pass_id = 2;
+  for (auto& d : counters.dispatches) d.pid = d.pid == 10 ? 500 : 501;  // new pids
+  std::reverse(counters.dispatches.begin(), counters.dispatches.end());
+
+  const JoinResult j = join_pass(trace, counters);
+  ASSERT_EQ(j.streams.size(), 2u);
+  EXPECT_EQ(j.streams[0].trace_pid, 10);
+  EXPECT_EQ(j.streams[0].counter_pid, 500);
+  EXPECT_EQ(j.streams[1].trace_pid, 11);
+  EXPECT_EQ(j.streams[1].counter_pid, 501);
+  EXPECT_EQ(j.matches.size(), trace.dispatches.size());
+  for (const auto& m : j.matches) {
+    EXPECT_EQ(m.trace.pid + 490, m.counter.pid);
+    EXPECT_EQ(m.trace.dispatch_id, m.counter.dispatch_id);
+  }
+}
+
+TEST(Join, GridChangesAreDifferentIdentities) {
+  NameTable names;
+  PassData trace = test::build(test::moe_like(2, 1), names);
+  PassData counters = trace;
+  counters.dispatches[5].grid[0] += 1;  // a different launch shape: not the same dispatch
+  const JoinResult j = join_pass(trace, counters);
+  EXPECT_EQ(j.matches.size(), trace.dispatches.size() - 1);
+  ASSERT_EQ(j.unmatched_counter.size(), 1u);
+  EXPECT_EQ(j.unmatched_counter[0].dispatch_id, trace.dispatches[5].dispatch_id);
+}
+
+}  // namespace
+}  // namespace kprof::analysis

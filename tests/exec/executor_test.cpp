@@ -1,0 +1,485 @@
+// `kprof run/resume/status` end to end: the real kprof and rocprofv3-sim executables from
+// build/bin, shell scripts as workloads, real SQLite files. Interruptions are real signals.
+//
+// "Equal databases" (after a resume vs an uninterrupted run with the same seed) compares every
+// table row for row, leaving out only what differs between any two runs by nature:
+//   - wall-clock times (*_ms columns), host names, absolute paths (runbook_path, output_dir,
+//     log_path, ingest_stats.path) and what embeds them (passes.argv, passes.env);
+//   - process and thread ids (pid, tid, owner_pid) and what embeds them (passes.log_excerpt, and
+//     ingest_stats.sha256/size_bytes of files whose rows carry Process_Id/Thread_Id);
+//   - passes.attempts (an interrupted pass was started once more) and the run lock table;
+//   - runs.runbook_text/runbook_sha256: the two runs' runbooks name workloads in different temp
+//     folders (equal runbooks are checked by ChangedRunbookIsRefusedUnlessForced instead).
+// The double's timestamps are fixed with ROCPROF_SIM_CLOCK_BASE_NS so start/end_ns are compared.
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "core/base/text.hpp"
+#include "core/exec/process_runner.hpp"
+#include "tests/exec/test_util.hpp"
+
+namespace kprof::exec {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::read_text;
+using testing::TempDir;
+using testing::write_file;
+using testing::write_script;
+
+const std::string k_kprof = std::string(KPROF_BIN_DIR) + "/kprof";
+
+template <class F>
+bool eventually(F f, int tries = 3000) {
+  for (int i = 0; i < tries; ++i) {
+    if (f()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return f();
+}
+
+struct Kprof {
+  RunResult result;
+  std::string output;
+};
+
+Kprof kprof(const TempDir& dir, const std::vector<std::string>& args,
+            const std::string& log_name = "kprof.out") {
+  LaunchSpec s;
+  s.argv = {k_kprof};
+  s.argv.insert(s.argv.end(), args.begin(), args.end());
+  s.log_path = dir / log_name;
+  s.env = {{"ROCPROF_SIM_CLOCK_BASE_NS", "1000000000"}};
+  s.log_tail_bytes = 1 << 20;
+  Kprof k;
+  std::filesystem::remove(s.log_path);
+  k.result = run_process(s);
+  k.output = read_text(s.log_path);
+  return k;
+}
+
+// kprof started in the background; pid() is known once it runs.
+class BackgroundKprof {
+ public:
+  BackgroundKprof(const TempDir& dir, std::vector<std::string> args, std::string log_name) {
+    m_thread = std::thread([this, &dir, args = std::move(args), log_name = std::move(log_name)] {
+      LaunchSpec s;
+      s.argv = {k_kprof};
+      s.argv.insert(s.argv.end(), args.begin(), args.end());
+      s.log_path = dir / log_name;
+      s.env = {{"ROCPROF_SIM_CLOCK_BASE_NS", "1000000000"}};
+      s.log_tail_bytes = 1 << 20;
+      s.on_started = [this](pid_t p) { m_pid = p; };
+      m_result = run_process(s);
+      m_output = read_text(s.log_path);
+    });
+    eventually([this] { return m_pid.load() != 0; });
+  }
+  ~BackgroundKprof() {
+    if (m_thread.joinable()) m_thread.join();
+  }
+  pid_t pid() const { return m_pid; }
+  const RunResult& wait() {
+    m_thread.join();
+    return m_result;
+  }
+  const std::string& output() const { return m_output; }
+
+ private:
+  std::atomic<pid_t> m_pid{0};
+  RunResult m_result;
+  std::string m_output;
+  std::thread m_thread;
+};
+
+// A runbook for the small doc-vector-ops model: a trace pass and two counter passes (GRBM holds 2
+// counters per pass, 3 are asked), kernels of interest = the top 2 of the trace.
+// The workload is work.sh in `dir`: it counts its runs in `runs`, and when the file `slow` exists
+// it sleeps on its 2nd run (the first counter pass) after touching `ready`.
+std::filesystem::path small_runbook(const TempDir& dir, const std::string& extra = "",
+                                    const std::string& workload_body = "") {
+  const std::string body =
+      workload_body.empty()
+          ? "D=$(dirname \"$0\")\n"
+            "echo run >> \"$D/runs\"\n"
+            "N=$(wc -l < \"$D/runs\")\n"
+            "if [ -e \"$D/slow\" ] && [ \"$N\" -eq 2 ]; then touch \"$D/ready\"; sleep 30; fi\n"
+            "exit 0\n"
+          : workload_body;
+  write_script(dir / "work.sh", body);
+  const auto rb = dir / "small.yaml";
+  write_file(rb,
+             "schema_version: 1\n"
+             "name: small\n"
+             "workload:\n"
+             "  command: [\"" +
+                 (dir / "work.sh").string() +
+                 "\"]\n"
+                 "  timeout: 60s\n"
+                 "profiler:\n"
+                 "  output_format: csv\n"
+                 "target:\n"
+                 "  arch: gfx942\n"
+                 "passes:\n"
+                 "  trace:\n"
+                 "    enabled: true\n"
+                 "    stats: true\n"
+                 "  counters:\n"
+                 "    counters: [GRBM_COUNT, GRBM_GUI_ACTIVE, GRBM_CP_BUSY, SQ_WAVES]\n"
+                 "    kernels:\n"
+                 "      from_trace: {top: 2, by: total_duration}\n"
+                 "retry:\n"
+                 "  attempts: 2\n"
+                 "  backoff: 100ms\n"
+                 "database: small.db\n"
+                 "sim:\n"
+                 "  model: doc-vector-ops\n"
+                 "  seed: 7\n" +
+                 extra);
+  return rb;
+}
+
+// Every table, row for row, as sorted text lines; see the file comment for what is left out.
+std::vector<std::string> dump_db(const std::filesystem::path& db_path) {
+  static const std::set<std::string> k_skip_columns = {
+      "runbook_path", "host",   "output_dir", "log_path",     "path",          "argv",
+      "env",          "pid",    "tid",        "owner_pid",    "owner_host",    "attempts",
+      "log_excerpt",  "sha256", "size_bytes", "runbook_text", "runbook_sha256"};
+  SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
+  std::vector<std::string> tables;
+  SQLite::Statement t(db,
+                      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                      "'sqlite_%' ORDER BY name");
+  while (t.executeStep()) tables.push_back(t.getColumn(0).getString());
+  std::vector<std::string> lines;
+  for (const auto& table : tables) {
+    if (table.find("lock") != std::string::npos) continue;
+    SQLite::Statement q(db, "SELECT * FROM \"" + table + "\"");
+    while (q.executeStep()) {
+      std::string line = table + ":";
+      for (int c = 0; c < q.getColumnCount(); ++c) {
+        const std::string name = q.getColumnName(c);
+        if (k_skip_columns.count(name) ||
+            (name.size() > 3 && name.substr(name.size() - 3) == "_ms"))
+          continue;
+        line += " " + name + "=" + (q.getColumn(c).isNull() ? "NULL" : q.getColumn(c).getString());
+      }
+      lines.push_back(line);
+    }
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+std::string pass_field(const std::filesystem::path& db_path, int ordinal,
+                       const std::string& column) {
+  SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
+  SQLite::Statement q(
+      db, "SELECT " + column + " FROM passes WHERE ordinal = ? ORDER BY run_id DESC LIMIT 1");
+  q.bind(1, ordinal);
+  if (!q.executeStep()) return "<no pass>";
+  return q.getColumn(0).isNull() ? "NULL" : q.getColumn(0).getString();
+}
+
+int64_t scalar(const std::filesystem::path& db_path, const std::string& sql) {
+  SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
+  return db.execAndGet(sql).getInt64();
+}
+
+// The uninterrupted reference run of small_runbook(), in its own folder.
+std::vector<std::string> reference_dump() {
+  static const std::vector<std::string> dump = [] {
+    TempDir ref;
+    const auto rb = small_runbook(ref);
+    Kprof k = kprof(ref, {"run", rb.string(), "--simulate", "--quiet"});
+    EXPECT_EQ(k.result.exit_code, 0) << k.output;
+    return dump_db(ref / "small.db");
+  }();
+  return dump;
+}
+
+void expect_same_db(const std::vector<std::string>& want, const std::vector<std::string>& got) {
+  EXPECT_EQ(want.size(), got.size());
+  std::vector<std::string> only_want, only_got;
+  std::set_difference(want.begin(), want.end(), got.begin(), got.end(),
+                      std::back_inserter(only_want));
+  std::set_difference(got.begin(), got.end(), want.begin(), want.end(),
+                      std::back_inserter(only_got));
+  for (size_t i = 0; i < std::min<size_t>(only_want.size(), 5); ++i)
+    ADD_FAILURE() << "only in reference: " << only_want[i];
+  for (size_t i = 0; i < std::min<size_t>(only_got.size(), 5); ++i)
+    ADD_FAILURE() << "only after resume: " << only_got[i];
+}
+
+TEST(Executor, SmallSimulatedRunRecordsEveryPass) {
+  TempDir dir;
+  const auto rb = small_runbook(dir);
+  Kprof k = kprof(dir, {"run", rb.string(), "--simulate"});
+  ASSERT_EQ(k.result.exit_code, 0) << k.output;
+  const auto db = dir / "small.db";
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM passes"), 3);
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM passes WHERE state = 'done'"), 3);
+  EXPECT_EQ(scalar(db, "SELECT simulated FROM runs"), 1);
+  EXPECT_EQ(scalar(db, "SELECT seed FROM runs"), 7);
+  EXPECT_EQ(scalar(db, "SELECT status = 'done' FROM runs"), 1);
+  // doc-vector-ops has 4 dispatches; the trace pass holds them all.
+  EXPECT_EQ(scalar(db,
+                   "SELECT count(*) FROM dispatches d JOIN passes p ON p.id = d.pass_id WHERE "
+                   "p.ordinal = 0"),
+            4);
+  // Top 2 by total duration: addition (52151 ns) and subtract (49780 ns) in the model.
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM selected_kernels"), 2);
+  // Counter passes only collect the 2 selected kernels: 2 dispatches per pass, each with its
+  // counters.
+  EXPECT_EQ(scalar(db,
+                   "SELECT count(DISTINCT dispatch_id) FROM counter_values c JOIN passes p ON p.id "
+                   "= c.pass_id "
+                   "WHERE p.ordinal = 1"),
+            2);
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM counter_values"), 2 * 4);
+  EXPECT_NE(k.output.find("SIMULATED"), std::string::npos) << k.output;
+  EXPECT_NE(k.output.find("3/3 passes done"), std::string::npos) << k.output;
+
+  Kprof s = kprof(dir, {"status", db.string()}, "status.out");
+  EXPECT_EQ(s.result.exit_code, 0);
+  EXPECT_NE(s.output.find("3/3 passes done; 2 kernels of interest (top 2 by total_duration)"),
+            std::string::npos)
+      << s.output;
+}
+
+TEST(Executor, SigintMidPassThenResumeEqualsUninterrupted) {
+  const auto want = reference_dump();
+  TempDir dir;
+  const auto rb = small_runbook(dir);
+  write_file(dir / "slow", "");
+  BackgroundKprof bg(dir, {"run", rb.string(), "--simulate"}, "run.out");
+  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(dir / "ready"); }));
+  ::kill(bg.pid(), SIGINT);
+  const RunResult& r = bg.wait();
+  EXPECT_EQ(r.exit_code, 130) << bg.output();
+  const auto db = dir / "small.db";
+  EXPECT_EQ(pass_field(db, 0, "state"), "done");
+  EXPECT_EQ(pass_field(db, 1, "state"), "interrupted");
+  EXPECT_EQ(pass_field(db, 2, "state"), "planned");
+  EXPECT_EQ(scalar(db, "SELECT status = 'interrupted' FROM runs"), 1);
+
+  std::filesystem::remove(dir / "slow");
+  Kprof k = kprof(dir, {"resume", db.string()}, "resume.out");
+  ASSERT_EQ(k.result.exit_code, 0) << k.output;
+  EXPECT_EQ(pass_field(db, 1, "attempts"), "2");
+  expect_same_db(want, dump_db(db));
+}
+
+TEST(Executor, Kill9MidPassThenResumeEqualsUninterrupted) {
+  const auto want = reference_dump();
+  TempDir dir;
+  const auto rb = small_runbook(dir);
+  write_file(dir / "slow", "");
+  BackgroundKprof bg(dir, {"run", rb.string(), "--simulate"}, "run.out");
+  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(dir / "ready"); }));
+  ::kill(bg.pid(), SIGKILL);
+  const RunResult& r = bg.wait();
+  EXPECT_EQ(r.signal, SIGKILL);
+  const auto db = dir / "small.db";
+  EXPECT_EQ(pass_field(db, 1, "state"), "running");
+  Kprof s = kprof(dir, {"status", db.string()}, "status.out");
+  EXPECT_NE(s.output.find("running (owner dead)"), std::string::npos) << s.output;
+
+  std::filesystem::remove(dir / "slow");
+  Kprof k = kprof(dir, {"resume", db.string()}, "resume.out");
+  ASSERT_EQ(k.result.exit_code, 0) << k.output;
+  expect_same_db(want, dump_db(db));
+}
+
+TEST(Executor, SecondKprofOnTheSameDatabaseIsRefused) {
+  TempDir dir;
+  const auto rb = small_runbook(dir);
+  write_file(dir / "slow", "");
+  BackgroundKprof bg(dir, {"run", rb.string(), "--simulate"}, "run.out");
+  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(dir / "ready"); }));
+  Kprof second = kprof(dir, {"run", rb.string(), "--simulate"}, "second.out");
+  EXPECT_EQ(second.result.exit_code, 1);
+  EXPECT_NE(second.output.find("is in use by kprof pid " + std::to_string(bg.pid()) + " on host "),
+            std::string::npos)
+      << second.output;
+  Kprof third = kprof(dir, {"resume", (dir / "small.db").string()}, "third.out");
+  EXPECT_EQ(third.result.exit_code, 1);
+  EXPECT_NE(third.output.find("is in use by kprof pid"), std::string::npos) << third.output;
+  ::kill(bg.pid(), SIGTERM);
+  EXPECT_EQ(bg.wait().exit_code, 143);
+  EXPECT_EQ(scalar(dir / "small.db", "SELECT count(*) FROM runs"), 1);
+}
+
+TEST(Executor, HangingWorkloadTimesOut) {
+  TempDir dir;
+  const auto rb = small_runbook(dir, "", "exec sleep 1000\n");
+  std::string text = read_text(rb);
+  text.replace(text.find("timeout: 60s"), 12, "timeout: 1s");
+  text.replace(text.find("attempts: 2"), 11, "attempts: 1");
+  write_file(rb, text);
+  Kprof k = kprof(dir, {"run", rb.string(), "--simulate", "--quiet"});
+  EXPECT_EQ(k.result.exit_code, 1) << k.output;
+  const auto db = dir / "small.db";
+  EXPECT_EQ(pass_field(db, 0, "state"), "failed");
+  EXPECT_EQ(pass_field(db, 0, "reason").rfind("timed out after ", 0), 0u)
+      << pass_field(db, 0, "reason");
+  // from_trace needs the trace: the counter passes wait for a resume.
+  EXPECT_EQ(pass_field(db, 1, "state"), "planned");
+}
+
+TEST(Executor, CrashingWorkloadIsRetriedThenFails) {
+  TempDir dir;
+  const auto rb = small_runbook(dir, "", "kill -SEGV $$\n");
+  Kprof k = kprof(dir, {"run", rb.string(), "--simulate", "--quiet"});
+  EXPECT_EQ(k.result.exit_code, 1) << k.output;
+  const auto db = dir / "small.db";
+  EXPECT_EQ(pass_field(db, 0, "state"), "failed");
+  EXPECT_EQ(pass_field(db, 0, "attempts"), "2");
+  EXPECT_EQ(pass_field(db, 0, "signal"), std::to_string(SIGSEGV));
+  EXPECT_EQ(pass_field(db, 0, "reason"), "killed by signal 11 (SIGSEGV)");
+}
+
+TEST(Executor, FlakyPassSucceedsOnRetry) {
+  TempDir dir;
+  // Fails on its first run only.
+  const auto rb =
+      small_runbook(dir, "",
+                    "D=$(dirname \"$0\")\n"
+                    "if [ ! -e \"$D/flaked\" ]; then touch \"$D/flaked\"; exit 1; fi\n");
+  Kprof k = kprof(dir, {"run", rb.string(), "--simulate"});
+  ASSERT_EQ(k.result.exit_code, 0) << k.output;
+  const auto db = dir / "small.db";
+  EXPECT_EQ(pass_field(db, 0, "state"), "done");
+  EXPECT_EQ(pass_field(db, 0, "attempts"), "2");
+  EXPECT_EQ(pass_field(db, 0, "reason"), "succeeded on attempt 2 after: exit 1");
+  EXPECT_EQ(pass_field(db, 1, "attempts"), "1");
+  EXPECT_NE(k.output.find("retry"), std::string::npos) << k.output;
+}
+
+TEST(Executor, WorkloadExitTwoIsNotRetried) {
+  TempDir dir;
+  const auto rb = small_runbook(dir, "", "echo 'usage: work.sh' >&2\nexit 2\n");
+  Kprof k = kprof(dir, {"run", rb.string(), "--simulate", "--quiet"});
+  EXPECT_EQ(k.result.exit_code, 1);
+  EXPECT_EQ(pass_field(dir / "small.db", 0, "attempts"), "1");
+  EXPECT_EQ(
+      pass_field(dir / "small.db", 0, "reason"),
+      "exit 2 (usage or input error of the workload or profiler) (not retried: deterministic)");
+  EXPECT_NE(pass_field(dir / "small.db", 0, "log_excerpt").find("usage: work.sh"),
+            std::string::npos);
+}
+
+TEST(Executor, Error38PassIsClassifiedAndNotRetried) {
+  TempDir dir;
+  // A profiler that behaves as rocprofv3 does on an over-capacity counter set (facts §3): the
+  // trace pass works (it hands over to the real double), a --pmc pass aborts with the error-38
+  // text.
+  const auto fake = write_script(
+      dir / "fake-rocprofv3",
+      "case \" $* \" in *\" --pmc \"*)\n"
+      "  echo 'Could not construct profile cfg failed with error code 38: Request exceeds "
+      "the capabilities of the hardware to collect' >&2\n"
+      "  kill -ABRT $$ ;;\n"
+      "esac\n"
+      "exec \"" +
+          std::string(KPROF_BIN_DIR) + "/rocprofv3-sim\" \"$@\"\n");
+  const auto rb = small_runbook(dir);
+  std::string text = read_text(rb);
+  text.replace(text.find("profiler:\n"), 10, "profiler:\n  path: " + fake.string() + "\n");
+  write_file(rb, text);
+  Kprof k = kprof(dir, {"run", rb.string(), "--quiet"});
+  EXPECT_EQ(k.result.exit_code, 1) << k.output;
+  const auto db = dir / "small.db";
+  EXPECT_EQ(pass_field(db, 0, "state"), "done");
+  EXPECT_EQ(pass_field(db, 1, "state"), "failed");
+  EXPECT_EQ(pass_field(db, 1, "attempts"), "1");
+  EXPECT_EQ(pass_field(db, 1, "signal"), std::to_string(SIGABRT));
+  const std::string reason = pass_field(db, 1, "reason");
+  EXPECT_EQ(reason.rfind("counters exceed hardware limits (rocprofiler error 38): ", 0), 0u)
+      << reason;
+  EXPECT_NE(reason.find("GRBM_"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("(not retried: deterministic)"), std::string::npos) << reason;
+}
+
+TEST(Executor, ChangedRunbookIsRefusedUnlessForced) {
+  TempDir dir;
+  const auto rb = small_runbook(dir);
+  write_file(dir / "slow", "");
+  BackgroundKprof bg(dir, {"run", rb.string(), "--simulate"}, "run.out");
+  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(dir / "ready"); }));
+  ::kill(bg.pid(), SIGINT);
+  EXPECT_EQ(bg.wait().exit_code, 130);
+  std::filesystem::remove(dir / "slow");
+
+  std::string text = read_text(rb);
+  text.replace(text.find("top: 2"), 6, "top: 3");
+  write_file(rb, text);
+  const auto db = dir / "small.db";
+  Kprof refused = kprof(dir, {"resume", db.string()}, "refused.out");
+  EXPECT_EQ(refused.result.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("-      from_trace: {top: 2, by: total_duration}\n"
+                                "+      from_trace: {top: 3, by: total_duration}\n"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_NE(refused.output.find("changed since run 1"), std::string::npos) << refused.output;
+  EXPECT_EQ(pass_field(db, 1, "state"), "interrupted");
+
+  Kprof forced = kprof(dir, {"resume", db.string(), "--force"}, "forced.out");
+  EXPECT_EQ(forced.result.exit_code, 0) << forced.output;
+  EXPECT_EQ(pass_field(db, 2, "state"), "done");
+}
+
+TEST(Executor, ParallelGpusRunEveryPassOnItsOwnDevice) {
+  TempDir dir;
+  const auto rb =
+      small_runbook(dir, "",
+                    "D=$(dirname \"$0\")\n"
+                    "echo \"$HIP_VISIBLE_DEVICES $ROCR_VISIBLE_DEVICES\" >> \"$D/devices\"\n");
+  Kprof k = kprof(dir, {"run", rb.string(), "--simulate", "--gpus", "0,1", "--quiet"});
+  ASSERT_EQ(k.result.exit_code, 0) << k.output;
+  EXPECT_EQ(scalar(dir / "small.db", "SELECT count(*) FROM passes WHERE state = 'done'"), 3);
+  // The trace pass and the two counter passes: each saw exactly one GPU, both variables agreeing.
+  std::vector<std::string> lines;
+  for (const auto& l : split(read_text(dir / "devices"), '\n')) {
+    if (!l.empty()) lines.push_back(l);
+  }
+  ASSERT_EQ(lines.size(), 3u);
+  for (const auto& l : lines) EXPECT_TRUE(l == "0 0" || l == "1 1") << l;
+}
+
+TEST(Executor, FullQwen3SimulatedRun) {
+  TempDir dir;
+  // A copy of the project's runbook, so its database and captures land in the temp folder.
+  const auto rb = dir / "qwen3-30b-a3b-sim.yaml";
+  write_file(rb, read_text(std::string(KPROF_SOURCE_DIR) + "/runbooks/qwen3-30b-a3b-sim.yaml"));
+  Kprof k = kprof(dir, {"run", rb.string(), "--simulate"});
+  ASSERT_EQ(k.result.exit_code, 0) << k.output;
+  const auto db = dir / "qwen3-30b-a3b-sim.db";
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM passes WHERE state != 'done'"), 0);
+  EXPECT_GE(scalar(db, "SELECT count(*) FROM passes WHERE kind = 'counters'"), 1);
+  // The model's measured region (configs/sim/qwen3-30b-a3b-mi300x.yaml); the double may add or
+  // drop one lazy-init kernel in a rerun (its `reruns` probabilities), hence the tolerance of 1.
+  const int64_t trace =
+      scalar(db,
+             "SELECT count(*) FROM dispatches d JOIN passes p ON p.id = d.pass_id "
+             "WHERE p.ordinal = 0");
+  EXPECT_NEAR(static_cast<double>(trace), 54194.0, 1.0);
+  // Counter passes collect fused_moe_kernel only (include_regex): 6,144 launches.
+  EXPECT_EQ(scalar(db,
+                   "SELECT count(DISTINCT c.dispatch_id) FROM counter_values c JOIN passes p ON "
+                   "p.id = c.pass_id "
+                   "WHERE p.ordinal = 1"),
+            6144);
+  EXPECT_NE(k.output.find("SIMULATED"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kprof::exec

@@ -1,0 +1,88 @@
+#include "core/exec/failure.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+namespace kprof::exec {
+namespace {
+
+// The stderr rocprofv3 7.0 prints before aborting (shared/facts/rocprofv3.md §3).
+const char* k_error38_log =
+    "F20250808 12:00:00.000000 1234 tool.cpp:1017]  :: [tool.cpp:1012]\n"
+    "\trocprofiler_create_counter_config( agent_id, counters_v.data(), counters_v.size(), "
+    "&profile_v)\n"
+    "\n"
+    "Could not construct profile cfg failed with error code 38: Request exceeds the capabilities "
+    "of "
+    "the hardware to collect\n"
+    "*** Check failure stack trace: ***\n";
+
+RunResult exited(int code, std::string log = {}) {
+  RunResult r;
+  r.exit_code = code;
+  r.log_tail = std::move(log);
+  return r;
+}
+
+RunResult signalled(int sig, std::string log = {}) {
+  RunResult r;
+  r.exit_code = -1;
+  r.signal = sig;
+  r.log_tail = std::move(log);
+  return r;
+}
+
+TEST(Failure, SuccessIsNone) { EXPECT_EQ(classify(exited(0), {}).kind, FailureKind::none); }
+
+TEST(Failure, Error38AbortIsDeterministicAndNamesCounters) {
+  Failure f = classify(signalled(SIGABRT, k_error38_log), {"SQ_WAVES", "TCC_HIT_sum"});
+  EXPECT_EQ(f.kind, FailureKind::deterministic);
+  EXPECT_EQ(f.reason,
+            "counters exceed hardware limits (rocprofiler error 38): SQ_WAVES TCC_HIT_sum");
+}
+
+TEST(Failure, Error38ThroughAShellIsExit134) {
+  Failure f = classify(exited(134, k_error38_log), {"A"});
+  EXPECT_EQ(f.kind, FailureKind::deterministic);
+  EXPECT_EQ(f.reason, "counters exceed hardware limits (rocprofiler error 38): A");
+}
+
+TEST(Failure, AbortWithoutError38IsTransient) {
+  Failure f = classify(signalled(SIGABRT, "some other assertion\n"), {"A"});
+  EXPECT_EQ(f.kind, FailureKind::transient);
+  EXPECT_EQ(f.reason, "killed by signal 6 (SIGABRT)");
+}
+
+TEST(Failure, ExitTwoIsDeterministic) {
+  Failure f = classify(exited(2), {});
+  EXPECT_EQ(f.kind, FailureKind::deterministic);
+  EXPECT_EQ(f.reason, "exit 2 (usage or input error of the workload or profiler)");
+}
+
+TEST(Failure, CrashAndOtherExitsAreTransient) {
+  EXPECT_EQ(classify(signalled(SIGSEGV), {}).kind, FailureKind::transient);
+  EXPECT_EQ(classify(signalled(SIGSEGV), {}).reason, "killed by signal 11 (SIGSEGV)");
+  EXPECT_EQ(classify(exited(1), {}).kind, FailureKind::transient);
+  EXPECT_EQ(classify(exited(1), {}).reason, "exit 1");
+}
+
+TEST(Failure, TimeoutIsTransient) {
+  RunResult r = signalled(SIGTERM);
+  r.timed_out = true;
+  r.duration = std::chrono::milliseconds(1500);
+  Failure f = classify(r, {});
+  EXPECT_EQ(f.kind, FailureKind::transient);
+  EXPECT_EQ(f.reason.rfind("timed out after ", 0), 0u) << f.reason;
+}
+
+TEST(Failure, InterruptionWins) {
+  RunResult r = signalled(SIGINT, k_error38_log);
+  r.interrupted = true;
+  r.interrupt_signal = SIGINT;
+  Failure f = classify(r, {});
+  EXPECT_EQ(f.kind, FailureKind::interrupted);
+  EXPECT_EQ(f.reason, "interrupted (SIGINT)");
+}
+
+}  // namespace
+}  // namespace kprof::exec

@@ -1,0 +1,81 @@
+#include "core/hw/expr.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kprof::hw {
+namespace {
+
+TEST(Expr, PrecedenceAndCanonicalText) {
+  EXPECT_EQ(Expr::parse("a+b*c")->str(), "a+b*c");
+  EXPECT_EQ(Expr::parse("(a+b)*c")->str(), "(a+b)*c");
+  EXPECT_EQ(Expr::parse("a-(b-c)")->str(), "a-(b-c)");
+  EXPECT_EQ(Expr::parse(" reduce( TCC_HIT , sum ) / 1024 ")->str(), "reduce(TCC_HIT,sum)/1024");
+  EXPECT_EQ(Expr::parse("reduce(X,avg)")->mode, "avr");
+  EXPECT_EQ(Expr::parse("-x*2")->str(), "-x*2");
+}
+
+TEST(Expr, AccumulateSelectAndCalls) {
+  auto a = Expr::parse("reduce(accumulate(SQ_LEVEL_WAVES, HIGH_RES),sum)");
+  ASSERT_EQ(a->kind, ExprKind::reduce);
+  ASSERT_EQ(a->args[0]->kind, ExprKind::accumulate);
+  EXPECT_EQ(a->args[0]->name, "SQ_LEVEL_WAVES");
+  EXPECT_EQ(a->args[0]->mode, "HIGH_RES");
+
+  auto s = Expr::parse("select(TCC_HIT,[DIMENSION_XCC=[3], DIMENSION_INSTANCE=[1,2]])");
+  ASSERT_EQ(s->kind, ExprKind::select);
+  ASSERT_EQ(s->dims.size(), 2u);
+  EXPECT_EQ(s->dims[1].name, "DIMENSION_INSTANCE");
+  EXPECT_EQ(s->dims[1].values, (std::vector<long>{1, 2}));
+  EXPECT_EQ(s->str(), "select(TCC_HIT,[DIMENSION_XCC=[3],DIMENSION_INSTANCE=[1,2]])");
+
+  auto m = Expr::parse("max(a, b, 3)");
+  EXPECT_EQ(m->kind, ExprKind::call);
+  EXPECT_EQ(m->args.size(), 3u);
+
+  std::vector<std::pair<std::string, int>> names;
+  Expr::parse("x + accumulate(Y, LOW_RES) * zz")->collect_names(names);
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_EQ(names[0], (std::pair<std::string, int>{"x", 0}));
+  EXPECT_EQ(names[2], (std::pair<std::string, int>{"zz", 29}));
+}
+
+TEST(Expr, NumbersWithExponents) {
+  EXPECT_DOUBLE_EQ(Expr::parse("1.5e3")->number, 1500.0);
+  EXPECT_DOUBLE_EQ(Expr::parse("64")->number, 64.0);
+}
+
+// Parse errors are positioned: origin (file:line:col of text[0]) shifted by the offset.
+TEST(Expr, ErrorsArePositioned) {
+  SourcePos origin{"hw.yaml", 7, 20};
+  struct Case {
+    const char* text;
+    int col;
+    const char* needle;
+  } cases[] = {
+      {"a + * b", 24, "unexpected '*'"},
+      {"reduce(X, median)", 30, "unknown reduce operation 'median'"},
+      {"(a + b", 26, "expected ')'"},
+      {"accumulate(X, MID_RES)", 34, "unknown accumulate resolution"},
+      {"foo(a)", 20, "unknown function 'foo'"},
+      {"a b", 22, "unexpected 'b'"},
+      {"", 20, "empty expression"},
+  };
+  for (const auto& c : cases) {
+    try {
+      Expr::parse(c.text, origin, "line text");
+      ADD_FAILURE() << "no error for '" << c.text << "'";
+    } catch (const Error& e) {
+      ASSERT_EQ(e.diagnostics().size(), 1u);
+      const auto& d = e.diagnostics()[0];
+      ASSERT_TRUE(d.pos.has_value()) << c.text;
+      EXPECT_EQ(d.pos->file, "hw.yaml");
+      EXPECT_EQ(d.pos->line, 7);
+      EXPECT_EQ(d.pos->col, c.col) << c.text;
+      EXPECT_NE(d.what.find(c.needle), std::string::npos) << d.what;
+      EXPECT_EQ(e.exit_code(), 2);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kprof::hw

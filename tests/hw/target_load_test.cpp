@@ -1,0 +1,130 @@
+// A broken hardware file is an error at the offending file:line:col.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/hw/target.hpp"
+
+namespace kprof::hw {
+namespace {
+
+class TargetLoad : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = std::filesystem::temp_directory_path() /
+            ("kprof_hw_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(m_dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(m_dir); }
+
+  // A valid two-block file; `counters`/`derived` are spliced in.
+  std::filesystem::path write(const std::string& counters, const std::string& derived) {
+    std::string text =
+        "arch: test1\n"
+        "blocks:\n"
+        "  - {name: SQ, counters_per_pass: 8, values_per_dispatch: 4}\n"
+        "  - {name: TCC, counters_per_pass: 4, instances: 16, values_per_dispatch: 16}\n"
+        "accumulate: {per_pass: 1, flags: [HIGH_RES], counters: [SQ_LEVEL]}\n"
+        "constants: {simd_count: 8}\n"
+        "counters:\n"
+        "  - {name: SQ_LEVEL, block: SQ}\n"
+        "  - {name: TCC_HIT, block: TCC}\n" +
+        counters + "derived:\n  - {name: TCC_HIT_sum, expression: \"reduce(TCC_HIT,sum)\"}\n" +
+        derived;
+    auto p = m_dir / "hw.yaml";
+    std::ofstream(p) << text;
+    return p;
+  }
+
+  Diagnostic error_of(const std::filesystem::path& p) {
+    try {
+      Target::load(p);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), 2);
+      return e.diagnostics().at(0);
+    }
+    ADD_FAILURE() << "no error";
+    return {};
+  }
+
+  std::filesystem::path m_dir;
+};
+
+TEST_F(TargetLoad, ValidFileLoads) {
+  Target t =
+      Target::load(write("", "  - {name: TWICE, expression: \"TCC_HIT_sum*2+simd_count\"}\n"));
+  EXPECT_EQ(t.arch(), "test1");
+  EXPECT_EQ(t.counter_names(),
+            (std::vector<std::string>{"SQ_LEVEL", "TCC_HIT", "TCC_HIT_sum", "TWICE"}));
+  EXPECT_DOUBLE_EQ(*t.evaluate("TWICE", [](const Event&) { return std::optional<double>(5); }), 18);
+  EXPECT_EQ(t.derived("TWICE")->pos.line, 12);
+}
+
+TEST_F(TargetLoad, UnknownBlock) {
+  Diagnostic d = error_of(write("  - {name: TA_BUSY, block: TCX}\n", ""));
+  EXPECT_EQ(d.pos->line, 10);
+  EXPECT_EQ(d.pos->col, 28);  // the value TCX
+  EXPECT_NE(d.what.find("unknown block 'TCX'"), std::string::npos) << d.what;
+  EXPECT_NE(d.hint.find("TCC"), std::string::npos);
+  EXPECT_EQ(d.source_line, "  - {name: TA_BUSY, block: TCX}");
+}
+
+TEST_F(TargetLoad, CounterDefinedTwice) {
+  Diagnostic d = error_of(write("  - {name: TCC_HIT, block: TCC}\n", ""));
+  EXPECT_EQ(d.pos->line, 10);
+  EXPECT_NE(d.what.find("'TCC_HIT' defined twice"), std::string::npos);
+  EXPECT_NE(d.hint.find("hw.yaml:9"), std::string::npos) << d.hint;
+  Diagnostic d2 = error_of(write("", "  - {name: TCC_HIT, expression: \"1\"}\n"));
+  EXPECT_EQ(d2.pos->line, 12);
+}
+
+TEST_F(TargetLoad, ExpressionNamingUnknownCounter) {
+  // Column of 'TCC_MIS' inside the quoted expression: the quote is at col 31, text starts at 32.
+  Diagnostic d = error_of(write("", "  - {name: RATIO, expression: \"TCC_HIT_sum/TCC_MIS\"}\n"));
+  EXPECT_EQ(d.pos->line, 12);
+  EXPECT_EQ(d.pos->col, 32 + 12);
+  EXPECT_NE(d.what.find("unknown counter 'TCC_MIS'"), std::string::npos) << d.what;
+}
+
+TEST_F(TargetLoad, BadExpressionSyntax) {
+  Diagnostic d = error_of(write("", "  - {name: BAD, expression: \"(TCC_HIT_sum*2\"}\n"));
+  EXPECT_EQ(d.pos->line, 12);
+  EXPECT_EQ(d.pos->col, 30 + 14);
+  EXPECT_NE(d.what.find("expected ')'"), std::string::npos) << d.what;
+}
+
+TEST_F(TargetLoad, AccumulateOfCounterNotListed) {
+  Diagnostic d =
+      error_of(write("", "  - {name: ACC, expression: \"accumulate(TCC_HIT, HIGH_RES)\"}\n"));
+  EXPECT_EQ(d.pos->line, 12);
+  EXPECT_NE(d.what.find("cannot be accumulated"), std::string::npos) << d.what;
+}
+
+TEST_F(TargetLoad, CycleInDerivedCounters) {
+  Diagnostic d = error_of(
+      write("", "  - {name: A, expression: \"B+1\"}\n  - {name: B, expression: \"A*2\"}\n"));
+  EXPECT_NE(d.what.find("defined in terms of itself"), std::string::npos) << d.what;
+  EXPECT_GT(d.pos->line, 11);
+}
+
+TEST_F(TargetLoad, BadYamlSyntaxAndKeys) {
+  auto p = m_dir / "broken.yaml";
+  std::ofstream(p) << "arch: x\nblocks:\n  - {name: SQ, counters_per_pass: 8\ncounters: []\n";
+  Diagnostic d = error_of(p);
+  EXPECT_NE(d.what.find("bad YAML"), std::string::npos) << d.what;
+  EXPECT_GT(d.pos->line, 2);
+
+  Diagnostic k = error_of(write("  - {name: X, blok: SQ}\n", ""));
+  EXPECT_EQ(k.pos->line, 10);
+  EXPECT_NE(k.what.find("unknown key 'blok'"), std::string::npos) << k.what;
+
+  Diagnostic n = error_of(write("  - {name: X, block: SQ, event: four}\n", ""));
+  EXPECT_NE(n.what.find("must be a number"), std::string::npos) << n.what;
+
+  EXPECT_THROW(Target::load(m_dir / "missing.yaml"), Error);
+}
+
+}  // namespace
+}  // namespace kprof::hw

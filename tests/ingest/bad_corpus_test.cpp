@@ -1,0 +1,106 @@
+// tests/data/ingest/bad/: malformed files, each with its pinned outcome in EXPECTED.txt — a
+// positioned error for a broken file, or one BadRow (and a positioned error under --strict) for
+// a bad row in an otherwise good file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "core/base/error.hpp"
+#include "core/base/text.hpp"
+#include "core/ingest/read_file.hpp"
+#include "tests/ingest/vector_sink.hpp"
+
+namespace kprof::ingest {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path k_bad = fs::path(KPROF_TEST_DATA) / "ingest" / "bad";
+
+struct Expectation {
+  std::string file, kind, a, b;
+};
+
+std::vector<Expectation> load_manifest() {
+  std::vector<Expectation> out;
+  std::ifstream in(k_bad / "EXPECTED.txt");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> parts;
+    size_t pos = 0;
+    for (;;) {
+      size_t bar = line.find(" | ", pos);
+      parts.push_back(line.substr(pos, bar == std::string::npos ? std::string::npos : bar - pos));
+      if (bar == std::string::npos) break;
+      pos = bar + 3;
+    }
+    Expectation e{parts.at(0), parts.at(1), parts.at(2), parts.size() > 3 ? parts[3] : ""};
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::string error_line(const std::string& path, bool strict) {
+  test::VectorSink sink;
+  ReadOptions o;
+  o.strict = strict;
+  try {
+    read_file(path, sink, o);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2) << path;  // input error
+    return e.diagnostics().at(0).line();
+  }
+  return "(no error)";
+}
+
+std::string with_path(std::string s, const std::string& path) {
+  auto at = s.find("{file}");
+  if (at != std::string::npos) s.replace(at, 6, path);
+  return s;
+}
+
+TEST(BadCorpus, EveryFileGivesItsPinnedOutcome) {
+  auto manifest = load_manifest();
+  std::set<std::string> listed;
+  int errors = 0, bad_rows = 0;
+  for (const auto& e : manifest) {
+    const std::string path = (k_bad / e.file).string();
+    SCOPED_TRACE(e.file);
+    ASSERT_TRUE(fs::exists(path));
+    listed.insert(e.file);
+    if (e.kind == "error") {
+      EXPECT_EQ(error_line(path, false), with_path(e.a, path));
+      EXPECT_NE(error_line(path, true), "(no error)");  // strict may stop earlier (own line)
+      ++errors;
+    } else if (e.kind == "bad") {
+      test::VectorSink sink;
+      FileResult r = read_file(path, sink);
+      ASSERT_EQ(sink.bad.size(), 1u);
+      EXPECT_EQ(std::to_string(sink.bad[0].line), e.a);
+      EXPECT_EQ(sink.bad[0].reason, e.b);
+      EXPECT_EQ(sink.bad[0].file, path);
+      EXPECT_EQ(r.rows_rejected, 1);
+      EXPECT_EQ(r.rows_read, 3);
+      // The good rows around the bad one still arrive.
+      EXPECT_EQ(sink.dispatches.size(), 2u);
+      ++bad_rows;
+    } else if (e.kind == "strict") {
+      EXPECT_EQ(error_line(path, true), with_path(e.a, path));
+    } else {
+      ADD_FAILURE() << "unknown kind " << e.kind;
+    }
+  }
+  EXPECT_GE(errors, 20);
+  EXPECT_GE(bad_rows, 6);
+  // Every file in the folder is pinned.
+  for (const auto& f : fs::directory_iterator(k_bad)) {
+    auto name = f.path().filename().string();
+    if (name == "EXPECTED.txt") continue;
+    EXPECT_TRUE(listed.count(name)) << name << " has no expectation";
+  }
+}
+
+}  // namespace
+}  // namespace kprof::ingest

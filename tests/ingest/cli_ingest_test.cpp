@@ -1,0 +1,198 @@
+// `kprof ingest` as a user runs it: a real process on real capture files, a real database file.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "core/store/capture_db.hpp"
+
+namespace kprof::ingest {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path k_probe = fs::path(KPROF_SHARED_DIR) / "captures" /
+                         "uLLM-project/2026-07-26/sq8_0-attention-optimization-u-v0.1/pmc/"
+                         "probe-raw-sq/data/homelab1-WRX80-Creator";
+const std::string k_kprof = std::string(KPROF_BIN_DIR) + "/kprof";
+
+struct Ran {
+  int code = -1;
+  std::string out;
+};
+
+Ran run(const std::string& args) {
+  const fs::path out =
+      fs::temp_directory_path() / ("kprof_cli_" + std::to_string(getpid()) + ".out");
+  int rc = std::system((k_kprof + " " + args + " > " + out.string() + " 2>&1").c_str());
+  std::ifstream in(out);
+  Ran r;
+  r.out.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  fs::remove(out);
+  return r;
+}
+
+std::string bytes_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+class CliIngest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() /
+            ("kprof_cli_ingest_" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir / "cap" / "host");
+    fs::create_directories(m_dir / "cap" / "pass_1" / "host");
+    fs::copy_file(k_probe / "1323859_kernel_trace.csv",
+                  m_dir / "cap/host/1323859_kernel_trace.csv");
+    fs::copy_file(k_probe / "1323859_agent_info.csv", m_dir / "cap/host/1323859_agent_info.csv");
+    fs::copy_file(k_probe / "1323859_counter_collection.csv",
+                  m_dir / "cap/pass_1/host/1323859_counter_collection.csv");
+    m_db = m_dir / "k.db";
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+  fs::path m_dir, m_db;
+};
+
+TEST_F(CliIngest, LoadsPassesAndReingestReplaces) {
+  const std::string args = "ingest " + m_db.string() + " " + (m_dir / "cap").string() + " --run r1";
+  Ran r = run(args);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1323859_kernel_trace.csv"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(measured)"), std::string::npos) << r.out;
+  {
+    store::CaptureDb db(m_db, store::OpenMode::read_only);
+    auto run_info = db.find_run_by_name("r1");
+    ASSERT_TRUE(run_info);
+    EXPECT_FALSE(run_info->simulated);
+    auto passes = db.list_passes(run_info->id);
+    ASSERT_EQ(passes.size(), 2u);
+    EXPECT_EQ(passes[0].kind, store::PassKind::trace);
+    EXPECT_EQ(passes[1].kind, store::PassKind::counters);
+    EXPECT_EQ(passes[1].ordinal, 1);
+    EXPECT_EQ(db.row_counts(passes[0].id).dispatches, 16);
+    EXPECT_EQ(db.row_counts(passes[0].id).agents, 4);
+    EXPECT_EQ(db.row_counts(passes[1].id).dispatches, 16);
+    EXPECT_EQ(db.row_counts(passes[1].id).counter_values, 32);
+  }
+  r = run(args);  // the same capture again: replaced, not duplicated
+  ASSERT_EQ(r.code, 0) << r.out;
+  store::CaptureDb db(m_db, store::OpenMode::read_only);
+  auto passes = db.list_passes(db.find_run_by_name("r1")->id);
+  ASSERT_EQ(passes.size(), 2u);
+  EXPECT_EQ(db.row_counts(passes[0].id).dispatches, 16);
+  EXPECT_EQ(db.row_counts(passes[1].id).counter_values, 32);
+}
+
+TEST_F(CliIngest, BrokenFileLeavesDatabaseUntouched) {
+  ASSERT_EQ(run("ingest " + m_db.string() + " " + (m_dir / "cap").string()).code, 0);
+  const std::string before = bytes_of(m_db);
+  // A truncated counter file in a second pass folder.
+  fs::create_directories(m_dir / "cap/pass_2/host");
+  std::string text = bytes_of(k_probe / "1323859_counter_collection.csv");
+  std::ofstream(m_dir / "cap/pass_2/host/1_counter_collection.csv")
+      << text.substr(0, text.size() - 20);
+  Ran r = run("ingest " + m_db.string() + " " + (m_dir / "cap").string() + " --run other");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("1_counter_collection.csv:33:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the file ends in the middle of a row"), std::string::npos) << r.out;
+  EXPECT_EQ(bytes_of(m_db), before);
+  store::CaptureDb db(m_db, store::OpenMode::read_only);
+  EXPECT_FALSE(db.find_run_by_name("other"));
+}
+
+TEST_F(CliIngest, StrictFailsOnABadRowOtherwiseCounted) {
+  std::string text = bytes_of(m_dir / "cap/host/1323859_kernel_trace.csv");
+  auto second_line = text.find('\n') + 1;
+  text.insert(
+      second_line,
+      "\"KERNEL_DISPATCH\",\"Agent 2\",1,1,5,99,4,\"k\",99,abc,5,0,0,16,0,128,256,1,1,256,1,1\n");
+  std::ofstream(m_dir / "cap/host/1323859_kernel_trace.csv") << text;
+  Ran r = run("ingest " + m_db.string() + " " + (m_dir / "cap/host").string() + " --strict");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("1323859_kernel_trace.csv:2:"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(m_db));  // nothing written, not even the file
+  r = run("ingest " + m_db.string() + " " + (m_dir / "cap/host").string() + " --run lax");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 bad rows were skipped"), std::string::npos) << r.out;
+  store::CaptureDb db(m_db, store::OpenMode::read_only);
+  auto pass = db.list_passes(db.find_run_by_name("lax")->id).at(0);
+  EXPECT_EQ(db.row_counts(pass.id).dispatches, 16);
+  auto files = db.ingest_files(pass.id);
+  bool found = false;
+  for (const auto& f : files) {
+    if (f.kind != "kernel_trace") continue;
+    found = true;
+    EXPECT_EQ(f.rows_rejected, 1);
+    EXPECT_EQ(f.first_reject_line, 2);
+    EXPECT_EQ(f.rows_read, 17);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(CliIngest, UsageErrors) {
+  EXPECT_EQ(run("ingest").code, 2);
+  Ran r = run("ingest " + m_db.string() + " " + (m_dir / "cap").string() + " --pass-kind both");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--pass-kind must be trace or counters"), std::string::npos) << r.out;
+  r = run("ingest " + m_db.string() + " " + (m_dir / "nowhere").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("no such file or directory"), std::string::npos) << r.out;
+}
+
+// SIGKILL while the pass is being written: the next open sees no partial pass.
+TEST_F(CliIngest, KilledIngestLeavesNoPartialPass) {
+  // A trace big enough that the load phase lasts a while: the real capture repeated.
+  std::string text = bytes_of(k_probe / "1323859_kernel_trace.csv");
+  const auto header_end = text.find('\n') + 1;
+  const std::string body = text.substr(header_end);
+  {
+    std::ofstream big(m_dir / "cap/host/1323859_kernel_trace.csv");
+    big << text.substr(0, header_end);
+    for (int i = 0; i < 40000; ++i) big << body;  // 640k rows
+  }
+  const std::string db = m_db.string(), cap = (m_dir / "cap/host").string();
+  pid_t child = fork();
+  if (child == 0) {
+    execl(k_kprof.c_str(), "kprof", "ingest", db.c_str(), cap.c_str(), "--run", "killed",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the loader is writing (the WAL grows), then kill it.
+  const fs::path wal = db + "-wal";
+  bool killed = false;
+  for (int i = 0; i < 600000; ++i) {
+    std::error_code ec;
+    if (fs::exists(wal, ec) && fs::file_size(wal, ec) > (4u << 20)) {
+      kill(child, SIGKILL);
+      killed = true;
+      break;
+    }
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  ASSERT_TRUE(killed) << "ingest ended before it could be killed";
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  store::CaptureDb cdb(m_db, store::OpenMode::read_only);
+  auto r = cdb.find_run_by_name("killed");
+  ASSERT_TRUE(r);  // the run and pass records were committed before the load began
+  for (const auto& p : cdb.list_passes(r->id)) {
+    EXPECT_NE(p.state, store::PassState::done);
+    EXPECT_EQ(cdb.row_counts(p.id).dispatches, 0);
+    EXPECT_EQ(cdb.row_counts(p.id).ingest_files, 0);
+  }
+}
+
+}  // namespace
+}  // namespace kprof::ingest

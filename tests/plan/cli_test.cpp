@@ -1,0 +1,104 @@
+// `kprof plan` and `kprof counters` end to end: the real binary on a real runbook file.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+struct CliResult {
+  int rc;
+  std::string out;
+};
+
+CliResult run(const std::string& args) {
+  std::string cmd = std::string(KPROF_BIN_DIR) + "/kprof " + args + " 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
+  int status = pclose(f);
+  return {WEXITSTATUS(status), out};
+}
+
+class KprofPlanCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(std::string(KPROF_BIN_DIR) + "/kprof"))
+      GTEST_SKIP() << "kprof not built";
+    m_dir =
+        std::filesystem::temp_directory_path() / ("kprof_plan_cli_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(m_dir);
+    std::ifstream in(std::string(KPROF_SOURCE_DIR) + "/runbooks/qwen3-30b-a3b-sim.yaml");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    m_runbook = ss.str();
+  }
+  void TearDown() override { std::filesystem::remove_all(m_dir); }
+
+  std::string write(const std::string& counters_block) {
+    std::string text = m_runbook;
+    const std::string key = "    metric_sets: [roofline]\n";
+    auto at = text.find(key);
+    EXPECT_NE(at, std::string::npos);
+    text.replace(at, key.size(), counters_block);
+    auto p = m_dir / "rb.yaml";
+    std::ofstream(p) << text;
+    return p.string();
+  }
+
+  std::filesystem::path m_dir;
+  std::string m_runbook;
+};
+
+TEST_F(KprofPlanCli, PlansFullAtTwelvePasses) {
+  CliResult r = run("plan " + write("    metric_sets: [full]\n"));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find(
+                "passes: 12   lower bound: 12 (SQ 96 events / 8 per pass)   meets the lower bound, "
+                "optimal (proved)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("pass 12/12"), std::string::npos);
+  EXPECT_NE(r.out.find("command:  rocprofv3 --pmc "), std::string::npos);
+}
+
+TEST_F(KprofPlanCli, JsonHasArgvPerPass) {
+  CliResult r = run("plan --format json " +
+                    write("    metric_sets: [roofline]\n    counters: [FETCH_SIZE]\n"));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("\"lower_bound\": 3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"argv\": [\"rocprofv3\", \"--pmc\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"optimal\": true"), std::string::npos);
+}
+
+TEST_F(KprofPlanCli, UnknownCounterPointsAtTheRunbook) {
+  CliResult r =
+      run("plan " + write("    metric_sets: [roofline]\n    counters: [SQ_WAVES, TCC_HTI_sum]\n"));
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.out.find("rb.yaml:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unknown counter 'TCC_HTI_sum' for gfx942 (did you mean 'TCC_HIT_sum'"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(KprofCountersCli, ListsAndExplains) {
+  if (!std::filesystem::exists(std::string(KPROF_BIN_DIR) + "/kprof"))
+    GTEST_SKIP() << "kprof not built";
+  CliResult list = run("counters 'TCC_EA0_RDREQ*'");
+  ASSERT_EQ(list.rc, 0) << list.out;
+  EXPECT_NE(list.out.find("TCC_EA0_RDREQ_32B_sum"), std::string::npos);
+  EXPECT_EQ(list.out.find("FETCH_SIZE"), std::string::npos);
+  CliResult ex = run("counters --explain WRITE_SIZE");
+  ASSERT_EQ(ex.rc, 0) << ex.out;
+  EXPECT_NE(ex.out.find("slots in one pass: TCC 2/4"), std::string::npos) << ex.out;
+  CliResult bad = run("counters --explain FETCH_SIZ");
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_NE(bad.out.find("did you mean 'FETCH_SIZE'"), std::string::npos) << bad.out;
+}
+
+}  // namespace

@@ -1,0 +1,67 @@
+#include "core/plan/rocprof_command.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kprof::plan {
+namespace {
+
+TEST(RocprofCommand, MinimalPass) {
+  PassCommand c;
+  c.counters = {"SQ_WAVES", "FETCH_SIZE"};
+  c.output_dir = "/runs/q/pass-2";
+  c.output_name = "counters";
+  c.app = {"python3", "serve.py", "--tokens", "128"};
+  EXPECT_EQ(rocprof_argv(c),
+            (std::vector<std::string>{"rocprofv3", "--pmc", "SQ_WAVES", "FETCH_SIZE", "-d",
+                                      "/runs/q/pass-2", "-o", "counters", "-f", "csv", "--",
+                                      "python3", "serve.py", "--tokens", "128"}));
+}
+
+TEST(RocprofCommand, EveryOption) {
+  PassCommand c;
+  c.rocprofv3 = "/opt/rocm/bin/rocprofv3";
+  c.counters = {"TCC_HIT_sum"};
+  c.output_dir = "out";
+  c.output_name = "p1";
+  c.output_format = "rocpd";
+  c.kernel_include_regex = "gemm|attn";
+  c.kernel_exclude_regex = "copy";
+  c.kernel_iteration_range = "[1-2]";
+  c.selected_regions = true;
+  c.truncate_kernels = true;
+  c.agent_index = "absolute";
+  c.extra_args = {"--log-level", "warning"};
+  c.app = {"/bin/sh", "-c", "./run.sh 'a b'"};
+  auto argv = rocprof_argv(c);
+  EXPECT_EQ(argv, (std::vector<std::string>{"/opt/rocm/bin/rocprofv3",
+                                            "--pmc",
+                                            "TCC_HIT_sum",
+                                            "-d",
+                                            "out",
+                                            "-o",
+                                            "p1",
+                                            "-f",
+                                            "rocpd",
+                                            "--kernel-include-regex",
+                                            "gemm|attn",
+                                            "--kernel-exclude-regex",
+                                            "copy",
+                                            "--kernel-iteration-range",
+                                            "[1-2]",
+                                            "--selected-regions",
+                                            "--truncate-kernels",
+                                            "--agent-index",
+                                            "absolute",
+                                            "--log-level",
+                                            "warning",
+                                            "--",
+                                            "/bin/sh",
+                                            "-c",
+                                            "./run.sh 'a b'"}));
+  EXPECT_EQ(
+      shell_join({"rocprofv3", "--pmc", "A", "--kernel-include-regex", "gemm|attn", "--", "it's"}),
+      "rocprofv3 --pmc A --kernel-include-regex 'gemm|attn' -- 'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace kprof::plan

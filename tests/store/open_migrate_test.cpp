@@ -1,0 +1,195 @@
+// Opening, migrating, version checks and read-only connections, on real files.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "core/base/error.hpp"
+#include "store_test_util.hpp"
+
+namespace kprof::store {
+namespace {
+
+using testing::TempDir;
+
+std::string error_line(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.diagnostics().at(0).line();
+  }
+  return "(no error)";
+}
+
+TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
+  TempDir dir;
+  CaptureDb db(dir / "c.db");
+  EXPECT_EQ(db.schema_version(), 1);
+  EXPECT_EQ(CaptureDb::latest_schema_version(), 1);
+  SQLite::Statement st(db.sql(),
+                       "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
+                       "WHERE type = 'table' ORDER BY name)");
+  ASSERT_TRUE(st.executeStep());
+  EXPECT_EQ(st.getColumn(0).getString(),
+            "agents,api_calls,counter_values,dispatches,ingest_stats,kernel_stats,"
+            "memory_copies,passes,run_lock,runs,schema_version,selected_kernels,strings");
+  EXPECT_EQ(db.sql().execAndGet("PRAGMA journal_mode").getString(), "wal");
+  EXPECT_EQ(db.sql().execAndGet("PRAGMA foreign_keys").getInt(), 1);
+  EXPECT_EQ(db.sql().execAndGet("PRAGMA synchronous").getInt(), 1);  // NORMAL
+  EXPECT_EQ(db.sql().execAndGet("PRAGMA busy_timeout").getInt(), 60000);
+  EXPECT_FALSE(db.read_only());
+}
+
+TEST(OpenMigrate, ReopenKeepsDataAndDoesNotReapply) {
+  TempDir dir;
+  int64_t run;
+  {
+    CaptureDb db(dir / "c.db");
+    run = testing::make_run(db, "first");
+  }
+  CaptureDb db(dir / "c.db");
+  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM schema_version").getInt(), 1);
+  auto r = db.find_run(run);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->name, "first");
+}
+
+TEST(OpenMigrate, ProcessesCreatingOneFileTogetherMigrateOnce) {
+  TempDir dir;
+  const auto path = dir / "shared.db";
+  std::vector<pid_t> children;
+  for (int i = 0; i < 4; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int rc = 0;
+      try {
+        CaptureDb db(path);
+        testing::make_run(db, "child" + std::to_string(i));
+      } catch (...) {
+        rc = 1;
+      }
+      ::_exit(rc);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+  }
+  CaptureDb db(path);
+  EXPECT_EQ(db.list_runs().size(), 4u);
+  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM schema_version").getInt(), 1);
+}
+
+TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
+  TempDir dir;
+  const auto path = dir / "c.db";
+  {
+    CaptureDb db(path);
+    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (2, 0)");
+  }
+  const std::string expected = "capture database '" + path.string() +
+                               "' has schema version 2, but this kprof (" KPROF_VERSION
+                               ") knows versions up to 1 (open it with a newer kprof, or give "
+                               "this one another database file)";
+  EXPECT_EQ(error_line([&] { CaptureDb db(path); }), expected);
+  EXPECT_EQ(error_line([&] { CaptureDb db(path, OpenMode::read_only); }), expected);
+  try {
+    CaptureDb db(path);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+  }
+}
+
+TEST(OpenMigrate, ForeignSqliteFileIsNotTouched) {
+  TempDir dir;
+  const auto path = dir / "other.db";
+  {
+    SQLite::Database other(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    other.exec("CREATE TABLE t(x)");
+  }
+  EXPECT_EQ(error_line([&] { CaptureDb db(path); }),
+            "capture database '" + path.string() +
+                "' is an SQLite database but not one of kprof's (no schema_version table) (give "
+                "kprof a new file name for its database)");
+  SQLite::Database other(path.string());
+  EXPECT_EQ(other.execAndGet("SELECT count(*) FROM sqlite_schema").getInt(), 1);
+}
+
+TEST(OpenMigrate, NonSqliteFileIsAnInputError) {
+  TempDir dir;
+  const auto path = dir / "junk.db";
+  std::ofstream(path) << "this is not a database, just some text that is long enough to matter\n"
+                      << std::string(200, 'x');
+  std::string line = error_line([&] { CaptureDb db(path); });
+  EXPECT_NE(line.find("not an SQLite database file"), std::string::npos) << line;
+}
+
+TEST(OpenMigrate, ReadOnlyRefusesMissingAndEmptyFiles) {
+  TempDir dir;
+  EXPECT_EQ(error_line([&] { CaptureDb db(dir / "none.db", OpenMode::read_only); }),
+            "capture database '" + (dir / "none.db").string() +
+                "' does not exist (check the path, or create it with `kprof run` or `kprof "
+                "ingest`)");
+  EXPECT_FALSE(std::filesystem::exists(dir / "none.db"));
+  std::ofstream(dir / "empty.db").close();
+  EXPECT_EQ(error_line([&] { CaptureDb db(dir / "empty.db", OpenMode::read_only); }),
+            "capture database '" + (dir / "empty.db").string() +
+                "' is empty (create it with `kprof run` or `kprof ingest` first)");
+}
+
+TEST(OpenMigrate, ReadOnlyConnectionReadsButRefusesWrites) {
+  TempDir dir;
+  const auto path = dir / "c.db";
+  int64_t run, pass;
+  {
+    CaptureDb db(path);
+    run = testing::make_run(db, "ro");
+    pass = testing::make_pass(db, run, 0);
+  }
+  CaptureDb ro(path, OpenMode::read_only);
+  EXPECT_TRUE(ro.read_only());
+  ASSERT_TRUE(ro.find_run(run));
+  EXPECT_EQ(ro.find_run(run)->name, "ro");
+  EXPECT_EQ(ro.list_passes(run).size(), 1u);
+
+  std::string line = error_line([&] { ro.create_run({"x", "", "", "", "h", "v", false, {}}); });
+  EXPECT_NE(line.find("creating a run: attempt to write a readonly database"), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("(the database was opened read-only"), std::string::npos) << line;
+  EXPECT_NE(error_line([&] { ro.intern("k"); }).find("readonly"), std::string::npos);
+  EXPECT_NE(error_line([&] { ro.set_run_status(run, RunStatus::done); }).find("readonly"),
+            std::string::npos);
+  EXPECT_EQ(error_line([&] { PassLoader l(ro, pass); }),
+            "capture database '" + path.string() +
+                "' was opened read-only (open it read-write to ingest)");
+  EXPECT_EQ(ro.list_runs().size(), 1u);
+  EXPECT_EQ(ro.find_run(run)->status, RunStatus::running);
+}
+
+TEST(OpenMigrate, ForeignKeysAndChecksCatchMistakes) {
+  TempDir dir;
+  CaptureDb db(dir / "c.db");
+  // A pass of a run that does not exist.
+  std::string line = error_line([&] { testing::make_pass(db, 999, 0); });
+  EXPECT_NE(line.find("FOREIGN KEY constraint failed"), std::string::npos) << line;
+  int64_t run = testing::make_run(db);
+  testing::make_pass(db, run, 0);
+  // The same ordinal twice in one run.
+  line = error_line([&] { testing::make_pass(db, run, 0); });
+  EXPECT_NE(line.find("UNIQUE constraint failed: passes.run_id, passes.ordinal"), std::string::npos)
+      << line;
+  // A status the schema does not know, and a value of the wrong type (STRICT).
+  EXPECT_THROW(db.sql().exec("UPDATE runs SET status = 'finished'"), SQLite::Exception);
+  EXPECT_THROW(db.sql().exec("UPDATE runs SET started_ms = 'yesterday'"), SQLite::Exception);
+  EXPECT_THROW(db.sql().exec("UPDATE passes SET argv = 'not json'"), SQLite::Exception);
+  EXPECT_THROW(db.sql().exec("UPDATE runs SET runbook_sha256 = 'abc'"), SQLite::Exception);
+}
+
+}  // namespace
+}  // namespace kprof::store
