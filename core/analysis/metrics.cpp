@@ -121,11 +121,25 @@ DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters&
     m.flop_passes.insert(passes.begin(), passes.end());
     if (*v > best) best = *v, m.dominant_type = t.type;
   }
-  {
-    Resolver r{target, joined, samples, m.byte_passes};
-    m.bytes_read = r.eval(parsed("FETCH_SIZE*1024"));
-    m.bytes_written = r.eval(parsed("WRITE_SIZE*1024"));
-  }
+  // Bytes: FETCH_SIZE/WRITE_SIZE (KB) when they were collected, else the HBM request formulas of
+  // the roofline metric set (rocprofiler-compute src/utils/roofline_calc.py, as in
+  // configs/metrics/roofline.yaml), which fit gfx942's 4 TCC slots where FETCH_SIZE+WRITE_SIZE do not.
+  const auto bytes = [&](const char* primary, const char* fallback) -> std::optional<double> {
+    for (const char* formula : {primary, fallback}) {
+      std::set<int64_t> passes;
+      Resolver r{target, joined, samples, passes};
+      if (auto v = r.eval(parsed(formula))) {
+        m.byte_passes.insert(passes.begin(), passes.end());
+        return v;
+      }
+    }
+    return std::nullopt;
+  };
+  m.bytes_read = bytes("FETCH_SIZE*1024",
+                       "128*TCC_BUBBLE_sum+32*TCC_EA0_RDREQ_32B_sum+"
+                       "64*(TCC_EA0_RDREQ_sum-TCC_BUBBLE_sum-TCC_EA0_RDREQ_32B_sum)");
+  m.bytes_written =
+      bytes("WRITE_SIZE*1024", "32*(TCC_EA0_WRREQ_sum-TCC_EA0_WRREQ_64B_sum)+64*TCC_EA0_WRREQ_64B_sum");
   return m;
 }
 

@@ -8,7 +8,8 @@
 //   metrics   per variant and phase: FLOPs, bytes, intensity, achieved rates (trace durations)
 //   roofline  per family and phase: rates against the target's peaks, and the bound
 //   passes    the run's passes, their states and the join's match rate
-// The columns of each view are documented in core/analysis/README.md.
+// Each view builder in views.cpp names its columns; the SQL views are documented per column in
+// core/analysis/analysis_schema.sql.
 #pragma once
 
 #include <optional>
