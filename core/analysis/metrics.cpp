@@ -123,7 +123,8 @@ DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters&
   }
   // Bytes: FETCH_SIZE/WRITE_SIZE (KB) when they were collected, else the HBM request formulas of
   // the roofline metric set (rocprofiler-compute src/utils/roofline_calc.py, as in
-  // configs/metrics/roofline.yaml), which fit gfx942's 4 TCC slots where FETCH_SIZE+WRITE_SIZE do not.
+  // configs/metrics/roofline.yaml), which fit gfx942's 4 TCC slots where FETCH_SIZE+WRITE_SIZE do
+  // not.
   const auto bytes = [&](const char* primary, const char* fallback) -> std::optional<double> {
     for (const char* formula : {primary, fallback}) {
       std::set<int64_t> passes;
@@ -138,8 +139,8 @@ DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters&
   m.bytes_read = bytes("FETCH_SIZE*1024",
                        "128*TCC_BUBBLE_sum+32*TCC_EA0_RDREQ_32B_sum+"
                        "64*(TCC_EA0_RDREQ_sum-TCC_BUBBLE_sum-TCC_EA0_RDREQ_32B_sum)");
-  m.bytes_written =
-      bytes("WRITE_SIZE*1024", "32*(TCC_EA0_WRREQ_sum-TCC_EA0_WRREQ_64B_sum)+64*TCC_EA0_WRREQ_64B_sum");
+  m.bytes_written = bytes("WRITE_SIZE*1024",
+                          "32*(TCC_EA0_WRREQ_sum-TCC_EA0_WRREQ_64B_sum)+64*TCC_EA0_WRREQ_64B_sum");
   return m;
 }
 

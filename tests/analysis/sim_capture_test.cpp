@@ -138,5 +138,45 @@ TEST_F(SimCapture, JoinsFilteredCounterPassesAndFlagsMixedRatios) {
   EXPECT_LT(flops / bytes, 10.0);  // one token: weights dominate, about 1 FLOP per byte
 }
 
+// A roofline-style pass collects the HBM request counters instead of FETCH_SIZE (which, with
+// WRITE_SIZE, cannot fit gfx942's 4 TCC slots). Bytes read then come from the roofline formula over
+// TCC_EA0_RDREQ*/TCC_BUBBLE, and must agree with FETCH_SIZE measured in another pass of the same
+// model.
+TEST(SimCaptureRoofline, BytesFromHbmRequestCountersMatchFetchSize) {
+  test::TempDb tmp("sim-roof");
+  const fs::path d = tmp.dir();
+  run_sim(d / "trace", "--kernel-trace --stats");
+  run_sim(d / "hbm",
+          "--pmc TCC_EA0_RDREQ_32B_sum TCC_EA0_RDREQ_sum TCC_BUBBLE_sum "
+          "--kernel-include-regex fused_moe");
+  run_sim(d / "fetch", "--pmc FETCH_SIZE --kernel-include-regex fused_moe");
+  const auto bytes_per_decode_launch = [&](const std::string& pass_dir, const std::string& tag) {
+    test::TempDb one(tag);
+    {
+      store::CaptureDb db(one.path());
+      const int64_t run = test::new_run(db, true);
+      test::load_pass(db, run, 0, store::PassKind::trace, files_in(d / "trace"));
+      test::load_pass(db, run, 1, store::PassKind::counters, files_in(d / pass_dir));
+      ensure_joins(db, load_capture(db, std::nullopt));
+    }
+    store::CaptureDb db(one.path(), store::OpenMode::read_only);
+    QueryContext q(db, std::nullopt, rules());
+    ViewOptions o;
+    o.family = "fused_moe_kernel";
+    o.phase = "decode";
+    const Table roof = q.view("roofline", o);
+    EXPECT_EQ(roof.rows.size(), 1u);
+    for (size_t i = 0; i < roof.columns.size(); ++i)
+      if (roof.columns[i] == "bytes_per_launch" && !roof.rows.empty())
+        return std::get<double>(roof.rows[0][i]);
+    ADD_FAILURE() << "no bytes_per_launch";
+    return 0.0;
+  };
+  const double from_requests = bytes_per_decode_launch("hbm", "sim-roof-hbm");
+  const double from_fetch_size = bytes_per_decode_launch("fetch", "sim-roof-fetch");
+  EXPECT_GT(from_fetch_size, 1e7);  // tens of MB of expert weights per decode launch
+  EXPECT_NEAR(from_requests, from_fetch_size, 0.02 * from_fetch_size);
+}
+
 }  // namespace
 }  // namespace kprof::analysis
