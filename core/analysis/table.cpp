@@ -32,35 +32,6 @@ std::string csv_quote(const std::string& s) {
   return out + "\"";
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (ch < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-          out += buf;
-        } else {
-          out += static_cast<char>(ch);
-        }
-    }
-  }
-  return out + "\"";
-}
-
 std::string json_cell(const Cell& c) {
   if (std::holds_alternative<std::monostate>(c)) return "null";
   if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
@@ -70,7 +41,7 @@ std::string json_cell(const Cell& c) {
     std::snprintf(buf, sizeof buf, "%.17g", *d);
     return buf;
   }
-  return json_string(std::get<std::string>(c));
+  return json_quote(std::get<std::string>(c));
 }
 
 // UTF-8 aware width (kernel names are ASCII; "×" in explanations is not).
@@ -101,18 +72,17 @@ void print(std::ostream& os, const Table& t, Format f) {
       t.simulated ? "SIMULATED (rocprofv3 test double; figures are not measurements)" : "measured";
   if (f == Format::json) {
     os << "{\"run\": " << t.run_id << ", \"simulated\": " << (t.simulated ? "true" : "false")
-       << ", \"title\": " << json_string(t.title) << ", \"columns\": [";
-    for (size_t i = 0; i < t.columns.size(); ++i)
-      os << (i ? ", " : "") << json_string(t.columns[i]);
+       << ", \"title\": " << json_quote(t.title) << ", \"columns\": [";
+    for (size_t i = 0; i < t.columns.size(); ++i) os << (i ? ", " : "") << json_quote(t.columns[i]);
     os << "], \"rows\": [";
     for (size_t r = 0; r < t.rows.size(); ++r) {
       os << (r ? ",\n  " : "\n  ") << "{";
       for (size_t i = 0; i < t.columns.size(); ++i)
-        os << (i ? ", " : "") << json_string(t.columns[i]) << ": " << json_cell(t.rows[r][i]);
+        os << (i ? ", " : "") << json_quote(t.columns[i]) << ": " << json_cell(t.rows[r][i]);
       os << "}";
     }
     os << "], \"notes\": [";
-    for (size_t i = 0; i < t.notes.size(); ++i) os << (i ? ", " : "") << json_string(t.notes[i]);
+    for (size_t i = 0; i < t.notes.size(); ++i) os << (i ? ", " : "") << json_quote(t.notes[i]);
     os << "]}\n";
     return;
   }

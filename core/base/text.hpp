@@ -26,4 +26,8 @@ std::string to_lower(std::string_view s);
 bool starts_with_icase(std::string_view s, std::string_view prefix);
 bool iequals(std::string_view a, std::string_view b);
 
+// `s` as a JSON string literal (quotes included; control characters escaped, UTF-8 kept). Also a
+// valid YAML double-quoted scalar.
+std::string json_quote(std::string_view s);
+
 }  // namespace kprof

@@ -34,32 +34,7 @@ bool needs_quotes(const std::string& s) {
   return false;
 }
 
-std::string scalar(const std::string& s) {
-  if (!needs_quotes(s)) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string scalar(const std::string& s) { return needs_quotes(s) ? json_quote(s) : s; }
 
 std::string flow(const std::vector<LocatedString>& items) {
   std::vector<std::string> parts;

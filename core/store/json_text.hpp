@@ -7,9 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/text.hpp"
+
 namespace kprof::store {
 
-std::string json_quote(std::string_view s);
+using kprof::json_quote;  // core/base/text.hpp
 std::string json_string_array(const std::vector<std::string>& items);
 std::string json_pair_array(const std::vector<std::pair<std::string, std::string>>& items);
 

@@ -33,3 +33,14 @@ TEST(TextTest, SplitTrimJoin) {
 }
 
 }  // namespace kprof
+
+namespace kprof {
+
+TEST(TextTest, JsonQuoteEscapesQuotesBackslashesAndControls) {
+  EXPECT_EQ(json_quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(json_quote("x\ny\tz\r"), "\"x\\ny\\tz\\r\"");
+  EXPECT_EQ(json_quote(std::string("\x01", 1)), "\"\\u0001\"");
+  EXPECT_EQ(json_quote("void k<float>(float*, int)"), "\"void k<float>(float*, int)\"");
+}
+
+}  // namespace kprof
