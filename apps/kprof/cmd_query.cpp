@@ -8,11 +8,40 @@
 #include "core/analysis/views.hpp"
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
+#include "core/runbook/runbook.hpp"
 
 namespace {
 
 namespace an = kprof::analysis;
 namespace po = kprof::app::po;
+
+// The run's own runbook (its text is copied into the database by `kprof run`) supplies family
+// rules, tried before configs/families, and the layers/output_tokens hints, which are only
+// checked against what the data shows. Runs made by `kprof ingest` have no runbook.
+struct RunbookAnalysis {
+  std::vector<an::FamilyRule> rules;
+  std::optional<int> layers, output_tokens;
+};
+
+RunbookAnalysis runbook_analysis(const kprof::store::RunInfo& run) {
+  RunbookAnalysis out;
+  if (run.runbook_text.empty()) return out;
+  try {
+    const auto rb = kprof::runbook::parse_runbook(run.runbook_text, run.runbook_path);
+    for (const auto& r : rb.analysis.families.value) {
+      out.rules.push_back(an::FamilyRule{an::FamilyRule::Kind::family, "", r.match.value,
+                                         r.family.value, r.match.pos});
+    }
+    out.layers = rb.analysis.layers.value;
+    out.output_tokens = rb.analysis.output_tokens.value;
+  } catch (const kprof::Error& e) {
+    // The runbook was valid when the run was made; on another machine its paths may not be.
+    std::cerr << "kprof: note: the run's runbook does not load here, so its family rules and hints "
+                 "are not used: "
+              << e.diagnostics().front().line() << "\n";
+  }
+  return out;
+}
 
 int cmd_query(const kprof::app::Args& args) {
   po::options_description opts("options");
@@ -80,12 +109,17 @@ int cmd_query(const kprof::app::Args& args) {
       }
     }
   }
-  an::QueryContext q(db, std::move(cap), an::FamilyRules::load_default());
+  const RunbookAnalysis from_runbook = runbook_analysis(cap.run);
+  an::FamilyRules rules = an::FamilyRules::load_default();
+  rules.prepend(from_runbook.rules);
+  an::QueryContext q(db, std::move(cap), std::move(rules));
   an::ViewOptions o;
   o.family = family;
   o.phase = phase;
   o.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
-  if (layers) o.hints.layers = static_cast<int>(layers);
+  o.hints.layers = from_runbook.layers;
+  o.hints.output_tokens = from_runbook.output_tokens;
+  if (layers) o.hints.layers = static_cast<int>(layers);  // flags override the runbook's hints
   if (tokens) o.hints.output_tokens = static_cast<int>(tokens);
   an::print(std::cout, q.view(view, o), f);
   return 0;

@@ -479,6 +479,21 @@ TEST(Executor, FullQwen3SimulatedRun) {
                    "WHERE p.ordinal = 1"),
             6144);
   EXPECT_NE(k.output.find("SIMULATED"), std::string::npos);
+
+  // `kprof query` reads the run's runbook from the database: its family rule folds vLLM's two
+  // skinny-GEMM kernels (63 steps x 48 layers x 3 variants + 63 big ones) into one family, and its
+  // layers/output_tokens hints are checked against what the data shows.
+  Kprof q = kprof(dir, {"query", db.string(), "explain"});
+  ASSERT_EQ(q.result.exit_code, 0) << q.output;
+  EXPECT_NE(q.output.find("wvSplitK: 9135 = 3024 + 3024 + 3024 (decode, 63 steps × 48 layers × 3 "
+                          "variants) + 63 (decode, 63 steps × 1 launch × 1 variant)"),
+            std::string::npos)
+      << q.output;
+  EXPECT_NE(q.output.find("layers: 48 found, as the runbook says"), std::string::npos) << q.output;
+  EXPECT_NE(q.output.find("steps: 64 found (1 prefill + 63 decode), as the runbook's output_tokens "
+                          "says"),
+            std::string::npos)
+      << q.output;
 }
 
 }  // namespace
