@@ -186,6 +186,7 @@ class Driver {
     t.owner_pid = ::getpid();
     t.owner_host = m_host;
     t.reason = std::string();
+    t.argv = j.argv;
     m_db.set_pass_state(j.pass_id, t);
 
     std::error_code ec;

@@ -233,7 +233,7 @@ void CaptureDb::set_pass_state(int64_t pass_id, const PassTransition& t) {
     std::string sql =
         "UPDATE passes SET state = ?1, attempts = coalesce(?2, attempts), "
         "reason = coalesce(?5, reason), log_excerpt = coalesce(?6, log_excerpt), "
-        "owner_pid = ?7, owner_host = ?8, ";
+        "owner_pid = ?7, owner_host = ?8, argv = coalesce(?11, argv), ";
     if (running) {
       sql += "exit_code = ?3, signal = ?4, started_ms = ?9, finished_ms = NULL";
     } else if (planned) {
@@ -268,6 +268,10 @@ void CaptureDb::set_pass_state(int64_t pass_id, const PassTransition& t) {
     }
     if (!planned) st.bind(9, now_unix_ms());
     st.bind(10, pass_id);
+    if (t.argv)
+      st.bind(11, json_string_array(*t.argv));
+    else
+      st.bind(11);
     require_changed(*m_impl, st.exec(), "pass " + std::to_string(pass_id));
   });
 }

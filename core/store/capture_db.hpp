@@ -123,6 +123,9 @@ struct PassTransition {
   // Only for state == running: recorded as the owner. Any other state clears the owner.
   std::optional<int64_t> owner_pid;
   std::string owner_host;
+  // The exact profiler command of this attempt (a counter pass learns its kernel filter only after
+  // the trace pass ran, so the planned argv is replaced). Kept as it was when empty.
+  std::optional<std::vector<std::string>> argv = std::nullopt;
 };
 // Timestamps follow the state: `running` sets started_ms = now and clears finished_ms and
 // exit_code/signal (a new attempt); done/failed/interrupted set finished_ms = now; `planned` clears

@@ -235,3 +235,24 @@ TEST(RunLock, OneHolderAtATime) {
 
 }  // namespace
 }  // namespace kprof::store
+
+namespace kprof::store {
+
+TEST(Passes, RunningAttemptRecordsItsExactCommand) {
+  testing::TempDir dir;
+  CaptureDb db(dir / "c.db");
+  const int64_t run = testing::make_run(db);
+  const int64_t id = testing::make_pass(db, run, 1);
+  const auto planned = db.find_pass(id)->argv;
+  PassTransition start{PassState::running, 1, {}, {}, {}, {}, 7, "n"};
+  start.argv = std::vector<std::string>{
+      "rocprofv3", "--pmc", "SQ_WAVES", "--kernel-include-regex", "^(?:fused_moe_kernel)$",
+      "--",        "true"};
+  db.set_pass_state(id, start);
+  EXPECT_EQ(db.find_pass(id)->argv, *start.argv);
+  db.set_pass_state(id, {PassState::done, {}, 0, {}, {}, {}, {}, ""});  // no argv: kept
+  EXPECT_EQ(db.find_pass(id)->argv, *start.argv);
+  EXPECT_NE(planned, *start.argv);
+}
+
+}  // namespace kprof::store
