@@ -218,7 +218,10 @@ RunResult run_process(const LaunchSpec& spec) {
   }
 
   bp::environment env = boost::this_process::environment();
-  for (const auto& [k, v] : spec.env) env[k] = v;
+  // Not env[k]: Boost 1.74's basic_environment_impl::find (boost/process/environment.hpp) compares
+  // "KEY=" against every entry with std::equal without a length check and reads past entries
+  // shorter than the key (AddressSanitizer: heap-buffer-overflow). set() checks the length.
+  for (const auto& [k, v] : spec.env) env.set(k, v);
   ChildSetup setup;
   setup.log_fd = log_fd;
   const std::vector<std::string> args(argv.begin() + 1, argv.end());
