@@ -2,7 +2,7 @@
 // and the exact rocprofv3 command line of every pass. Plans only; runs nothing.
 #include <chrono>
 #include <iostream>
-#include <sstream>
+#include <nlohmann/json.hpp>
 
 #include "apps/kprof/command.hpp"
 #include "core/base/text.hpp"
@@ -16,45 +16,6 @@
 namespace {
 
 using namespace kprof;
-
-std::string json_str(std::string_view s) {
-  std::string o = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        o += "\\\"";
-        break;
-      case '\\':
-        o += "\\\\";
-        break;
-      case '\n':
-        o += "\\n";
-        break;
-      case '\t':
-        o += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          o += buf;
-        } else {
-          o += c;
-        }
-    }
-  }
-  return o + "\"";
-}
-
-std::string json_list(const std::vector<std::string>& v) {
-  std::string o = "[";
-  for (size_t i = 0; i < v.size(); ++i) o += (i ? ", " : "") + json_str(v[i]);
-  return o + "]";
-}
-
-struct PassView {
-  std::vector<std::string> argv;
-};
 
 int cmd_plan(const app::Args& args) {
   namespace po = app::po;
@@ -112,39 +73,38 @@ int cmd_plan(const app::Args& args) {
                                 : "not proved";
 
   if (format == "json") {
-    std::ostringstream o;
-    o << "{\n  \"runbook\": " << json_str(rb.source.string())
-      << ",\n  \"arch\": " << json_str(target.arch())
-      << ",\n  \"requested_counters\": " << request.counters.size()
-      << ",\n  \"distinct_events\": " << p.distinct_events
-      << ",\n  \"lower_bound\": " << p.lower_bound
-      << ",\n  \"lower_bound_reason\": " << json_str(p.lower_bound_reason)
-      << ",\n  \"meets_lower_bound\": " << (met ? "true" : "false")
-      << ",\n  \"optimal\": " << (p.optimal ? "true" : "false")
-      << ",\n  \"time_capped\": " << (p.time_capped ? "true" : "false")
-      << ",\n  \"proved_at_least\": " << p.proved_at_least << ",\n  \"search_nodes\": " << p.nodes
-      << ",\n  \"split_ratio_groups\": " << p.split_groups
-      << ",\n  \"ratio_groups\": " << request.groups.size()
-      << ",\n  \"first_fit_passes\": " << baseline.passes.size() << ",\n  \"passes\": [";
+    nlohmann::ordered_json j = {{"runbook", rb.source.string()},
+                                {"arch", target.arch()},
+                                {"requested_counters", request.counters.size()},
+                                {"distinct_events", p.distinct_events},
+                                {"lower_bound", p.lower_bound},
+                                {"lower_bound_reason", p.lower_bound_reason},
+                                {"meets_lower_bound", met},
+                                {"optimal", p.optimal},
+                                {"time_capped", p.time_capped},
+                                {"proved_at_least", p.proved_at_least},
+                                {"search_nodes", p.nodes},
+                                {"split_ratio_groups", p.split_groups},
+                                {"ratio_groups", request.groups.size()},
+                                {"first_fit_passes", baseline.passes.size()},
+                                {"passes", nlohmann::ordered_json::array()}};
     for (size_t i = 0; i < p.passes.size(); ++i) {
       const auto& pass = p.passes[i];
-      o << (i ? "," : "") << "\n    {\"index\": " << i + 1
-        << ", \"counters\": " << json_list(pass.counters) << ",\n     \"events\": [";
-      for (size_t j = 0; j < pass.events.size(); ++j)
-        o << (j ? ", " : "") << json_str(pass.events[j].str());
-      o << "],\n     \"occupancy\": {";
-      bool first = true;
+      nlohmann::ordered_json events = nlohmann::ordered_json::array();
+      for (const auto& e : pass.events) events.push_back(e.str());
+      nlohmann::ordered_json occupancy = nlohmann::ordered_json::object();
       for (const auto& b : target.blocks()) {
         auto it = pass.used.find(b.name);
-        if (it == pass.used.end()) continue;
-        o << (first ? "" : ", ") << json_str(b.name) << ": {\"used\": " << it->second
-          << ", \"limit\": " << b.counters_per_pass << "}";
-        first = false;
+        if (it != pass.used.end())
+          occupancy[b.name] = {{"used", it->second}, {"limit", b.counters_per_pass}};
       }
-      o << "},\n     \"argv\": " << json_list(argvs[i]) << "}";
+      j["passes"].push_back({{"index", i + 1},
+                             {"counters", pass.counters},
+                             {"events", events},
+                             {"occupancy", occupancy},
+                             {"argv", argvs[i]}});
     }
-    o << "\n  ]\n}\n";
-    std::cout << o.str();
+    std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return 0;
   }
 
@@ -179,7 +139,7 @@ int cmd_plan(const app::Args& args) {
     std::cout << "\npass " << i + 1 << "/" << p.passes.size() << "   "
               << plan::occupancy_text(target, p.passes[i])
               << "\n  counters: " << join(p.passes[i].counters, " ")
-              << "\n  command:  " << plan::shell_join(argvs[i]) << "\n";
+              << "\n  command:  " << shell_join(argvs[i]) << "\n";
   }
   return 0;
 }

@@ -3,8 +3,8 @@
 
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
-#include "core/base/text.hpp"
 #include "core/exec/executor.hpp"
+#include "core/exec/gpu_list.hpp"
 
 namespace {
 
@@ -33,16 +33,7 @@ int cmd_resume(const kprof::app::Args& args) {
   o.retry_failed = vm->count("retry-failed") > 0;
   o.force = vm->count("force") > 0;
   o.quiet = vm->count("quiet") > 0;
-  if (vm->count("gpus")) {
-    for (const auto& g : kprof::split((*vm)["gpus"].as<std::string>(), ',')) {
-      try {
-        o.gpus.push_back(std::stoi(std::string(kprof::trim(g))));
-      } catch (const std::exception&) {
-        throw kprof::Error::input("--gpus: '" + g + "' is not a GPU index",
-                                  "write a list like --gpus 0,1,2,3");
-      }
-    }
-  }
+  if (vm->count("gpus")) o.gpus = kprof::exec::parse_gpu_list((*vm)["gpus"].as<std::string>());
   if (vm->count("db")) o.db = (*vm)["db"].as<std::string>();
   return kprof::exec::resume_run((*vm)["target"].as<std::string>(), o).exit_code;
 }

@@ -4,35 +4,11 @@
 
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
-#include "core/base/text.hpp"
 #include "core/exec/executor.hpp"
+#include "core/exec/gpu_list.hpp"
 #include "core/runbook/runbook.hpp"
 
 namespace {
-
-std::vector<int> parse_gpus(const std::string& text) {
-  std::vector<int> gpus;
-  for (const auto& part : kprof::split(text, ',')) {
-    const auto t = std::string(kprof::trim(part));
-    size_t used = 0;
-    int g = -1;
-    try {
-      g = std::stoi(t, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (t.empty() || used != t.size() || g < 0) {
-      throw kprof::Error::input("--gpus: '" + t + "' is not a GPU index",
-                                "write a list like --gpus 0,1,2,3");
-    }
-    for (int seen : gpus) {
-      if (seen == g)
-        throw kprof::Error::input("--gpus: GPU " + t + " listed twice", "list each GPU once");
-    }
-    gpus.push_back(g);
-  }
-  return gpus;
-}
 
 int cmd_run(const kprof::app::Args& args) {
   namespace po = kprof::app::po;
@@ -55,7 +31,7 @@ int cmd_run(const kprof::app::Args& args) {
   kprof::exec::ExecOptions o;
   o.simulate = vm->count("simulate") > 0;
   o.quiet = vm->count("quiet") > 0;
-  if (vm->count("gpus")) o.gpus = parse_gpus((*vm)["gpus"].as<std::string>());
+  if (vm->count("gpus")) o.gpus = kprof::exec::parse_gpu_list((*vm)["gpus"].as<std::string>());
   if (vm->count("db")) o.db = (*vm)["db"].as<std::string>();
   return kprof::exec::run_runbook(rb, o).exit_code;
 }

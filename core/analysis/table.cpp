@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
@@ -32,16 +33,12 @@ std::string csv_quote(const std::string& s) {
   return out + "\"";
 }
 
-std::string json_cell(const Cell& c) {
-  if (std::holds_alternative<std::monostate>(c)) return "null";
-  if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
-  if (auto* d = std::get_if<double>(&c)) {
-    if (!std::isfinite(*d)) return "null";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", *d);
-    return buf;
-  }
-  return json_quote(std::get<std::string>(c));
+nlohmann::ordered_json json_cell(const Cell& c) {
+  if (auto* i = std::get_if<int64_t>(&c)) return *i;
+  if (auto* d = std::get_if<double>(&c))
+    return std::isfinite(*d) ? nlohmann::ordered_json(*d) : nullptr;
+  if (auto* s = std::get_if<std::string>(&c)) return *s;
+  return nullptr;
 }
 
 // UTF-8 aware width (kernel names are ASCII; "×" in explanations is not).
@@ -71,19 +68,18 @@ void print(std::ostream& os, const Table& t, Format f) {
   const std::string sim =
       t.simulated ? "SIMULATED (rocprofv3 test double; figures are not measurements)" : "measured";
   if (f == Format::json) {
-    os << "{\"run\": " << t.run_id << ", \"simulated\": " << (t.simulated ? "true" : "false")
-       << ", \"title\": " << json_quote(t.title) << ", \"columns\": [";
-    for (size_t i = 0; i < t.columns.size(); ++i) os << (i ? ", " : "") << json_quote(t.columns[i]);
-    os << "], \"rows\": [";
-    for (size_t r = 0; r < t.rows.size(); ++r) {
-      os << (r ? ",\n  " : "\n  ") << "{";
-      for (size_t i = 0; i < t.columns.size(); ++i)
-        os << (i ? ", " : "") << json_quote(t.columns[i]) << ": " << json_cell(t.rows[r][i]);
-      os << "}";
+    nlohmann::ordered_json j = {{"run", t.run_id},
+                                {"simulated", t.simulated},
+                                {"title", t.title},
+                                {"columns", t.columns},
+                                {"rows", nlohmann::ordered_json::array()},
+                                {"notes", t.notes}};
+    for (const auto& row : t.rows) {
+      nlohmann::ordered_json r = nlohmann::ordered_json::object();
+      for (size_t i = 0; i < t.columns.size(); ++i) r[t.columns[i]] = json_cell(row[i]);
+      j["rows"].push_back(std::move(r));
     }
-    os << "], \"notes\": [";
-    for (size_t i = 0; i < t.notes.size(); ++i) os << (i ? ", " : "") << json_quote(t.notes[i]);
-    os << "]}\n";
+    os << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return;
   }
   if (f == Format::csv) {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 namespace kprof {
 
 size_t edit_distance(std::string_view a, std::string_view b) {
@@ -91,39 +93,30 @@ bool starts_with_icase(std::string_view s, std::string_view prefix) {
 }
 
 std::string json_quote(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '"';
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += ch;  // UTF-8 passes through unchanged
-        }
-    }
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string shell_quote(std::string_view word) {
+  bool plain = !word.empty();
+  for (char ch : word)
+    plain = plain && (std::isalnum(static_cast<unsigned char>(ch)) ||
+                      std::string_view("_-./=:,+@%").find(ch) != std::string_view::npos);
+  if (plain) return std::string(word);
+  std::string out = "'";
+  for (char ch : word) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::string shell_join(const std::vector<std::string>& argv) {
+  std::string s;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    std::string word = shell_quote(argv[i]);
+    // A plain first word with '=' would be read as a variable assignment, not as the command.
+    if (i == 0 && word == argv[i] && word.find('=') != std::string::npos) word = "'" + word + "'";
+    s += (i ? " " : "") + word;
   }
-  out += '"';
-  return out;
+  return s;
 }
 
 }  // namespace kprof

@@ -1,4 +1,5 @@
-// Small string helpers shared by every subsystem: suggestions for misspelt names, splitting, trimming.
+// Small string helpers shared by every subsystem: suggestions for misspelt names, splitting,
+// trimming.
 #pragma once
 
 #include <cstddef>
@@ -13,8 +14,9 @@ size_t edit_distance(std::string_view a, std::string_view b);
 
 // Up to `n` candidates closest to `name` (case-insensitive edit distance, ties by name), nearest
 // first. Candidates further than max(3, |name|/2) edits are left out unless `always` is set.
-std::vector<std::string> nearest_names(std::string_view name, const std::vector<std::string>& candidates,
-                                       size_t n = 3, bool always = false);
+std::vector<std::string> nearest_names(std::string_view name,
+                                       const std::vector<std::string>& candidates, size_t n = 3,
+                                       bool always = false);
 
 // "did you mean 'x'?" / "did you mean 'x', 'y' or 'z'?" or "" when there is no candidate.
 std::string did_you_mean(const std::vector<std::string>& suggestions);
@@ -26,8 +28,15 @@ std::string to_lower(std::string_view s);
 bool starts_with_icase(std::string_view s, std::string_view prefix);
 bool iequals(std::string_view a, std::string_view b);
 
-// `s` as a JSON string literal (quotes included; control characters escaped, UTF-8 kept). Also a
-// valid YAML double-quoted scalar.
+// `s` as a JSON string literal (quotes included; control characters escaped, UTF-8 kept, an
+// invalid UTF-8 byte replaced by U+FFFD). Also a valid YAML double-quoted scalar.
 std::string json_quote(std::string_view s);
+
+// One word a POSIX shell reads back unchanged: as it is when it holds only characters no shell
+// treats specially, else in single quotes (each ' written as '\''), per the Shell Command Language,
+// "Quoting": https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_02_02
+std::string shell_quote(std::string_view word);
+// argv as one line a POSIX shell splits back into the same argv: each word shell_quote()d.
+std::string shell_join(const std::vector<std::string>& argv);
 
 }  // namespace kprof

@@ -196,7 +196,7 @@ class Driver {
     fs::create_directories(spec.log_path.parent_path());
     {
       std::ofstream log(spec.log_path, std::ios::app);
-      log << "kprof: attempt " << *t.attempts << ": " << shell_join_display(spec) << "\n";
+      log << "kprof: attempt " << *t.attempts << ": " << rerunnable_line(spec) << "\n";
     }
     m_progress.pass_started(j.ordinal, j.kind == PassKind::trace, j.counters,
                             m_options.gpus.empty() ? -1 : m_options.gpus[slot]);
@@ -218,10 +218,11 @@ class Driver {
     });
   }
 
-  static std::string shell_join_display(const LaunchSpec& s) {
-    std::string env;
-    for (const auto& [k, v] : s.env) env += k + "=" + v + " ";
-    return env + join(s.argv, " ");
+  // A line a POSIX shell runs again as the same command: `cd DIR && K=V ... argv`, all quoted.
+  static std::string rerunnable_line(const LaunchSpec& s) {
+    std::string line = s.cwd.empty() ? "" : "cd " + shell_quote(s.cwd.string()) + " && ";
+    for (const auto& [k, v] : s.env) line += k + "=" + shell_quote(v) + " ";
+    return line + shell_join(s.argv);
   }
 
   void run_jobs(std::vector<Job> jobs, size_t slots) {

@@ -64,8 +64,6 @@ struct ChildSetup : bp::extend::handler {
   }
 };
 
-std::string shell_join(const std::vector<std::string>& argv) { return join(argv, " "); }
-
 boost::filesystem::path find_executable(const std::string& name,
                                         const std::map<std::string, std::string>& env) {
   if (name.find('/') != std::string::npos) return boost::filesystem::path(name);
@@ -196,7 +194,7 @@ RunResult run_process(const LaunchSpec& spec) {
     throw Error::runtime("empty command", "the runbook's workload.command needs a program");
 
   std::vector<std::string> argv = spec.argv;
-  if (spec.shell) argv = {"/bin/sh", "-c", shell_join(spec.argv)};
+  if (spec.shell) argv = {"/bin/sh", "-c", join(spec.argv, " ")};
   const boost::filesystem::path exe = find_executable(argv[0], spec.env);
   if (exe.empty()) {
     throw Error::runtime("cannot find '" + argv[0] + "' on PATH",

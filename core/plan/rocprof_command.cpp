@@ -1,8 +1,5 @@
 #include "core/plan/rocprof_command.hpp"
 
-#include <cctype>
-#include <string_view>
-
 namespace kprof::plan {
 
 std::vector<std::string> rocprof_argv(const PassCommand& c) {
@@ -22,25 +19,6 @@ std::vector<std::string> rocprof_argv(const PassCommand& c) {
   a.push_back("--");
   a.insert(a.end(), c.app.begin(), c.app.end());
   return a;
-}
-
-std::string shell_join(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const auto& a : argv) {
-    if (!s.empty()) s += ' ';
-    bool plain = !a.empty();
-    for (char ch : a)
-      plain = plain && (std::isalnum(static_cast<unsigned char>(ch)) ||
-                        std::string_view("_-./=:,+@%").find(ch) != std::string_view::npos);
-    if (plain) {
-      s += a;
-    } else {
-      s += '\'';
-      for (char ch : a) s += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-      s += '\'';
-    }
-  }
-  return s;
 }
 
 }  // namespace kprof::plan

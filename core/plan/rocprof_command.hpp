@@ -33,7 +33,4 @@ struct PassCommand {
 
 std::vector<std::string> rocprof_argv(const PassCommand& command);
 
-// One line a POSIX shell reads back as the same argv (for display and logs).
-std::string shell_join(const std::vector<std::string>& argv);
-
 }  // namespace kprof::plan

@@ -1,27 +1,19 @@
 #include "core/store/json_text.hpp"
 
-#include "core/base/text.hpp"
-
-#include <cstdio>
+#include <nlohmann/json.hpp>
 
 namespace kprof::store {
 
-std::string json_string_array(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ',';
-    out += json_quote(items[i]);
-  }
-  return out + "]";
+namespace {
+std::string dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+}  // namespace
+
+std::string json_string_array(const std::vector<std::string>& items) { return dump(items); }
 
 std::string json_pair_array(const std::vector<std::pair<std::string, std::string>>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ',';
-    out += '[' + json_quote(items[i].first) + ',' + json_quote(items[i].second) + ']';
-  }
-  return out + "]";
+  return dump(items);  // [["KEY","VALUE"],...]
 }
 
 }  // namespace kprof::store

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 namespace kprof {
 
 TEST(TextTest, EditDistance) {
@@ -41,6 +43,36 @@ TEST(TextTest, JsonQuoteEscapesQuotesBackslashesAndControls) {
   EXPECT_EQ(json_quote("x\ny\tz\r"), "\"x\\ny\\tz\\r\"");
   EXPECT_EQ(json_quote(std::string("\x01", 1)), "\"\\u0001\"");
   EXPECT_EQ(json_quote("void k<float>(float*, int)"), "\"void k<float>(float*, int)\"");
+}
+
+TEST(TextTest, JsonQuoteKeepsUtf8AndReplacesInvalidBytes) {
+  EXPECT_EQ(json_quote("6,144 \xc3\x97 k"), "\"6,144 \xc3\x97 k\"");
+  EXPECT_EQ(json_quote(std::string("a\xff", 2)), "\"a\xef\xbf\xbd\"");
+}
+
+// shell_join's output is what a shell hands back as argv: each case runs /bin/sh and compares.
+TEST(TextTest, ShellJoinRoundTripsThroughSh) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"rocprofv3", "--pmc", "A", "--kernel-include-regex", "gemm|attn", "--", "it's"},
+      {"printf", "", "a b", "$HOME", "`x`", "\\", "*", "~", "#c", "x\ny"},
+      {"A=B", "c=d"}};
+  EXPECT_EQ(shell_join(cases[0]),
+            "rocprofv3 --pmc A --kernel-include-regex 'gemm|attn' -- 'it'\\''s'");
+  EXPECT_EQ(shell_join(cases[2]), "'A=B' c=d");
+  for (const auto& argv : cases) {
+    // `set -- LINE; printf '%s\0' "$@"` prints the words the shell split LINE into, NUL-ended.
+    const std::string script = "set -- " + shell_join(argv) + "; printf '%s\\0' \"$@\"";
+    FILE* p = ::popen(("/bin/sh -c " + shell_quote(script)).c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[256];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    ASSERT_EQ(::pclose(p), 0);
+    std::vector<std::string> words;
+    for (size_t at = 0, end; (end = out.find('\0', at)) != std::string::npos; at = end + 1)
+      words.push_back(out.substr(at, end - at));
+    EXPECT_EQ(words, argv) << shell_join(argv);
+  }
 }
 
 }  // namespace kprof

@@ -1,5 +1,7 @@
 #include "core/plan/rocprof_command.hpp"
 
+#include "core/base/text.hpp"
+
 #include <gtest/gtest.h>
 
 namespace kprof::plan {
