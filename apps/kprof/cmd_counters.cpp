@@ -47,7 +47,7 @@ std::string pad(std::string s, size_t w) {
 }
 
 int explain(const hw::Target& t, const std::string& name) {
-  const std::string kind = t.kind_of(name);
+  const std::string kind = hw::to_string(t.kind_of(name));
   const auto events = t.events_of(name);  // unknown name: error with the three nearest
   std::cout << name << " (" << kind << ", " << t.arch() << ")\n";
   if (const auto* b = t.base(name)) {

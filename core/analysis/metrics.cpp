@@ -1,44 +1,52 @@
 #include "core/analysis/metrics.hpp"
 
+#include <algorithm>
 #include <map>
+#include <memory>
+#include <mutex>
 
+#include "core/base/error.hpp"
 #include "core/hw/expr.hpp"
+#include "core/hw/metric_set.hpp"
 
 namespace kprof::analysis {
 namespace {
 
-struct FlopTerm {
-  const char* type;  // "MFMA_BF16"
-  bool mfma;
-  const char* formula;  // in counter names
+// The formulas the analysis needs, from the metrics of the roofline set that carry a `measures:`
+// tag (configs/metrics/roofline.yaml): FLOPs per type (MFMA types first, so an all-zero dispatch
+// keeps a matrix type as before) and HBM bytes read and written.
+struct Formulas {
+  hw::MetricSet set;
+  std::vector<const hw::MetricFormula*> flops;
+  const hw::MetricFormula* hbm_read = nullptr;
+  const hw::MetricFormula* hbm_write = nullptr;
 };
 
-// The formulas of the header comment, one per FLOP type.
-const std::vector<FlopTerm>& flop_terms() {
-  static const std::vector<FlopTerm> terms = {
-      {"MFMA_F16", true, "512*SQ_INSTS_VALU_MFMA_MOPS_F16"},
-      {"MFMA_BF16", true, "512*SQ_INSTS_VALU_MFMA_MOPS_BF16"},
-      {"MFMA_F32", true, "512*SQ_INSTS_VALU_MFMA_MOPS_F32"},
-      {"MFMA_F64", true, "512*SQ_INSTS_VALU_MFMA_MOPS_F64"},
-      {"MFMA_F8", true, "512*SQ_INSTS_VALU_MFMA_MOPS_F8"},
-      {"VALU_F16", false,
-       "64*(SQ_INSTS_VALU_ADD_F16+SQ_INSTS_VALU_MUL_F16+2*SQ_INSTS_VALU_FMA_F16+SQ_INSTS_VALU_"
-       "TRANS_F16)"},
-      {"VALU_F32", false,
-       "64*(SQ_INSTS_VALU_ADD_F32+SQ_INSTS_VALU_MUL_F32+2*SQ_INSTS_VALU_FMA_F32+SQ_INSTS_VALU_"
-       "TRANS_F32)"},
-      {"VALU_F64", false,
-       "64*(SQ_INSTS_VALU_ADD_F64+SQ_INSTS_VALU_MUL_F64+2*SQ_INSTS_VALU_FMA_F64+SQ_INSTS_VALU_"
-       "TRANS_F64)"},
-  };
-  return terms;
-}
-
-const hw::Expr& parsed(const char* formula) {
-  static std::map<const char*, std::shared_ptr<const hw::Expr>> cache;
-  auto it = cache.find(formula);
-  if (it == cache.end()) it = cache.emplace(formula, hw::Expr::parse(formula)).first;
-  return *it->second;
+const Formulas& formulas_for(const hw::Target& target) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<Formulas>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = cache[target.arch()];
+  if (slot) return *slot;
+  auto f = std::make_unique<Formulas>();
+  f->set = hw::load_metric_set_named("roofline", target);
+  for (const auto& m : f->set.metrics) {
+    const hw::Measure& what = m.measures;
+    if (what.quantity == hw::Quantity::flops) f->flops.push_back(&m);
+    if (what.quantity == hw::Quantity::bytes && what.level == "HBM" && what.direction == "read")
+      f->hbm_read = &m;
+    if (what.quantity == hw::Quantity::bytes && what.level == "HBM" && what.direction == "write")
+      f->hbm_write = &m;
+  }
+  std::stable_partition(f->flops.begin(), f->flops.end(),
+                        [](const hw::MetricFormula* m) { return m->measures.mfma(); });
+  if (f->flops.empty() || !f->hbm_read || !f->hbm_write)
+    throw Error::input("metric set '" + f->set.source_path +
+                           "' tags no FLOP formula or no HBM read/write bytes formula",
+                       "add 'measures: flops TYPE' and 'measures: bytes HBM read|write' to its "
+                       "metrics");
+  slot = std::move(f);
+  return *slot;
 }
 
 // Evaluates an analysis formula for one dispatch. Names resolve to a collected value first (base
@@ -110,37 +118,35 @@ DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters&
   const auto& samples =
       dispatch_index < joined.by_dispatch.size() ? joined.by_dispatch[dispatch_index] : k_none;
   if (samples.empty()) return m;
+  const Formulas& f = formulas_for(target);
   double best = -1;
-  for (const auto& t : flop_terms()) {
+  for (const hw::MetricFormula* t : f.flops) {
     std::set<int64_t> passes;
     Resolver r{target, joined, samples, passes};
-    auto v = r.eval(parsed(t.formula));
+    auto v = r.eval(*t->expr);
     if (!v) continue;
-    auto& slot = t.mfma ? m.mfma_flops : m.valu_flops;
+    auto& slot = t->measures.mfma() ? m.mfma_flops : m.valu_flops;
     slot = slot.value_or(0) + *v;
     m.flop_passes.insert(passes.begin(), passes.end());
-    if (*v > best) best = *v, m.dominant_type = t.type;
+    if (*v > best) best = *v, m.dominant_type = t->measures.flop_type;
   }
-  // Bytes: FETCH_SIZE/WRITE_SIZE (KB) when they were collected, else the HBM request formulas of
-  // the roofline metric set (rocprofiler-compute src/utils/roofline_calc.py, as in
-  // configs/metrics/roofline.yaml), which fit gfx942's 4 TCC slots where FETCH_SIZE+WRITE_SIZE do
-  // not.
-  const auto bytes = [&](const char* primary, const char* fallback) -> std::optional<double> {
-    for (const char* formula : {primary, fallback}) {
+  // Bytes: the metric's `prefer` formula (FETCH_SIZE/WRITE_SIZE, KiB, when a pass collected them),
+  // else its own formula over the HBM request counters, which fit gfx942's 4 TCC slots where
+  // FETCH_SIZE+WRITE_SIZE do not.
+  const auto bytes = [&](const hw::MetricFormula& formula) -> std::optional<double> {
+    for (const auto* e : {formula.prefer_expr.get(), formula.expr.get()}) {
+      if (!e) continue;
       std::set<int64_t> passes;
       Resolver r{target, joined, samples, passes};
-      if (auto v = r.eval(parsed(formula))) {
+      if (auto v = r.eval(*e)) {
         m.byte_passes.insert(passes.begin(), passes.end());
         return v;
       }
     }
     return std::nullopt;
   };
-  m.bytes_read = bytes("FETCH_SIZE*1024",
-                       "128*TCC_BUBBLE_sum+32*TCC_EA0_RDREQ_32B_sum+"
-                       "64*(TCC_EA0_RDREQ_sum-TCC_BUBBLE_sum-TCC_EA0_RDREQ_32B_sum)");
-  m.bytes_written = bytes("WRITE_SIZE*1024",
-                          "32*(TCC_EA0_WRREQ_sum-TCC_EA0_WRREQ_64B_sum)+64*TCC_EA0_WRREQ_64B_sum");
+  m.bytes_read = bytes(*f.hbm_read);
+  m.bytes_written = bytes(*f.hbm_write);
   return m;
 }
 

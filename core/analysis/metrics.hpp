@@ -1,15 +1,15 @@
 // Derived metrics of joined dispatches: FLOPs by type, bytes moved, arithmetic intensity,
 // achieved rates against the target's peaks, and the roofline bound.
 //
-// Formulas (rocprofiler-compute utils/roofline_calc.py and analysis_configs/gfx942, as summarised
-// in shared/facts/gfx942-counters.md section 3.5):
-//   MFMA FLOPs of type T = 512 * SQ_INSTS_VALU_MFMA_MOPS_T       (T = F16, BF16, F32, F64, F8)
-//   VALU FLOPs of type T = 64 * (ADD_T + MUL_T + 2*FMA_T + TRANS_T)  (SQ_INSTS_VALU_*_T)
-//   bytes read = FETCH_SIZE * 1024, bytes written = WRITE_SIZE * 1024 (the counters are in KiB)
+// The FLOP and byte formulas are the metrics of configs/metrics/roofline.yaml tagged with
+// `measures:` (rocprofiler-compute's src/utils/roofline_calc.py formulas, repository
+// ROCm/rocm-systems, projects/rocprofiler-compute): FLOPs per type, HBM bytes read and written
+// (FETCH_SIZE/WRITE_SIZE, in KiB, first when a pass collected them).
 // A counter collected directly (rocprofv3 writes derived counters such as FETCH_SIZE as rows) is
 // used as it is; otherwise a derived counter is evaluated from its base counters with the target's
 // expressions (hw::Target::evaluate). Rates divide by TRACE-pass durations: counter collection
-// serializes kernels and stretches their durations (facts: captures-and-workload.md section 4).
+// serializes kernels and stretches their durations, so a counter pass's own durations are not the
+// workload's.
 #pragma once
 
 #include <cstdint>

@@ -34,6 +34,49 @@ struct Source {
   }
 };
 
+const std::vector<std::string> k_flop_types = {"MFMA_F16", "MFMA_BF16", "MFMA_F32", "MFMA_F64",
+                                               "MFMA_F8",  "VALU_F16",  "VALU_F32", "VALU_F64"};
+const std::vector<std::string> k_levels = {"LDS", "L1", "L2", "HBM"};
+
+// "flops MFMA_BF16" | "bytes LEVEL [read|write]".
+Measure parse_measure(const Source& src, const YAML::Node& n) {
+  const std::string text = n.as<std::string>();
+  const auto words = split(text, ' ');
+  Measure m;
+  const auto bad = [&](const std::string& what, const std::vector<std::string>& choices) {
+    src.fail(src.pos(n), "measures: " + what, "choose from " + join(choices, ", "));
+  };
+  if (words.size() == 2 && words[0] == "flops") {
+    if (std::find(k_flop_types.begin(), k_flop_types.end(), words[1]) == k_flop_types.end())
+      bad("unknown FLOP type '" + words[1] + "'", k_flop_types);
+    m.quantity = Quantity::flops;
+    m.flop_type = words[1];
+  } else if ((words.size() == 2 || words.size() == 3) && words[0] == "bytes") {
+    if (std::find(k_levels.begin(), k_levels.end(), words[1]) == k_levels.end())
+      bad("unknown memory level '" + words[1] + "'", k_levels);
+    if (words.size() == 3 && words[2] != "read" && words[2] != "write")
+      bad("unknown direction '" + words[2] + "'", {"read", "write"});
+    m.quantity = Quantity::bytes;
+    m.level = words[1];
+    m.direction = words.size() == 3 ? words[2] : "";
+  } else {
+    bad("'" + text + "' is not 'flops TYPE' or 'bytes LEVEL [read|write]'",
+        {"flops TYPE", "bytes LEVEL", "bytes LEVEL read", "bytes LEVEL write"});
+  }
+  return m;
+}
+
+// Where an expression's text starts: after the opening quote when the scalar is quoted.
+SourcePos expression_origin(const Source& src, const YAML::Node& n) {
+  SourcePos origin = src.pos(n);
+  const std::string l = src.line_at(origin);
+  if (origin.col > 0 && static_cast<size_t>(origin.col - 1) < l.size() &&
+      (l[static_cast<size_t>(origin.col - 1)] == '"' ||
+       l[static_cast<size_t>(origin.col - 1)] == '\''))
+    ++origin.col;
+  return origin;
+}
+
 }  // namespace
 
 MetricSet load_metric_set(const std::filesystem::path& file, const Target& target) {
@@ -69,7 +112,7 @@ MetricSet load_metric_set(const std::filesystem::path& file, const Target& targe
   set.name = root["name"] ? root["name"].as<std::string>() : file.stem().string();
   if (root["description"]) set.description = root["description"].as<std::string>();
   auto add_counter = [&](const std::string& name, const SourcePos& p) {
-    if (target.kind_of(name).empty())
+    if (target.kind_of(name) == CounterKind::unknown)
       src.fail(p, "unknown counter '" + name + "' for " + target.arch(),
                did_you_mean(target.nearest(name)));
     if (std::find(set.counters.begin(), set.counters.end(), name) == set.counters.end()) {
@@ -94,12 +137,32 @@ MetricSet load_metric_set(const std::filesystem::path& file, const Target& targe
       f.expression = m["expression"].as<std::string>();
       if (m["unit"]) f.unit = m["unit"].as<std::string>();
       if (m["description"]) f.description = m["description"].as<std::string>();
-      SourcePos origin = src.pos(m["expression"]);
-      std::string l = src.line_at(origin);
-      if (origin.col > 0 && static_cast<size_t>(origin.col - 1) < l.size() &&
-          (l[static_cast<size_t>(origin.col - 1)] == '"' ||
-           l[static_cast<size_t>(origin.col - 1)] == '\''))
-        ++origin.col;
+      if (m["measures"]) f.measures = parse_measure(src, m["measures"]);
+      for (auto it = m.begin(); it != m.end(); ++it) {
+        const std::vector<std::string> metric_keys{"name",        "expression", "unit",
+                                                   "description", "measures",   "prefer"};
+        const std::string k = it->first.as<std::string>();
+        if (std::find(metric_keys.begin(), metric_keys.end(), k) == metric_keys.end())
+          src.fail(src.pos(it->first), "unknown key '" + k + "' in metric '" + f.name + "'",
+                   did_you_mean(nearest_names(k, metric_keys, 3, true)));
+      }
+      if (m["prefer"]) {
+        f.prefer = m["prefer"].as<std::string>();
+        const SourcePos at = expression_origin(src, m["prefer"]);
+        f.prefer_expr = Expr::parse(f.prefer, at, src.line_at(at));
+        std::vector<std::pair<std::string, int>> refs;
+        f.prefer_expr->collect_names(refs);
+        for (const auto& [name, offset] : refs) {
+          if (target.constants().count(name) || target.kind_of(name) != CounterKind::unknown)
+            continue;
+          SourcePos p = at;
+          p.col += offset;
+          src.fail(p, "unknown counter '" + name + "' for " + target.arch(),
+                   did_you_mean(target.nearest(name)));
+        }
+      }
+      const SourcePos origin = expression_origin(src, m["expression"]);
+      const std::string l = src.line_at(origin);
       f.expr = Expr::parse(f.expression, origin, l);
       std::vector<std::pair<std::string, int>> refs;
       f.expr->collect_names(refs);

@@ -15,12 +15,28 @@
 
 namespace kprof::hw {
 
+// What a metric measures, from its `measures:` tag; the analysis takes its FLOP and byte formulas
+// from the metrics so tagged (written "flops MFMA_BF16", "bytes L2", "bytes HBM read").
+enum class Quantity { none, flops, bytes };
+struct Measure {
+  Quantity quantity = Quantity::none;
+  std::string flop_type;  // flops: "MFMA_F16|BF16|F32|F64|F8" or "VALU_F16|F32|F64"
+  std::string level;      // bytes: "LDS", "L1", "L2" or "HBM"
+  std::string direction;  // bytes: "read", "write", or "" for both
+  bool mfma() const { return flop_type.rfind("MFMA_", 0) == 0; }
+};
+
 struct MetricFormula {
   std::string name;        // "hbm_read_bytes"
   std::string expression;  // as written
   std::string unit;
   std::string description;
+  Measure measures;
   std::shared_ptr<const Expr> expr;
+  // `prefer:`, a formula over a derived counter rocprofv3 may write as a row of its own (e.g.
+  // "1024*FETCH_SIZE"): evaluated before `expr` and never added to what the set collects.
+  std::string prefer;
+  std::shared_ptr<const Expr> prefer_expr;
   // Counter names the expression refers to (constants left out), in order of appearance.
   std::vector<std::string> counters;
   SourcePos pos;

@@ -158,16 +158,30 @@ std::vector<std::string> Target::nearest(std::string_view name, size_t n) const 
   return nearest_names(name, counter_names(), n, true);
 }
 
-std::string Target::kind_of(std::string_view name) const {
-  if (base(name)) return "base";
-  if (derived(name)) return "derived";
+const char* to_string(CounterKind kind) {
+  switch (kind) {
+    case CounterKind::base:
+      return "base";
+    case CounterKind::derived:
+      return "derived";
+    case CounterKind::channel:
+      return "channel";
+    case CounterKind::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+CounterKind Target::kind_of(std::string_view name) const {
+  if (base(name)) return CounterKind::base;
+  if (derived(name)) return CounterKind::derived;
   if (auto ch = split_channel(name)) {
     const BaseCounter* b = base(ch->first);
     const Block* blk = b ? block(b->block) : nullptr;
     if (blk && ch->second < blk->values_per_dispatch && blk->values_per_dispatch > 1)
-      return "channel";
+      return CounterKind::channel;
   }
-  return "";
+  return CounterKind::unknown;
 }
 
 const Block* Target::block_of(const Event& event) const {
@@ -184,7 +198,7 @@ std::vector<Event> Target::events_at(std::string_view name,
   if (base(name)) return {Event{std::string(name), ""}};
   auto it = m_impl->derived_events.find(name);
   if (it != m_impl->derived_events.end()) return it->second;
-  if (kind_of(name) == "channel") return {Event{split_channel(name)->first, ""}};
+  if (kind_of(name) == CounterKind::channel) return {Event{split_channel(name)->first, ""}};
   std::string hint = did_you_mean(nearest(name));
   if (auto ch = split_channel(name); ch && base(ch->first)) {
     const Block* blk = block(base(ch->first)->block);
@@ -322,8 +336,9 @@ std::optional<double> Target::evaluate(
   }
   const DerivedCounter* dc = derived(name);
   if (!dc) {
-    if (kind_of(name) == "channel") return std::nullopt;  // one channel of a summed value: unknown
-    events_of(name);  // throws the unknown-counter error with suggestions
+    if (kind_of(name) == CounterKind::channel)
+      return std::nullopt;  // one channel of a summed value: unknown
+    events_of(name);        // throws the unknown-counter error with suggestions
     return std::nullopt;
   }
   return evaluate(*dc->expr, base_value);

@@ -19,6 +19,11 @@
 
 namespace kprof::hw {
 
+// What a counter name is on a target (Target::kind_of).
+enum class CounterKind { unknown, base, derived, channel };
+// "base", "derived", "channel" or "unknown".
+const char* to_string(CounterKind kind);
+
 class Expr;  // parsed derived-counter expression (core/hw/expr.hpp)
 namespace detail {
 struct TargetData;  // core/hw/target_impl.hpp
@@ -130,9 +135,9 @@ class Target {
   // Value of a parsed expression for one dispatch, with the same semantics as evaluate(name).
   std::optional<double> evaluate(
       const Expr& expr, const std::function<std::optional<double>(const Event&)>& base_value) const;
-  // "base", "derived", "channel" (X[n]: one channel of base counter X; costs X's slot) or "" if
-  // unknown. Channel names are accepted by events_of/occupancy but not by known().
-  std::string kind_of(std::string_view name) const;
+  // base, derived, channel (X[n]: one channel of base counter X; costs X's slot) or unknown.
+  // Channel names are accepted by events_of/occupancy but not by known().
+  CounterKind kind_of(std::string_view name) const;
   // Block a hardware event is programmed on (nullptr for an event of an unknown counter).
   const Block* block_of(const Event& event) const;
   // Agent constants used by derived expressions (simd_count, wave_front_size, ...).

@@ -20,7 +20,7 @@ namespace {
 std::vector<std::pair<std::string, std::string>> slot_keys(const hw::Target& t,
                                                            const std::string& name) {
   std::vector<std::pair<std::string, std::string>> keys;
-  const bool channel = t.kind_of(name) == "channel";
+  const bool channel = t.kind_of(name) == hw::CounterKind::channel;
   for (const auto& e : t.events_of(name))
     keys.emplace_back(t.block_of(e)->name, channel ? e.str() + "[*]" : e.str());
   return keys;

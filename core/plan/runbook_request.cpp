@@ -38,7 +38,7 @@ Request request_from_runbook(const runbook::Runbook& rb, const hw::Target& targe
     append_metric_set(r, *it);
   }
   auto check = [&](const runbook::LocatedString& n) {
-    if (target.kind_of(n.value).empty())
+    if (target.kind_of(n.value) == hw::CounterKind::unknown)
       throw Error(
           ErrorKind::input,
           runbook::diagnostic(rb, n.pos, "unknown counter '" + n.value + "' for " + target.arch(),

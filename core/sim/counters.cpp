@@ -27,7 +27,7 @@ bool has(const std::string& s, const char* part) { return s.find(part) != std::s
 CounterRequest resolve_counters(const hw::Target& target, const std::vector<std::string>& names) {
   CounterRequest req;
   for (const auto& n : names) {
-    if (target.known(n) || target.kind_of(n) == "channel")
+    if (target.known(n) || target.kind_of(n) == hw::CounterKind::channel)
       req.found.push_back(n);
     else
       req.missing.push_back(n);
@@ -170,7 +170,7 @@ double CounterModel::base_value(const DispatchRecord& r, const hw::Event& e) con
 std::optional<double> CounterModel::value(const DispatchRecord& r,
                                           const std::string& counter) const {
   const auto fetch = [&](const hw::Event& e) -> std::optional<double> { return base_value(r, e); };
-  if (m_target.kind_of(counter) == "channel") {
+  if (m_target.kind_of(counter) == hw::CounterKind::channel) {
     // X[n] is one of the block's channels: an even share of the summed value, with some spread.
     const auto br = counter.find('[');
     const std::string base = counter.substr(0, br);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -58,6 +59,49 @@ TEST(MetricSet, UnknownCounterIsPositioned) {
     EXPECT_EQ(e.diagnostics()[0].pos->line, 4);
     EXPECT_EQ(e.diagnostics()[0].pos->col, 28 + 9);  // text starts after the quote at col 27
     EXPECT_NE(e.diagnostics()[0].hint.find("SQ_BUSY_CYCLES"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The analysis takes its FLOP and byte formulas from these tags (core/analysis/metrics.cpp).
+TEST(MetricSet, RooflineMetricsSayWhatTheyMeasure) {
+  const std::string dir = std::string(KPROF_SOURCE_DIR) + "/configs/metrics";
+  MetricSet roof = load_metric_set_named("roofline", gfx942(), dir);
+  std::vector<std::string> flop_types;
+  for (const auto& m : roof.metrics)
+    if (m.measures.quantity == Quantity::flops) flop_types.push_back(m.measures.flop_type);
+  EXPECT_EQ(flop_types, (std::vector<std::string>{"VALU_F16", "VALU_F32", "VALU_F64", "MFMA_F16",
+                                                  "MFMA_BF16", "MFMA_F32", "MFMA_F64", "MFMA_F8"}));
+  const MetricFormula& hbm = roof.metrics[11];
+  EXPECT_EQ(hbm.measures.quantity, Quantity::bytes);
+  EXPECT_EQ(hbm.measures.level, "HBM");
+  EXPECT_EQ(hbm.measures.direction, "read");
+  EXPECT_EQ(hbm.prefer, "1024*FETCH_SIZE");
+  // `prefer` is not collected: the set stays rocprofiler-compute's 29 counters.
+  EXPECT_EQ(std::count(roof.counters.begin(), roof.counters.end(), "FETCH_SIZE"), 0);
+}
+
+TEST(MetricSet, BadMeasuresTagIsPositioned) {
+  auto dir = std::filesystem::temp_directory_path() / ("kprof_ms_m_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "m.yaml") << "name: m\ncounters: [SQ_WAVES]\nmetrics:\n"
+                                   "  - {name: r, measures: bytes L3, expression: \"SQ_WAVES\"}\n";
+  std::ofstream(dir / "k.yaml")
+      << "name: k\ncounters: [SQ_WAVES]\nmetrics:\n"
+         "  - {name: r, mesures: flops VALU_F32, expression: \"SQ_WAVES\"}\n";
+  try {
+    load_metric_set(dir / "m.yaml", gfx942());
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.diagnostics()[0].pos->line, 4);
+    EXPECT_NE(std::string(e.what()).find("unknown memory level 'L3'"), std::string::npos);
+    EXPECT_NE(e.diagnostics()[0].hint.find("HBM"), std::string::npos);
+  }
+  try {
+    load_metric_set(dir / "k.yaml", gfx942());
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(e.diagnostics()[0].hint.find("measures"), std::string::npos);
   }
   std::filesystem::remove_all(dir);
 }

@@ -131,10 +131,11 @@ TEST(Gfx942, ExpansionToEvents) {
       strs(t.events_of("MeanOccupancyPerCU")),
       (std::vector<std::string>{"GRBM_GUI_ACTIVE", "SQ_LEVEL_WAVES", "SQ_LEVEL_WAVES:HIGH_RES"}));
   EXPECT_TRUE(t.events_of("CU_NUM").empty());  // constants only
-  EXPECT_EQ(t.kind_of("TCC_HIT[127]"), "channel");
-  EXPECT_EQ(t.kind_of("TCC_HIT[128]"), "");
-  EXPECT_EQ(t.kind_of("SQ_WAVES[1]"), "channel");
-  EXPECT_EQ(t.kind_of("FETCH_SIZE"), "derived");
+  EXPECT_EQ(t.kind_of("TCC_HIT[127]"), CounterKind::channel);
+  EXPECT_EQ(t.kind_of("TCC_HIT[128]"), CounterKind::unknown);
+  EXPECT_EQ(t.kind_of("SQ_WAVES[1]"), CounterKind::channel);
+  EXPECT_EQ(t.kind_of("FETCH_SIZE"), CounterKind::derived);
+  EXPECT_STREQ(to_string(t.kind_of("SQ_WAVES")), "base");
 }
 
 TEST(Gfx942, OccupancyDeduplicatesAndFlagsOverflow) {
