@@ -543,6 +543,7 @@ std::string status_text(const fs::path& db_path, std::optional<int64_t> run_id) 
                        "give the path of a kprof database");
   }
   store::CaptureDb db(db_path, store::OpenMode::read_only);
+  db.check_intact();  // a damaged file is reported as such, not as whatever rows still read
   const auto run = run_id ? db.find_run(*run_id) : db.find_last_run();
   if (!run)
     throw Error::input("database '" + db_path.string() + "' holds no run",

@@ -109,20 +109,7 @@ void require_changed(CaptureDb::Impl& impl, int changes, const std::string& what
 
 int64_t CaptureDb::latest_schema_version() { return static_cast<int64_t>(schema_files().size()); }
 
-CaptureDb::CaptureDb(const std::filesystem::path& path, OpenMode mode) {
-  std::error_code ec;
-  if (mode == OpenMode::read_only && !std::filesystem::exists(path, ec)) {
-    throw Error::input("capture database '" + path.string() + "' does not exist",
-                       "check the path, or create it with `kprof run` or `kprof ingest`");
-  }
-  try {
-    m_impl = std::make_unique<Impl>(path, mode);
-  } catch (const SQLite::Exception& e) {
-    rethrow_sqlite(path, "opening", e);
-  }
-  guarded(*m_impl, "opening", [&] { migrate(*m_impl); });
-}
-
+// The constructor is in capture_db_open.cpp.
 CaptureDb::~CaptureDb() = default;
 
 const std::filesystem::path& CaptureDb::path() const { return m_impl->path; }

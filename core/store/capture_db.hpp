@@ -178,8 +178,11 @@ class CaptureDb {
   // The schema version this binary creates and understands.
   static int64_t latest_schema_version();
 
-  // Throws Error: runtime for I/O or a locked file; input for a file that is not a kprof database,
-  // or one of a newer schema ("... has schema version 3, but this kprof knows versions up to 1").
+  // Throws Error: runtime for I/O or a locked file; input for a file that is not a kprof database
+  // (foreign SQLite, not SQLite, 0 bytes, a folder), a damaged one (read-write: PRAGMA
+  // quick_check), or one of a newer schema ("... has schema version 3, but this kprof knows
+  // versions up to 1"). A refused file is left byte for byte as it was. read_write creates a
+  // missing file whole (capture_db_open.cpp).
   explicit CaptureDb(const std::filesystem::path& path, OpenMode mode = OpenMode::read_write);
   ~CaptureDb();
   CaptureDb(const CaptureDb&) = delete;
@@ -187,6 +190,10 @@ class CaptureDb {
 
   const std::filesystem::path& path() const;
   bool read_only() const;
+  // PRAGMA quick_check: throws Error(input) naming the first problem and how to recover the rows.
+  // Opening read-write already ran it (kprof never writes into a damaged file); readers call it
+  // where a full scan is worth it (`kprof status`).
+  void check_intact();
   int64_t schema_version();
 
   // Runs.

@@ -17,12 +17,14 @@
 namespace kprof::store {
 
 struct CaptureDb::Impl {
-  Impl(const std::filesystem::path& p, OpenMode mode);
+  // `flags`: SQLite::OPEN_* (capture_db_open.cpp decides: a writer never creates the file here).
+  Impl(const std::filesystem::path& p, OpenMode mode, int flags);
 
   std::filesystem::path path;
   bool read_only;
   SQLite::Database db;
   bool loader_active = false;  // a PassLoader holds the write transaction
+  bool fresh = false;          // a new file being created under its temporary name (no tables yet)
 };
 
 // Runs fn, turning SQLite's exceptions into kprof::Error naming the file and what was being done.
@@ -55,6 +57,13 @@ inline std::optional<int64_t> column_opt(const SQLite::Statement& st, int index)
 
 // Deletes every ingested row of a pass (no transaction of its own).
 void delete_pass_rows(SQLite::Database& db, int64_t pass_id);
+
+// Throws Error(input) unless the connection's file is a kprof database (has schema_version).
+// Reads only.
+void require_kprof_file(CaptureDb::Impl& impl);
+
+// The hint for a damaged file: how to get its rows out with SQLite's own recovery.
+std::string recover_hint(const std::filesystem::path& path);
 
 // Applies the embedded migrations (read-write) or checks the version (read-only).
 void migrate(CaptureDb::Impl& impl);

@@ -10,38 +10,11 @@ namespace kprof::store {
 
 namespace {
 
-// Writers wait this long for each other. A big ingest holds the write lock for its whole load
-// (tens of seconds for millions of rows), and the executor's bookkeeping may wait for it.
-constexpr int k_busy_timeout_ms = 60'000;
-
-int open_flags(OpenMode mode) {
-  return mode == OpenMode::read_only ? SQLite::OPEN_READONLY
-                                     : (SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-}
-
 std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 int64_t current_version(SQLite::Database& db) {
   if (!db.tableExists("schema_version")) return 0;
   return db.execAndGet("SELECT coalesce(max(version), 0) FROM schema_version").getInt64();
-}
-
-// A file holding tables but no schema_version was made by something else; never touch it.
-void require_kprof_file(CaptureDb::Impl& impl) {
-  if (impl.db.tableExists("schema_version")) return;
-  int64_t objects =
-      impl.db.execAndGet("SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")
-          .getInt64();
-  if (objects > 0) {
-    throw Error::input(
-        "capture database " + quoted(impl.path) +
-            " is an SQLite database but not one of kprof's (no schema_version table)",
-        "give kprof a new file name for its database");
-  }
-  if (impl.read_only) {
-    throw Error::input("capture database " + quoted(impl.path) + " is empty",
-                       "create it with `kprof run` or `kprof ingest` first");
-  }
 }
 
 void check_not_newer(CaptureDb::Impl& impl, int64_t version, int64_t latest) {
@@ -67,11 +40,6 @@ void check_files_contiguous(const std::vector<SchemaFile>& files) {
 
 }  // namespace
 
-CaptureDb::Impl::Impl(const std::filesystem::path& p, OpenMode mode)
-    : path(p),
-      read_only(mode == OpenMode::read_only),
-      db(p.string(), open_flags(mode), k_busy_timeout_ms) {}
-
 void rethrow_sqlite(const std::filesystem::path& path, const char* doing,
                     const SQLite::Exception& e) {
   const int primary = e.getErrorCode() & 0xff;
@@ -89,6 +57,8 @@ void rethrow_sqlite(const std::filesystem::path& path, const char* doing,
     case SQLITE_NOTADB:
       throw Error::input(where + "not an SQLite database file",
                          "give kprof a new file name for its database");
+    case SQLITE_CORRUPT:
+      throw Error::input(where + e.what(), recover_hint(path));
     case SQLITE_CANTOPEN:
       throw Error::runtime(where + e.what(), "check that the file's folder exists and is writable");
     case SQLITE_CONSTRAINT:
@@ -104,23 +74,8 @@ void migrate(CaptureDb::Impl& impl) {
   const int64_t latest = files.empty() ? 0 : files.back().version;
   auto& db = impl.db;
 
-  if (!impl.read_only) {
-    // WAL: readers (kprof status, query) never block the writer or each other. NORMAL is durable
-    // across application crashes in WAL mode and loses at most the last commits on power loss,
-    // never consistency (https://www.sqlite.org/pragma.html#pragma_synchronous).
-    std::string mode = db.execAndGet("PRAGMA journal_mode=WAL").getString();
-    if (mode != "wal") {
-      throw Error::runtime("capture database " + quoted(impl.path) +
-                               " cannot use write-ahead logging (journal mode is " + mode + ")",
-                           "put the database on a local filesystem");
-    }
-    db.exec("PRAGMA synchronous=NORMAL");
-    // A big load grows the WAL to the size of the pass; truncate it after checkpoints.
-    db.exec("PRAGMA journal_size_limit=67108864");
-  }
-  db.exec("PRAGMA foreign_keys=ON");
-
-  require_kprof_file(impl);
+  // open_capture_db() already checked that this is a kprof database (require_kprof_file) and set
+  // the connection up.
   int64_t version = current_version(db);
   check_not_newer(impl, version, latest);
   if (impl.read_only) {

@@ -140,7 +140,8 @@ TEST(OpenMigrate, ReadOnlyRefusesMissingAndEmptyFiles) {
   std::ofstream(dir / "empty.db").close();
   EXPECT_EQ(error_line([&] { CaptureDb db(dir / "empty.db", OpenMode::read_only); }),
             "capture database '" + (dir / "empty.db").string() +
-                "' is empty (create it with `kprof run` or `kprof ingest` first)");
+                "' is an empty file, not a kprof database (create it with `kprof run` or `kprof "
+                "ingest` under a new name)");
 }
 
 TEST(OpenMigrate, ReadOnlyConnectionReadsButRefusesWrites) {
