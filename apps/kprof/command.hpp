@@ -32,8 +32,8 @@ namespace po = boost::program_options;
 // Parses `args` for subcommand `name`. Adds --help; prints usage and returns nullopt when asked for
 // it. Unknown options, missing values and surplus positionals throw Error (input) naming the option
 // and pointing at `kprof <name> --help`.
-std::optional<po::variables_map> parse_args(const std::string& name, const std::string& usage,
-                                            const Args& args, po::options_description options,
-                                            const po::positional_options_description& positional = {});
+std::optional<po::variables_map> parse_args(
+    const std::string& name, const std::string& usage, const Args& args,
+    po::options_description options, const po::positional_options_description& positional = {});
 
 }  // namespace kprof::app

@@ -15,7 +15,8 @@ void print_usage(std::ostream& os) {
         "kprof runs rocprofv3 through a kernel-trace pass and the fewest hardware-counter passes,\n"
         "keeps every capture in one SQLite database, and explains the trace.\n\ncommands:\n";
   for (const auto& c : kprof::app::commands()) {
-    os << "  " << c.name << std::string(c.name.size() < 12 ? 12 - c.name.size() : 1, ' ') << c.summary << "\n";
+    os << "  " << c.name << std::string(c.name.size() < 12 ? 12 - c.name.size() : 1, ' ')
+       << c.summary << "\n";
   }
   os << "\n'kprof <command> --help' shows a command's options.\n";
 }
@@ -48,7 +49,8 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const kprof::Error& e) {
     const bool tty = isatty(STDERR_FILENO);
-    for (const auto& d : e.diagnostics()) std::cerr << "kprof: " << (tty ? d.with_context() : d.line()) << "\n";
+    for (const auto& d : e.diagnostics())
+      std::cerr << "kprof: " << (tty ? d.with_context() : d.line()) << "\n";
     return e.exit_code();
   } catch (const std::exception& e) {
     // Anything else is a bug or an environment failure (out of memory, disk full); still one line.

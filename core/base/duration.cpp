@@ -12,7 +12,8 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
   bool any = false;
   while (i < text.size()) {
     size_t start = i;
-    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+      ++i;
     if (i == start) return std::nullopt;
     double value = 0;
     try {
@@ -29,12 +30,18 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
     if (unit.empty()) {
       if (any || i != text.size()) return std::nullopt;  // a bare number means seconds, alone only
       scale = 1000;
-    } else if (unit == "ms") scale = 1;
-    else if (unit == "s") scale = 1000;
-    else if (unit == "m" || unit == "min") scale = 60e3;
-    else if (unit == "h") scale = 3600e3;
-    else if (unit == "d") scale = 86400e3;
-    else return std::nullopt;
+    } else if (unit == "ms")
+      scale = 1;
+    else if (unit == "s")
+      scale = 1000;
+    else if (unit == "m" || unit == "min")
+      scale = 60e3;
+    else if (unit == "h")
+      scale = 3600e3;
+    else if (unit == "d")
+      scale = 86400e3;
+    else
+      return std::nullopt;
     total_ms += value * scale;
     any = true;
   }
@@ -44,10 +51,15 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
 std::string format_duration(std::chrono::milliseconds d) {
   long long ms = d.count();
   char buf[64];
-  if (ms < 1000) std::snprintf(buf, sizeof buf, "%lldms", ms);
-  else if (ms < 60'000) std::snprintf(buf, sizeof buf, "%.1fs", ms / 1000.0);
-  else if (ms < 3'600'000) std::snprintf(buf, sizeof buf, "%lldm%02llds", ms / 60'000, ms / 1000 % 60);
-  else std::snprintf(buf, sizeof buf, "%lldh%02lldm%02llds", ms / 3'600'000, ms / 60'000 % 60, ms / 1000 % 60);
+  if (ms < 1000)
+    std::snprintf(buf, sizeof buf, "%lldms", ms);
+  else if (ms < 60'000)
+    std::snprintf(buf, sizeof buf, "%.1fs", ms / 1000.0);
+  else if (ms < 3'600'000)
+    std::snprintf(buf, sizeof buf, "%lldm%02llds", ms / 60'000, ms / 1000 % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lldh%02lldm%02llds", ms / 3'600'000, ms / 60'000 % 60,
+                  ms / 1000 % 60);
   return buf;
 }
 

@@ -47,7 +47,8 @@ Error Error::input(std::string what, std::string hint, std::optional<SourcePos> 
 }
 
 Error Error::runtime(std::string what, std::string hint, std::optional<SourcePos> pos) {
-  return Error(ErrorKind::runtime, Diagnostic{std::move(pos), std::move(what), std::move(hint), {}});
+  return Error(ErrorKind::runtime,
+               Diagnostic{std::move(pos), std::move(what), std::move(hint), {}});
 }
 
 }  // namespace kprof

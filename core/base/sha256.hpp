@@ -1,6 +1,6 @@
 // SHA-256 (FIPS 180-4). Used to fingerprint runbooks (resume refuses a changed one) and ingested
-// files (provenance). Written here because Debian's choices (OpenSSL, nettle) are a large dependency
-// for 80 lines.
+// files (provenance). Written here because Debian's choices (OpenSSL, nettle) are a large
+// dependency for 80 lines.
 #pragma once
 
 #include <array>

@@ -11,7 +11,7 @@ namespace kprof::store {
 
 // One GPU/CPU agent from agent_info.csv or rocpd_info_agent.
 struct AgentRow {
-  int64_t node_id = 0;          // Node_Id (absolute); what "Agent N" means with --agent-index absolute
+  int64_t node_id = 0;  // Node_Id (absolute); what "Agent N" means with --agent-index absolute
   int64_t logical_node_id = 0;  // Logical_Node_Id; what "Agent N" means by default (relative)
   std::string type;             // "CPU" | "GPU"
   std::string name;             // "gfx942"

@@ -5,7 +5,8 @@
 namespace kprof {
 
 TEST(ErrorTest, OneLineWithPositionAndHint) {
-  auto e = Error::input("unknown key 'comand'", "did you mean 'command'?", SourcePos{"rb.yaml", 4, 3});
+  auto e =
+      Error::input("unknown key 'comand'", "did you mean 'command'?", SourcePos{"rb.yaml", 4, 3});
   EXPECT_EQ(e.exit_code(), 2);
   EXPECT_STREQ(e.what(), "rb.yaml:4:3: unknown key 'comand' (did you mean 'command'?)");
 }
@@ -22,7 +23,8 @@ TEST(ErrorTest, CaretUnderColumn) {
 }
 
 TEST(ErrorTest, SeveralDiagnosticsJoinByLine) {
-  Error e(ErrorKind::input, {Diagnostic{SourcePos{"a", 1, 1}, "x", "", ""}, Diagnostic{{}, "y", "z", ""}});
+  Error e(ErrorKind::input,
+          {Diagnostic{SourcePos{"a", 1, 1}, "x", "", ""}, Diagnostic{{}, "y", "z", ""}});
   EXPECT_STREQ(e.what(), "a:1:1: x\ny (z)");
   EXPECT_EQ(e.diagnostics().size(), 2u);
 }

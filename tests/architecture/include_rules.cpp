@@ -1,0 +1,118 @@
+#include "tests/architecture/include_rules.hpp"
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "core/base/text.hpp"
+
+namespace kprof::architecture {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Allowed {
+  bool everything_in_core = false;
+  // folder ("core/hw") -> files of it that may be included; empty set: any file.
+  std::map<std::string, std::set<std::string>> folders;
+};
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// `| \`core/ingest\` | job | base, store (\`rows.hpp\` only) |` -> core/ingest: {core/base: {},
+// core/store: {rows.hpp}}. "may use" names core folders by their short name.
+std::map<std::string, Allowed> read_table(const fs::path& architecture_md) {
+  std::map<std::string, Allowed> table;
+  const std::regex row(R"(^\|\s*`((?:core|apps)/[a-z0-9_-]+)`\s*\|.*\|\s*([^|]*?)\s*\|\s*$)");
+  const std::regex only(R"(^([a-z0-9_]+)\s*\(`([^`]+)`\s+only\)$)");
+  std::istringstream lines(read(architecture_md));
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_match(line, m, row)) continue;
+    Allowed a;
+    const std::string uses = m[2];
+    if (uses.find("everything in core/") != std::string::npos) {
+      a.everything_in_core = true;
+    } else if (uses != "nothing of ours") {
+      for (const auto& part : split(uses, ',')) {
+        const std::string word(trim(part));
+        std::smatch o;
+        if (std::regex_match(word, o, only))
+          a.folders["core/" + o[1].str()].insert(o[2].str());
+        else
+          a.folders["core/" + word];
+      }
+    }
+    table[m[1]] = a;
+  }
+  return table;
+}
+
+// "core/exec/executor.cpp" -> "core/exec".
+std::string folder_of(const std::string& relative) {
+  const auto first = relative.find('/');
+  const auto second = relative.find('/', first + 1);
+  return second == std::string::npos ? "" : relative.substr(0, second);
+}
+
+}  // namespace
+
+std::vector<std::string> include_violations(const fs::path& root) {
+  std::vector<std::string> out;
+  const auto table = read_table(root / "ARCHITECTURE.md");
+  if (table.empty()) return {"ARCHITECTURE.md: no folder table found"};
+  const std::regex include(R"(^\s*#\s*include\s*([<"])([^">]+)[">])");
+  std::set<std::string> unlisted;
+  for (const char* top : {"core", "apps"}) {
+    if (!fs::is_directory(root / top)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(root / top)) {
+      const auto ext = e.path().extension();
+      if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".h")) continue;
+      const std::string rel = fs::relative(e.path(), root).generic_string();
+      const std::string from = folder_of(rel);
+      auto rule = table.find(from);
+      if (rule == table.end()) {
+        if (unlisted.insert(from).second)
+          out.push_back(from + ": not in ARCHITECTURE.md's folder table; add its row");
+        continue;
+      }
+      std::istringstream lines(read(e.path()));
+      int n = 0;
+      for (std::string line; std::getline(lines, line);) {
+        ++n;
+        std::smatch m;
+        if (!std::regex_search(line, m, include)) continue;
+        const std::string target = m[2];
+        const std::string where = rel + ":" + std::to_string(n) + ": includes " + target;
+        // "Boost.Process is included in core/exec/process_runner.cpp only" (ARCHITECTURE.md).
+        if (m[1] == "<") {
+          if (target.rfind("boost/process", 0) == 0 && rel != "core/exec/process_runner.cpp")
+            out.push_back(where + "; only core/exec/process_runner.cpp may include Boost.Process");
+          continue;
+        }
+        const std::string to = folder_of(target);
+        if (to.empty() || to == from || (to.rfind("core/", 0) != 0 && to.rfind("apps/", 0) != 0))
+          continue;
+        const Allowed& a = rule->second;
+        if (a.everything_in_core && to.rfind("core/", 0) == 0) continue;
+        auto it = a.folders.find(to);
+        const std::string file = target.substr(to.size() + 1);
+        if (it != a.folders.end() && (it->second.empty() || it->second.count(file))) continue;
+        std::string may;
+        for (const auto& [f, files] : a.folders)
+          may += (may.empty() ? "" : ", ") + f + (files.empty() ? "" : " (" + *files.begin() + ")");
+        out.push_back(where + "; " + from + " may use: " + (may.empty() ? "nothing of ours" : may));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace kprof::architecture

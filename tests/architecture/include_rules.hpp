@@ -1,0 +1,16 @@
+// The include rules of ARCHITECTURE.md, checked on a source tree: the table "Folders and who may
+// include whom" is read from the file itself, so the document and the check cannot drift apart.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kprof::architecture {
+
+// Every include of `root`'s core/ and apps/ sources that the table of `root`/ARCHITECTURE.md
+// forbids, as "core/store/x.cpp:12: includes core/analysis/y.hpp; core/store may use: base", and
+// every source folder the table does not list. Empty when the tree keeps the rules.
+std::vector<std::string> include_violations(const std::filesystem::path& root);
+
+}  // namespace kprof::architecture

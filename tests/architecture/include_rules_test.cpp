@@ -1,0 +1,67 @@
+// ARCHITECTURE.md's folder table is the rule; this test fails on any include it forbids.
+#include "tests/architecture/include_rules.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "core/base/text.hpp"
+
+namespace kprof::architecture {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(IncludeRules, TheTreeKeepsArchitectureMd) {
+  const auto v = include_violations(KPROF_SOURCE_DIR);
+  EXPECT_TRUE(v.empty()) << join(v, "\n");
+}
+
+// A copy of the real table over a small tree with one allowed and three forbidden includes.
+class IncludeRulesOnATree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_root = fs::temp_directory_path() / ("kprof_arch_" + std::to_string(::getpid()));
+    fs::remove_all(m_root);
+    fs::create_directories(m_root);
+    fs::copy_file(fs::path(KPROF_SOURCE_DIR) / "ARCHITECTURE.md", m_root / "ARCHITECTURE.md");
+  }
+  void TearDown() override { fs::remove_all(m_root); }
+  void write(const std::string& rel, const std::string& text) {
+    fs::create_directories((m_root / rel).parent_path());
+    std::ofstream(m_root / rel) << text;
+  }
+  fs::path m_root;
+};
+
+TEST_F(IncludeRulesOnATree, ForbiddenIncludesAreNamed) {
+  write("core/analysis/ok.cpp", "#include \"core/store/capture_db.hpp\"\n#include <vector>\n");
+  write("core/store/up.cpp",
+        "// store must not see analysis\n#include \"core/analysis/join.hpp\"\n");
+  write("core/ingest/rows.cpp", "#include \"core/store/rows.hpp\"\n");
+  write("core/ingest/sql.cpp", "#include \"core/store/capture_db.hpp\"\n");
+  write("core/plan/spawn.cpp", "#include <boost/process.hpp>\n");
+  auto v = include_violations(m_root);
+  std::sort(v.begin(), v.end());
+  ASSERT_EQ(v.size(), 3u) << join(v, "\n");
+  EXPECT_EQ(v[0],
+            "core/ingest/sql.cpp:1: includes core/store/capture_db.hpp; core/ingest may use: "
+            "core/base, core/store (rows.hpp)");
+  EXPECT_EQ(v[1],
+            "core/plan/spawn.cpp:1: includes boost/process.hpp; only core/exec/process_runner.cpp "
+            "may include Boost.Process");
+  EXPECT_EQ(v[2],
+            "core/store/up.cpp:2: includes core/analysis/join.hpp; core/store may use: core/base");
+}
+
+TEST_F(IncludeRulesOnATree, AFolderMissingFromTheTableIsReported) {
+  write("core/report/html.cpp", "#include \"core/base/text.hpp\"\n");
+  write("core/web/page.cpp", "#include \"core/base/text.hpp\"\n");
+  const auto v = include_violations(m_root);
+  ASSERT_EQ(v.size(), 1u) << join(v, "\n");
+  EXPECT_EQ(v[0], "core/web: not in ARCHITECTURE.md's folder table; add its row");
+}
+
+}  // namespace
+}  // namespace kprof::architecture
