@@ -4,44 +4,14 @@
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
-#include "core/analysis/analysis_db.hpp"
-#include "core/analysis/views.hpp"
+#include "core/analysis/session.hpp"
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
-#include "core/runbook/runbook.hpp"
 
 namespace {
 
 namespace an = kprof::analysis;
 namespace po = kprof::app::po;
-
-// The run's own runbook (its text is copied into the database by `kprof run`) supplies family
-// rules, tried before configs/families, and the layers/output_tokens hints, which are only
-// checked against what the data shows. Runs made by `kprof ingest` have no runbook.
-struct RunbookAnalysis {
-  std::vector<an::FamilyRule> rules;
-  std::optional<int> layers, output_tokens;
-};
-
-RunbookAnalysis runbook_analysis(const kprof::store::RunInfo& run) {
-  RunbookAnalysis out;
-  if (run.runbook_text.empty()) return out;
-  try {
-    const auto rb = kprof::runbook::parse_runbook(run.runbook_text, run.runbook_path);
-    for (const auto& r : rb.analysis.families.value) {
-      out.rules.push_back(an::FamilyRule{an::FamilyRule::Kind::family, "", r.match.value,
-                                         r.family.value, r.match.pos});
-    }
-    out.layers = rb.analysis.layers.value;
-    out.output_tokens = rb.analysis.output_tokens.value;
-  } catch (const kprof::Error& e) {
-    // The runbook was valid when the run was made; on another machine its paths may not be.
-    std::cerr << "kprof: note: the run's runbook does not load here, so its family rules and hints "
-                 "are not used: "
-              << e.diagnostics().front().line() << "\n";
-  }
-  return out;
-}
 
 int cmd_query(const kprof::app::Args& args) {
   po::options_description opts("options");
@@ -95,33 +65,18 @@ int cmd_query(const kprof::app::Args& args) {
         kprof::did_you_mean(kprof::nearest_names(view, an::view_names(), 1, true)) +
             " (views: " + kprof::join(an::view_names(), ", ") + ")");
   }
-  kprof::store::CaptureDb db(db_path, kprof::store::OpenMode::read_only);
-  an::Capture cap = an::load_capture(db, run_id);
-  if (!an::joins_current(db, cap)) {
-    // The join mapping is stored once; compute what is missing with a write connection.
-    {
-      kprof::store::CaptureDb rw(db_path, kprof::store::OpenMode::read_write);
-      for (const auto& j : an::ensure_joins(rw, cap)) {
-        std::cerr << "kprof: joined pass " << j.ordinal << " to the trace: " << j.matched << " of "
-                  << j.counter_dispatches << " dispatches matched ("
-                  << static_cast<double>(static_cast<int64_t>(j.matched_share * 10000)) / 100
-                  << "%)" << (j.filtered ? ", kernel-filtered pass" : "") << "\n";
-      }
-    }
-  }
-  const RunbookAnalysis from_runbook = runbook_analysis(cap.run);
-  an::FamilyRules rules = an::FamilyRules::load_default();
-  rules.prepend(from_runbook.rules);
-  an::QueryContext q(db, std::move(cap), std::move(rules));
+  an::SessionOptions so;
+  so.run_id = run_id;
+  if (layers) so.layers = static_cast<int>(layers);  // flags override the runbook's hints
+  if (tokens) so.output_tokens = static_cast<int>(tokens);
+  an::QuerySession session = an::QuerySession::open(db_path, so);
+  for (const auto& j : session.joins_computed()) std::cerr << "kprof: " << an::join_note(j) << "\n";
+  for (const auto& n : session.notes()) std::cerr << "kprof: note: " << n << "\n";
   an::ViewOptions o;
   o.family = family;
   o.phase = phase;
   o.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
-  o.hints.layers = from_runbook.layers;
-  o.hints.output_tokens = from_runbook.output_tokens;
-  if (layers) o.hints.layers = static_cast<int>(layers);  // flags override the runbook's hints
-  if (tokens) o.hints.output_tokens = static_cast<int>(tokens);
-  an::print(std::cout, q.view(view, o), f);
+  an::print(std::cout, session.view(view, o), f);
   return 0;
 }
 

@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "core/analysis/analysis_db.hpp"
 #include "core/analysis/explain.hpp"
+#include "core/analysis/session.hpp"
 #include "core/analysis/views.hpp"
 #include "tests/analysis/capture_fixture.hpp"
 
@@ -176,6 +179,54 @@ TEST(SimCaptureRoofline, BytesFromHbmRequestCountersMatchFetchSize) {
   const double from_fetch_size = bytes_per_decode_launch("fetch", "sim-roof-fetch");
   EXPECT_GT(from_fetch_size, 1e7);  // tens of MB of expert weights per decode launch
   EXPECT_NEAR(from_requests, from_fetch_size, 0.02 * from_fetch_size);
+}
+
+// The query use case: a run recorded with its runbook; the session joins once and applies the
+// runbook's family rule (wvSplitK_hf_* kernels are one family only through that rule).
+TEST_F(SimCapture, QuerySessionJoinsOnceAndUsesTheStoredRunbook) {
+  const fs::path rb_path = fs::path(KPROF_SOURCE_DIR) / "runbooks" / "qwen3-30b-a3b-sim.yaml";
+  std::ifstream in(rb_path);
+  const std::string rb_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int64_t run = 0;
+  {
+    store::CaptureDb db(s_db->path());
+    store::NewRun r;
+    r.name = "with-runbook";
+    r.runbook_path = rb_path.string();
+    r.runbook_text = rb_text;
+    r.simulated = true;
+    run = db.create_run(r);
+    test::load_pass(db, run, 0, store::PassKind::trace, files_in(s_db->dir() / "trace"));
+    test::load_pass(db, run, 1, store::PassKind::counters, files_in(s_db->dir() / "c1"));
+    const RunbookAnalysis ra = runbook_analysis(*db.find_run(run));
+    EXPECT_EQ(ra.layers, 48);
+    EXPECT_EQ(ra.output_tokens, 64);
+    ASSERT_EQ(ra.rules.size(), 1u);
+    EXPECT_EQ(ra.rules[0].text, "wvSplitK");
+    EXPECT_TRUE(ra.not_used_because.empty());
+  }
+  SessionOptions so;
+  so.run_id = run;
+  {
+    QuerySession first = QuerySession::open(s_db->path(), so);
+    ASSERT_EQ(first.joins_computed().size(), 1u);
+    EXPECT_NE(join_note(first.joins_computed()[0]).find("joined pass 1 to the trace: "),
+              std::string::npos);
+    EXPECT_TRUE(first.notes().empty());
+  }
+  QuerySession again = QuerySession::open(s_db->path(), so);
+  EXPECT_TRUE(again.joins_computed().empty());
+  EXPECT_EQ(again.capture().run.id, run);
+  const Table families = again.view("families", {});
+  std::set<std::string> names;
+  for (const auto& row : families.rows)
+    if (auto* name = std::get_if<std::string>(&row[0])) names.insert(*name);
+  EXPECT_EQ(names.count("wvSplitK"), 1u) << families.rows.size();
+
+  store::RunInfo broken;
+  broken.runbook_text = "name: [unclosed\n";
+  broken.runbook_path = "gone.yaml";
+  EXPECT_FALSE(runbook_analysis(broken).not_used_because.empty());
 }
 
 }  // namespace

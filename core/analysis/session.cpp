@@ -1,0 +1,65 @@
+#include "core/analysis/session.hpp"
+
+#include <sstream>
+
+#include "core/base/error.hpp"
+#include "core/runbook/runbook.hpp"
+
+namespace kprof::analysis {
+
+RunbookAnalysis runbook_analysis(const store::RunInfo& run) {
+  RunbookAnalysis out;
+  if (run.runbook_text.empty()) return out;
+  try {
+    const auto rb = runbook::parse_runbook(run.runbook_text, run.runbook_path);
+    for (const auto& r : rb.analysis.families.value)
+      out.rules.push_back(
+          FamilyRule{FamilyRule::Kind::family, "", r.match.value, r.family.value, r.match.pos});
+    out.layers = rb.analysis.layers.value;
+    out.output_tokens = rb.analysis.output_tokens.value;
+  } catch (const Error& e) {
+    // The runbook was valid when the run was made; on another machine its paths may not be.
+    out.not_used_because = e.diagnostics().front().line();
+  }
+  return out;
+}
+
+QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOptions& options) {
+  QuerySession s;
+  s.m_db = std::make_unique<store::CaptureDb>(db, store::OpenMode::read_only);
+  Capture cap = load_capture(*s.m_db, options.run_id);
+  if (!joins_current(*s.m_db, cap)) {
+    // The join mapping is stored once; what is missing is computed with a write connection.
+    store::CaptureDb rw(db, store::OpenMode::read_write);
+    s.m_joins = ensure_joins(rw, cap);
+  }
+  const RunbookAnalysis from_runbook = runbook_analysis(cap.run);
+  if (!from_runbook.not_used_because.empty())
+    s.m_notes.push_back(
+        "the run's runbook does not load here, so its family rules and hints are not used: " +
+        from_runbook.not_used_because);
+  s.m_hints.layers = options.layers ? options.layers : from_runbook.layers;
+  s.m_hints.output_tokens =
+      options.output_tokens ? options.output_tokens : from_runbook.output_tokens;
+  FamilyRules rules = FamilyRules::load_default();
+  rules.prepend(from_runbook.rules);
+  s.m_query = std::make_unique<QueryContext>(*s.m_db, std::move(cap), std::move(rules));
+  return s;
+}
+
+Table QuerySession::view(const std::string& name, ViewOptions options) {
+  if (!options.hints.layers) options.hints.layers = m_hints.layers;
+  if (!options.hints.output_tokens) options.hints.output_tokens = m_hints.output_tokens;
+  return m_query->view(name, options);
+}
+
+std::string join_note(const JoinSummary& j) {
+  std::ostringstream o;
+  o << "joined pass " << j.ordinal << " to the trace: " << j.matched << " of "
+    << j.counter_dispatches << " dispatches matched ("
+    << static_cast<double>(static_cast<int64_t>(j.matched_share * 10000)) / 100 << "%)"
+    << (j.filtered ? ", kernel-filtered pass" : "");
+  return o.str();
+}
+
+}  // namespace kprof::analysis

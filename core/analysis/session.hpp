@@ -1,0 +1,65 @@
+// Opening a capture database for queries, as every front end does it (the `query` use case):
+//  1. the run: the latest, or the one asked for;
+//  2. the join mapping: computed and stored, on a write connection, for each counter pass that has
+//     none or a stale one (each computed join is reported, so the caller can say so);
+//  3. the run's own runbook (its text is stored by `kprof run`): its `analysis.families` rules are
+//     tried before configs/families, and its `layers`/`output_tokens` hints are checked against
+//     what the data shows. Runs made by `kprof ingest` have no runbook.
+// A front end parses its flags into SessionOptions and ViewOptions, opens a session, renders views.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/analysis_db.hpp"
+#include "core/analysis/views.hpp"
+#include "core/store/capture_db.hpp"
+
+namespace kprof::analysis {
+
+struct SessionOptions {
+  std::optional<int64_t> run_id;  // empty: the latest run
+  // Override the runbook's hints (e.g. --expect-layers / --expect-steps).
+  std::optional<int> layers, output_tokens;
+};
+
+// What the runbook stored with a run contributes to its analysis.
+struct RunbookAnalysis {
+  std::vector<FamilyRule> rules;
+  std::optional<int> layers, output_tokens;
+  // Why the stored runbook was not used ("" when it was, or when the run has none).
+  std::string not_used_because;
+};
+RunbookAnalysis runbook_analysis(const store::RunInfo& run);
+
+class QuerySession {
+ public:
+  // Opens `db` read-only (and briefly read-write when joins must be computed). Throws Error(input)
+  // as load_capture() does.
+  static QuerySession open(const std::filesystem::path& db, const SessionOptions& options);
+
+  // The named view with the session's hints filled in where `options.hints` leaves them empty.
+  Table view(const std::string& name, ViewOptions options);
+
+  // Joins this opening computed and stored (empty when all were current).
+  const std::vector<JoinSummary>& joins_computed() const { return m_joins; }
+  // Notes for the user ("the run's runbook does not load here ...").
+  const std::vector<std::string>& notes() const { return m_notes; }
+  const Capture& capture() const { return m_query->capture(); }
+
+ private:
+  QuerySession() = default;
+  std::unique_ptr<store::CaptureDb> m_db;
+  std::unique_ptr<QueryContext> m_query;
+  ExplainHints m_hints;
+  std::vector<JoinSummary> m_joins;
+  std::vector<std::string> m_notes;
+};
+
+// "joined pass 3 to the trace: 6144 of 6144 dispatches matched (100%), kernel-filtered pass"
+std::string join_note(const JoinSummary& join);
+
+}  // namespace kprof::analysis
