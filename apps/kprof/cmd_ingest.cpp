@@ -11,6 +11,7 @@
 
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
+#include "core/exec/run_lock.hpp"
 #include "core/ingest/discover.hpp"
 #include "core/store/capture_db.hpp"
 
@@ -36,12 +37,6 @@ class SurveySink : public store::RowSink {
   void bad_row(const store::BadRow&) override {}
   void end_file(int64_t) override {}
 };
-
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "";
-  return buf;
-}
 
 int cmd_ingest(const app::Args& args) {
   namespace po = app::po;
@@ -86,7 +81,9 @@ int cmd_ingest(const app::Args& args) {
   bool simulated = false;
   for (const auto& s : surveys) simulated = simulated || s.simulated;
 
-  // 2. The run.
+  // 2. The run. One writer per database file (exec::RunLock is keyed by the file's identity); the
+  // lock is declared first so that it outlives the connection.
+  exec::RunLock lock(db_path);
   store::CaptureDb db(db_path);
   std::filesystem::path first = std::filesystem::absolute(inputs.front()).lexically_normal();
   if (first.filename().empty()) first = first.parent_path();  // "dir/" names dir
@@ -98,7 +95,7 @@ int cmd_ingest(const app::Args& args) {
   } else {
     store::NewRun run;
     run.name = run_name;
-    run.host = host_name();
+    run.host = exec::host_name();
     run.kprof_version = KPROF_VERSION;
     run.simulated = simulated;
     run_id = db.create_run(run);
@@ -131,6 +128,9 @@ int cmd_ingest(const app::Args& args) {
     }
     store::PassTransition running;
     running.state = store::PassState::running;
+    // The owner lets `kprof status` say "owner dead" after a kill -9 of this ingest.
+    running.owner_pid = ::getpid();
+    running.owner_host = exec::host_name();
     db.set_pass_state(pass_id, running);
     std::vector<ingest::FileResult> results;
     try {

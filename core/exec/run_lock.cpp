@@ -2,15 +2,20 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "core/base/error.hpp"
-#include "core/base/text.hpp"
-#include "core/exec/process_runner.hpp"
+#include "core/store/capture_db.hpp"
 
 namespace kprof::exec {
 
@@ -20,47 +25,72 @@ std::string host_name() {
   return buf;
 }
 
-std::filesystem::path lock_path_for(const std::filesystem::path& db_path) {
-  return db_path.string() + ".lock";
+std::optional<pid_t> flock_holder(dev_t dev, ino_t ino) {
+  // Lines look like "3: FLOCK  ADVISORY  WRITE 4242 08:01:1310733 0 EOF"; a waiting request has
+  // "->" after the id. Device numbers are hex major:minor, the inode decimal (proc(5)). Some file
+  // systems (btrfs, overlayfs) list another device number than stat(2) gives, so the inode alone
+  // is accepted when no line matches both.
+  std::ifstream in("/proc/locks");
+  std::string line;
+  std::optional<pid_t> by_inode;
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string id, type, mode, access, pid, where;
+    ss >> id >> type;
+    if (type == "->") continue;
+    ss >> mode >> access >> pid >> where;
+    if (type != "FLOCK" || access != "WRITE") continue;
+    unsigned maj = 0, min = 0;
+    unsigned long long inode = 0;
+    if (std::sscanf(where.c_str(), "%x:%x:%llu", &maj, &min, &inode) != 3) continue;
+    if (inode != static_cast<unsigned long long>(ino)) continue;
+    const pid_t p = static_cast<pid_t>(std::atol(pid.c_str()));
+    if (p <= 0) continue;
+    if (maj == major(dev) && min == minor(dev)) return p;
+    by_inode = p;
+  }
+  return by_inode;
 }
 
-RunLock::RunLock(const std::filesystem::path& db_path) : m_path(lock_path_for(db_path)) {
-  if (m_path.has_parent_path()) std::filesystem::create_directories(m_path.parent_path());
+RunLock::RunLock(const std::filesystem::path& db_path) : m_path(db_path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(db_path, ec)) {
+    if (db_path.has_parent_path()) std::filesystem::create_directories(db_path.parent_path(), ec);
+    store::create_capture_db(db_path);
+  }
   // O_CLOEXEC: the profiler and workload must not inherit the lock, or an orphaned workload would
-  // keep a dead kprof's database locked.
-  m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // keep a dead kprof's database locked. Read-only: the descriptor never writes the file.
+  m_fd = ::open(db_path.c_str(), O_RDONLY | O_CLOEXEC);
   if (m_fd < 0) {
-    throw Error::runtime("cannot open lock file '" + m_path.string() + "': " + std::strerror(errno),
-                         "check that the database's folder is writable");
+    throw Error::runtime(
+        "cannot open capture database '" + db_path.string() + "': " + std::strerror(errno),
+        "check the path and its permissions");
+  }
+  struct stat st {};
+  if (::fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(m_fd);
+    m_fd = -1;
+    throw Error::input("capture database '" + db_path.string() + "' is not a regular file",
+                       "name a database file");
   }
   if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
-    char buf[512] = {};
-    const ssize_t n = ::pread(m_fd, buf, sizeof buf - 1, 0);
     ::close(m_fd);
     m_fd = -1;
     if (err != EWOULDBLOCK) {
-      throw Error::runtime("cannot lock '" + m_path.string() + "': " + std::strerror(err));
+      throw Error::runtime("cannot lock '" + db_path.string() + "': " + std::strerror(err));
     }
-    // "pid host"
-    const auto words = split(trim(std::string_view(buf, n > 0 ? static_cast<size_t>(n) : 0)), ' ');
-    const std::string pid = !words.empty() && !words[0].empty() ? words[0] : "?";
-    const std::string host = words.size() > 1 ? words[1] : "?";
-    throw Error::runtime(
-        "database '" + db_path.string() + "' is in use by kprof pid " + pid + " on host " + host,
-        "wait for that run to finish, or stop it (Ctrl-C or kill " + pid +
-            ") and then 'kprof resume'");
-  }
-  const std::string text = std::to_string(::getpid()) + " " + host_name() + "\n";
-  if (::ftruncate(m_fd, 0) != 0 || ::pwrite(m_fd, text.data(), text.size(), 0) < 0) {
-    // The lock itself is held; only the holder's description is missing. Not worth failing for.
+    const auto pid = flock_holder(st.st_dev, st.st_ino);
+    const std::string who = pid ? std::to_string(*pid) : std::string("?");
+    throw Error::runtime("database '" + db_path.string() + "' is in use by kprof pid " + who +
+                             " on host " + host_name(),
+                         "wait for that run to finish, or stop it (Ctrl-C or kill " + who +
+                             ") and then 'kprof resume'");
   }
 }
 
 RunLock::~RunLock() {
   if (m_fd >= 0) {
-    if (::ftruncate(m_fd, 0) != 0) {
-    }
     ::flock(m_fd, LOCK_UN);
     ::close(m_fd);
   }

@@ -173,6 +173,11 @@ struct PassRowCounts {
   int64_t ingest_files = 0;
 };
 
+// Creates a complete, empty capture database at `path` unless a file is already there: it is built
+// under a temporary name in the same folder and linked into place, so another process sees either
+// no file or a whole database. CaptureDb(path, read_write) does the same for a missing file.
+void create_capture_db(const std::filesystem::path& path);
+
 class CaptureDb {
  public:
   // The schema version this binary creates and understands.

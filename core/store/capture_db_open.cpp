@@ -102,7 +102,7 @@ void require_intact(CaptureDb::Impl& impl) {
 // `PRAGMA query_only` makes any attempt an error
 // (https://sqlite.org/pragma.html#pragma_query_only).
 void check_before_changing(CaptureDb::Impl& impl) {
-  if (!impl.read_only) impl.db.exec("PRAGMA query_only=1");
+  impl.db.exec("PRAGMA query_only=1");  // a reader keeps it set (open_flags)
   require_kprof_file(impl);
   if (!impl.read_only) {
     require_intact(impl);
@@ -171,16 +171,29 @@ void create_whole(const fs::path& path) {
   }
 }
 
-int open_flags(OpenMode mode) {
+int open_flags(const fs::path& path, OpenMode mode) {
   // A writer never creates here: create_whole() did, so a file that vanished meanwhile is an error
   // rather than a new empty one.
-  return mode == OpenMode::read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE;
+  if (mode == OpenMode::read_write) return SQLite::OPEN_READWRITE;
+  // A reader of a WAL file creates its -wal and -shm files, and an SQLITE_OPEN_READONLY connection
+  // can never remove them again: only the last connection's checkpoint on close deletes them
+  // (https://sqlite.org/wal.html#readonly, #the_wal_file). So a reader opens a writable file
+  // read-write with `PRAGMA query_only` set for its whole life (no statement can change anything)
+  // and leaves the folder as it found it; a file it may not write is opened read-only.
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const bool writable = ::access(path.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
+  return writable ? SQLite::OPEN_READWRITE : SQLite::OPEN_READONLY;
 }
 
 }  // namespace
 
 CaptureDb::Impl::Impl(const fs::path& p, OpenMode mode, int flags)
     : path(p), read_only(mode == OpenMode::read_only), db(p.string(), flags, k_busy_timeout_ms) {}
+
+void create_capture_db(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) create_whole(path);
+}
 
 std::string recover_hint(const fs::path& path) {
   return "recover what it holds with `sqlite3 " + path.string() + " .recover | sqlite3 " +
@@ -214,7 +227,7 @@ CaptureDb::CaptureDb(const fs::path& path, OpenMode mode) {
   if (mode == OpenMode::read_write && !exists) create_whole(path);
   refuse_empty_file(path, mode == OpenMode::read_only);
   try {
-    m_impl = std::make_unique<Impl>(path, mode, open_flags(mode));
+    m_impl = std::make_unique<Impl>(path, mode, open_flags(path, mode));
   } catch (const SQLite::Exception& e) {
     rethrow_sqlite(path, "opening", e);
   }

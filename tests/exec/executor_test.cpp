@@ -318,6 +318,38 @@ TEST(Executor, SecondKprofOnTheSameDatabaseIsRefused) {
   EXPECT_EQ(scalar(dir / "small.db", "SELECT count(*) FROM runs"), 1);
 }
 
+// The lock is the database file's, not its name's: a symlink or a hard link to the database in use
+// is refused too (it used to run, and the trace pass held every dispatch twice).
+TEST(Executor, SecondKprofThroughAnotherNameOfTheDatabaseIsRefused) {
+  TempDir dir;
+  const auto rb = small_runbook(dir);
+  write_file(dir / "slow", "");
+  BackgroundKprof bg(dir, {"run", rb.string(), "--simulate"}, "run.out");
+  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(dir / "ready"); }));
+  std::filesystem::create_symlink(dir / "small.db", dir / "link.db");
+  std::filesystem::create_hard_link(dir / "small.db", dir / "hard.db");
+  for (const char* name : {"link.db", "hard.db"}) {
+    Kprof resume = kprof(dir, {"resume", (dir / name).string()}, "resume.out");
+    EXPECT_EQ(resume.result.exit_code, 1) << resume.output;
+    EXPECT_NE(
+        resume.output.find("is in use by kprof pid " + std::to_string(bg.pid()) + " on host "),
+        std::string::npos)
+        << resume.output;
+    Kprof run =
+        kprof(dir, {"run", rb.string(), "--simulate", "--db", (dir / name).string()}, "run2.out");
+    EXPECT_EQ(run.result.exit_code, 1) << run.output;
+    EXPECT_NE(run.output.find("is in use by kprof pid " + std::to_string(bg.pid())),
+              std::string::npos)
+        << run.output;
+  }
+  ::kill(bg.pid(), SIGTERM);
+  EXPECT_EQ(bg.wait().exit_code, 143);
+  EXPECT_EQ(scalar(dir / "small.db", "SELECT count(*) FROM runs"), 1);
+  Kprof resume = kprof(dir, {"resume", (dir / "link.db").string(), "--quiet"}, "resume.out");
+  EXPECT_EQ(resume.result.exit_code, 0) << resume.output;
+  expect_same_db(reference_dump(), dump_db(dir / "small.db"));
+}
+
 TEST(Executor, HangingWorkloadTimesOut) {
   TempDir dir;
   const auto rb = small_runbook(dir, "", "exec sleep 1000\n");
