@@ -24,7 +24,8 @@ int cmd_query(const kprof::app::Args& args) {
       "sql", po::value(&sql), "run a SELECT on a read-only connection instead of a view")(
       "format", po::value(&format), "table | csv | json")("family", po::value(&family),
                                                           "only this kernel family")(
-      "phase", po::value(&phase), "only this phase: prefill | decode | tail | other")(
+      "phase", po::value(&phase),
+      "only this phase: prefill | decode | step | irregular | partial | unknown | other")(
       "limit", po::value(&limit), "at most this many rows")("run", po::value(&run),
                                                             "run id (default: the latest run)")(
       "expect-layers", po::value(&layers), "check: layers per step the model has (runbook hint)")(

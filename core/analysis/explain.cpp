@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -13,18 +14,7 @@ std::string plural(int64_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : es ? "es" : "s");
 }
 
-const std::vector<std::string> k_phase_order = {"prefill", "decode", "tail", "other"};
-
-const std::string* phase_name(const std::string& p) {
-  for (const auto& x : k_phase_order)
-    if (x == p) return &x;
-  return &k_phase_order.back();
-}
-
-int phase_rank(const std::string& p) {
-  auto it = std::find(k_phase_order.begin(), k_phase_order.end(), p);
-  return static_cast<int>(it - k_phase_order.begin());
-}
+std::string steps_text(int n, const std::string& word) { return plural(n, word); }
 
 }  // namespace
 
@@ -44,16 +34,16 @@ TraceModel build_trace_model(const PassData& trace, const NameTable& names,
   m.family_of_name.resize(names.size());
   for (uint32_t i = 0; i < names.size(); ++i) m.family_of_name[i] = rules.family_of(names.name(i));
 
-  m.phases = detect_phases(trace);
+  m.phases = detect_phases(trace, &names);
   const size_t n = trace.dispatches.size();
-  m.phase_of.assign(n, &k_phase_order.back());
+  m.phase_of.assign(n, Phase::other);
   m.step_of.assign(n, -1);
   {
     // Map main-stream order indices back to dispatch indices.
     const Dispatch* base = trace.dispatches.data();
     for (size_t i = 0; i < m.phases.order.size(); ++i) {
       const size_t k = static_cast<size_t>(m.phases.order[i] - base);
-      m.phase_of[k] = phase_name(m.phases.phase_of(i));
+      m.phase_of[k] = m.phases.phase_of(i);
       m.step_of[k] = m.phases.step_of[i];
     }
   }
@@ -69,7 +59,7 @@ TraceModel build_trace_model(const PassData& trace, const NameTable& names,
     return std::tie(x.pid, x.dispatch_id) < std::tie(y.pid, y.dispatch_id);
   });
   m.variant_of.assign(n, -1);
-  std::vector<std::array<int64_t, 4>> by_phase;  // per variant, in k_phase_order
+  std::vector<std::array<int64_t, k_all_phases.size()>> by_phase;  // per variant and Phase
   for (size_t k : by_id) {
     const auto& d = trace.dispatches[k];
     Key key{d.kernel_id, d.name, d.grid[0], d.grid[1], d.grid[2], d.wg[0], d.wg[1],
@@ -91,17 +81,18 @@ TraceModel build_trace_model(const PassData& trace, const NameTable& names,
       const int64_t threads = d.wg_product();
       v.waves_per_workgroup = static_cast<int>((threads + m.wave_size - 1) / m.wave_size);
       m.variants.push_back(v);
-      by_phase.push_back({0, 0, 0, 0});
+      by_phase.push_back({});
     }
     auto& v = m.variants[it->second];
     m.variant_of[k] = it->second;
     v.duration.add(d.duration_ns());
-    ++by_phase[it->second][m.phase_of[k] - k_phase_order.data()];
+    ++by_phase[it->second][static_cast<size_t>(m.phase_of[k])];
     m.total_ns += d.duration_ns();
   }
   for (size_t i = 0; i < m.variants.size(); ++i)
-    for (size_t p = 0; p < 4; ++p)
-      if (by_phase[i][p]) m.variants[i].launches_by_phase[k_phase_order[p]] = by_phase[i][p];
+    for (Phase p : k_all_phases)
+      if (by_phase[i][static_cast<size_t>(p)])
+        m.variants[i].launches_by_phase[p] = by_phase[i][static_cast<size_t>(p)];
   return m;
 }
 
@@ -109,36 +100,35 @@ std::vector<FamilyExplain> explain(const TraceModel& m, const std::string& famil
   std::map<std::string, std::vector<const Variant*>> fams;
   for (const auto& v : m.variants)
     if (family.empty() || v.family == family) fams[v.family].push_back(&v);
-  std::map<std::string, int> steps_in;
+  std::map<Phase, int> steps_in;
   for (const auto& s : m.phases.steps) ++steps_in[s.phase];
 
   std::vector<FamilyExplain> out;
   for (const auto& [fam, vars] : fams) {
     FamilyExplain fe;
     fe.family = fam;
-    std::vector<std::string> phases;
+    std::set<Phase> phases;  // in enum order: prefill, decode, step, irregular, ...
     for (const auto* v : vars)
       for (const auto& [p, c] : v->launches_by_phase) {
         fe.launches += c;
-        if (std::find(phases.begin(), phases.end(), p) == phases.end()) phases.push_back(p);
+        phases.insert(p);
       }
-    std::sort(phases.begin(), phases.end(), [](const std::string& a, const std::string& b) {
-      return phase_rank(a) < phase_rank(b);
-    });
     std::string text = fam + ": " + std::to_string(fe.launches) + " =";
     bool first_term = true;
-    for (const auto& p : phases) {
-      // Variants of this phase, grouped by how their count factors (same factors, one group).
-      const int steps = (p == "prefill" || p == "decode") ? steps_in[p] : 0;
+    for (Phase p : phases) {
+      // Only whole steps factor as steps × layers; the other phases are counted as they are.
+      const bool factors = p == Phase::prefill || p == Phase::decode || p == Phase::step;
+      const int steps = factors || p == Phase::irregular ? steps_in[p] : 0;
       const int layers = m.phases.layers;
+      // Variants of this phase, grouped by how their count factors (same factors, one group).
       std::map<std::tuple<int64_t, int64_t>, ExplainGroup> groups;  // (per_step, per_layer)
       std::vector<std::tuple<int64_t, int64_t>> order;
       for (const auto* v : vars) {
         auto it = v->launches_by_phase.find(p);
         if (it == v->launches_by_phase.end()) continue;
         const int64_t c = it->second;
-        int64_t per_step = steps > 0 && c % steps == 0 ? c / steps : 0;
-        int64_t per_layer =
+        const int64_t per_step = factors && steps > 0 && c % steps == 0 ? c / steps : 0;
+        const int64_t per_layer =
             per_step && layers > 0 && per_step % layers == 0 ? per_step / layers : 0;
         auto key = std::make_tuple(per_step, per_layer);
         auto [g, inserted] = groups.try_emplace(key);
@@ -159,20 +149,30 @@ std::vector<FamilyExplain> explain(const TraceModel& m, const std::string& famil
           first_term = false;
         }
         const int64_t nv = static_cast<int64_t>(g.counts.size());
-        std::string why = "(" + p + ", ";
+        const bool role_unknown = p == Phase::step;
+        std::string why = "(";
+        const std::string steps_word = role_unknown ? "repeated step" : "step";
+        if (!role_unknown) why += std::string(to_string(p)) + ", ";
         if (g.per_layer) {
-          why += plural(g.steps, "step") + " × " + plural(g.layers, "layer");
+          why += steps_text(g.steps, steps_word) + " × " + plural(g.layers, "layer");
           if (g.per_layer > 1) why += " × " + plural(g.per_layer, "launch") + " per layer";
-          why += " × " + plural(nv, "variant") + ")";
+          why += " × " + plural(nv, "variant");
         } else if (g.per_step) {
-          why += plural(g.steps, "step") + " × " + plural(g.per_step, "launch") + " × " +
-                 plural(nv, "variant") + ")";
-        } else if (g.steps > 0) {
-          why += "not a whole number per step over " + plural(g.steps, "step") + ")";
+          why += steps_text(g.steps, steps_word) + " × " + plural(g.per_step, "launch") + " × " +
+                 plural(nv, "variant");
+        } else if (factors && g.steps > 0) {
+          why += "not a whole number per step over " + steps_text(g.steps, steps_word);
+        } else if (p == Phase::irregular) {
+          why += "in " + plural(g.steps, "irregular step") + ", not factored";
+        } else if (p == Phase::partial) {
+          why += "in steps cut by a window or trace boundary";
+        } else if (p == Phase::unknown) {
+          why += "in no step";
         } else {
-          why += p == "tail" ? "after the last full step)" : "outside the main stream)";
+          why += "outside the main stream";
         }
-        text += " " + why;
+        if (role_unknown) why += ", role not established";
+        text += " " + why + ")";
         fe.groups.push_back(g);
       }
     }
@@ -185,24 +185,72 @@ std::vector<FamilyExplain> explain(const TraceModel& m, const std::string& famil
   return out;
 }
 
+std::string structure_summary(const PhaseModel& pm) {
+  std::string out;
+  if (pm.windowed()) out += plural(static_cast<int64_t>(pm.windows.size()), "window") + "; ";
+  if (pm.step_period == 0) return out + "no steps established";
+  if (pm.prefill_steps + pm.decode_steps > 0) {
+    out += std::to_string(pm.prefill_steps) + " prefill + " + std::to_string(pm.decode_steps) +
+           " decode steps";
+  } else {
+    out += plural(pm.role_unknown_steps, "repeated step") + " (role not established)";
+  }
+  if (pm.irregular_steps) out += " + " + plural(pm.irregular_steps, "irregular step");
+  out += " of " + std::to_string(pm.step_period) + " dispatches, ";
+  out += pm.layers ? std::to_string(pm.layers) + " layers per step" : "layers not established";
+  return out;
+}
+
+std::vector<std::string> structure_lines(const PhaseModel& pm) {
+  std::vector<std::string> out;
+  out.push_back("found: " + structure_summary(pm));
+  if (!pm.findings.empty()) {
+    out.push_back("evidence:");
+    for (const auto& f : pm.findings)
+      out.push_back("  " + f.topic + ": " + f.claim + " (confidence " +
+                    std::string(to_string(f.confidence)) + "): " + f.evidence);
+  }
+  if (!pm.notes.empty()) {
+    out.push_back("not established:");
+    for (const auto& n : pm.notes) out.push_back("  " + n);
+  }
+  return out;
+}
+
 std::vector<std::string> check_hints(const TraceModel& m, const ExplainHints& hints) {
   std::vector<std::string> out;
+  const auto& pm = m.phases;
   if (hints.layers) {
-    out.push_back(*hints.layers == m.phases.layers
-                      ? "layers: " + std::to_string(m.phases.layers) + " found, as the runbook says"
-                      : "warning: found " + std::to_string(m.phases.layers) +
-                            " layers per step, the runbook says " + std::to_string(*hints.layers));
+    if (pm.layers == 0)
+      out.push_back("warning: the runbook says " + std::to_string(*hints.layers) +
+                    " layers; no layer structure was found to check it against");
+    else if (*hints.layers == pm.layers)
+      out.push_back("layers: " + std::to_string(pm.layers) + " found, as the runbook says");
+    else
+      out.push_back("warning: found " + std::to_string(pm.layers) +
+                    " layers per step, the runbook says " + std::to_string(*hints.layers));
   }
   if (hints.output_tokens) {
-    const int steps = m.phases.prefill_steps + m.phases.decode_steps;
-    out.push_back(*hints.output_tokens == steps
-                      ? "steps: " + std::to_string(steps) + " found (" +
-                            std::to_string(m.phases.prefill_steps) + " prefill + " +
-                            std::to_string(m.phases.decode_steps) +
-                            " decode), as the runbook's output_tokens says"
-                      : "warning: found " + std::to_string(steps) +
-                            " steps, the runbook's output_tokens says " +
-                            std::to_string(*hints.output_tokens));
+    // One forward pass per output token: the prefill produces the first, each decode step one.
+    const int steps = pm.whole_steps();
+    const std::string found = pm.prefill_steps + pm.decode_steps > 0
+                                  ? std::to_string(steps) + " steps (" +
+                                        std::to_string(pm.prefill_steps) + " prefill + " +
+                                        std::to_string(pm.decode_steps) + " decode)"
+                                  : std::to_string(steps) + " repeated steps of unknown role";
+    if (pm.windowed())
+      out.push_back("warning: the runbook's output_tokens says " +
+                    std::to_string(*hints.output_tokens) + "; the trace is windowed (" +
+                    std::to_string(pm.windows.size()) + " windows), so " + found +
+                    " are only the traced part");
+    else if (*hints.output_tokens == steps && pm.prefill_steps + pm.decode_steps > 0)
+      out.push_back("steps: " + found + " found, as the runbook's output_tokens says");
+    else if (*hints.output_tokens == steps)
+      out.push_back("steps: " + found + ", as many as the runbook's output_tokens (" +
+                    std::to_string(*hints.output_tokens) + ")");
+    else
+      out.push_back("warning: found " + found + ", the runbook's output_tokens says " +
+                    std::to_string(*hints.output_tokens));
   }
   return out;
 }

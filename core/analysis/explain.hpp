@@ -36,7 +36,7 @@ struct Variant {
   int64_t lds = 0, scratch = 0, vgpr = -1, agpr = -1, sgpr = -1;
   int waves_per_workgroup = 0;
   DurationStats duration;
-  std::map<std::string, int64_t> launches_by_phase;
+  std::map<Phase, int64_t> launches_by_phase;
 };
 
 // Everything the views need about one trace pass.
@@ -46,10 +46,8 @@ struct TraceModel {
   int wave_size = 64;
   PhaseModel phases;
   std::vector<Variant> variants;
-  std::vector<int> variant_of;  // per trace.dispatches index: index into variants
-  // Per trace.dispatches index: "prefill" | "decode" | "tail" | "other" (off the main stream).
-  // Pointers to static names: 10M dispatches must not mean 10M string copies.
-  std::vector<const std::string*> phase_of;
+  std::vector<int> variant_of;              // per trace.dispatches index: index into variants
+  std::vector<Phase> phase_of;              // per trace.dispatches index
   std::vector<int> step_of;                 // per trace.dispatches index (-1 off the main stream)
   std::vector<std::string> family_of_name;  // per NameTable id
   int64_t total_ns = 0;
@@ -60,12 +58,12 @@ TraceModel build_trace_model(const PassData& trace, const NameTable& names,
                              const FamilyRules& rules, int wave_size);
 
 struct ExplainGroup {
-  std::string phase;
+  Phase phase = Phase::unknown;
   std::vector<int64_t> counts;  // one per variant, variants in index order
-  int steps = 0;
-  int layers = 0;         // 0: not per layer
-  int64_t per_step = 0;   // launches per step per variant (0: counts do not divide by steps)
-  int64_t per_layer = 0;  // launches per layer per variant (0: not a multiple of layers)
+  int steps = 0;                // steps of this phase (prefill, decode, step, irregular; else 0)
+  int layers = 0;               // 0: not per layer
+  int64_t per_step = 0;         // launches per step per variant (0: counts do not divide by steps)
+  int64_t per_layer = 0;        // launches per layer per variant (0: not a multiple of layers)
 };
 
 struct FamilyExplain {
@@ -83,7 +81,16 @@ struct ExplainHints {
 // Families by launches (descending), or only `family` when given.
 std::vector<FamilyExplain> explain(const TraceModel& m, const std::string& family = {});
 
-// "layers: 48 (hint 48: agrees)" style lines; a disagreement is a warning line, never a change.
+// The structure found, in one line: "1 prefill + 63 decode steps of 847 dispatches, 48 layers
+// per step", "12 repeated steps of 928 dispatches (role not established), 32 layers per step",
+// "no steps established".
+std::string structure_summary(const PhaseModel& pm);
+// That line as "found: ...", then "evidence:" with each finding, its confidence and what it rests
+// on, then "not established:" with each note.
+std::vector<std::string> structure_lines(const PhaseModel& pm);
+
+// "layers: 48 found, as the runbook says" lines; a disagreement is a warning line with both
+// numbers, never a change; a hint that cannot be checked says why.
 std::vector<std::string> check_hints(const TraceModel& m, const ExplainHints& hints);
 
 }  // namespace kprof::analysis

@@ -1,105 +1,66 @@
+// Phase detection (phases.hpp): the orchestration. The pieces: periods.cpp (period, layers),
+// step_cuts.cpp (windows, gap statistics, steps), prefill.cpp (prefill evidence),
+// phase_findings.cpp (finding sentences).
 #include "core/analysis/phases.hpp"
 
 #include <algorithm>
 #include <map>
 #include <unordered_map>
 
+#include "core/analysis/phase_detail.hpp"
+
 namespace kprof::analysis {
-namespace {
 
-// Share of positions i in [lo, hi) with s[i] == s[i + p].
-double match_rate(const std::vector<uint32_t>& s, size_t p, size_t lo, size_t hi) {
-  hi = std::min(hi, s.size() > p ? s.size() - p : 0);
-  if (hi <= lo) return 0;
-  size_t same = 0;
-  for (size_t i = lo; i < hi; ++i) same += s[i] == s[i + p];
-  return static_cast<double>(same) / static_cast<double>(hi - lo);
+using namespace detail;
+
+std::string_view to_string(Phase p) {
+  switch (p) {
+    case Phase::prefill:
+      return "prefill";
+    case Phase::decode:
+      return "decode";
+    case Phase::step:
+      return "step";
+    case Phase::irregular:
+      return "irregular";
+    case Phase::partial:
+      return "partial";
+    case Phase::unknown:
+      return "unknown";
+    case Phase::other:
+      return "other";
+  }
+  return "unknown";
 }
 
-// Multiset difference of launch identities of two steps: 0 identical, 1 disjoint.
-double identity_difference(const std::vector<uint64_t>& ids, const Step& a, const Step& b) {
-  std::unordered_map<uint64_t, long> count;
-  for (size_t i = a.begin; i < a.end; ++i) ++count[ids[i]];
-  size_t common = 0;
-  for (size_t i = b.begin; i < b.end; ++i) {
-    auto it = count.find(ids[i]);
-    if (it != count.end() && it->second > 0) {
-      --it->second;
-      ++common;
-    }
-  }
-  const size_t larger = std::max(a.end - a.begin, b.end - b.begin);
-  return larger ? 1.0 - static_cast<double>(common) / static_cast<double>(larger) : 0.0;
+std::optional<Phase> parse_phase(std::string_view s) {
+  for (Phase p : k_all_phases)
+    if (to_string(p) == s) return p;
+  return std::nullopt;
 }
 
-}  // namespace
-
-size_t detect_period(const std::vector<uint32_t>& s, size_t k) {
-  const size_t n = s.size();
-  if (n < 8) return 0;
-  if (k == 0) k = std::clamp<size_t>(n / 16, 4, 32);
-  if (k >= n) return 0;
-  // Polynomial rolling hash of each k-gram; distance to the previous occurrence of the same
-  // k-gram. (A hash collision only adds a spurious candidate, which the match-rate check drops.)
-  const uint64_t base = 1000003;
-  uint64_t pow_k = 1;
-  for (size_t i = 0; i < k; ++i) pow_k *= base;
-  std::unordered_map<uint64_t, size_t> last;
-  std::unordered_map<size_t, size_t> hist;
-  last.reserve(n);
-  uint64_t h = 0;
-  for (size_t i = 0; i < n; ++i) {
-    h = h * base + s[i] + 1;
-    if (i >= k) h -= pow_k * (s[i - k] + 1);
-    if (i + 1 < k) continue;
-    const size_t start = i + 1 - k;
-    auto [it, inserted] = last.try_emplace(h, start);
-    if (!inserted) {
-      ++hist[start - it->second];
-      it->second = start;
-    }
+std::string phase_choices() {
+  std::string out;
+  for (size_t i = 0; i < k_all_phases.size(); ++i) {
+    out += i == 0 ? "" : i + 1 == k_all_phases.size() ? " or " : ", ";
+    out += to_string(k_all_phases[i]);
   }
-  std::vector<std::pair<size_t, size_t>> cand(hist.begin(), hist.end());  // (distance, count)
-  std::sort(cand.begin(), cand.end(), [](auto& a, auto& b) { return a.first > b.first; });
-  int evaluated = 0;
-  for (auto [d, c] : cand) {
-    if (d < 2 || d * 2 > n || c < k) continue;
-    if (++evaluated > 64) break;
-    if (match_rate(s, d, 0, n) >= 0.5) return d;
-  }
-  return 0;
+  return out;
 }
 
-std::pair<int, size_t> detect_layers(const std::vector<uint32_t>& t) {
-  const size_t m = t.size();
-  std::unordered_map<uint32_t, std::vector<size_t>> pos;
-  for (size_t i = 0; i < m; ++i) pos[t[i]].push_back(i);
-  int best_layers = 0;
-  size_t best_period = 0;
-  for (const auto& [name, p] : pos) {
-    if (p.size() < 2) continue;
-    std::vector<size_t> dist;
-    for (size_t i = 1; i < p.size(); ++i) dist.push_back(p[i] - p[i - 1]);
-    std::vector<size_t> sorted = dist;
-    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-    const size_t d = sorted[sorted.size() / 2];
-    if (d < 2) continue;  // back-to-back launches are not a layer structure
-    const double tol = 0.15 * static_cast<double>(d) + 0.5;
-    bool regular = true;
-    for (size_t x : dist)
-      regular &= std::abs(static_cast<double>(x) - static_cast<double>(d)) <= tol;
-    if (!regular) continue;
-    if (p.size() * d * 2 < m) continue;  // covers less than half the step
-    const int layers = static_cast<int>(p.size());
-    if (layers < best_layers || (layers == best_layers && d >= best_period)) continue;
-    if (match_rate(t, d, p.front(), p.back()) < 0.5) continue;
-    best_layers = layers;
-    best_period = d;
+std::string_view to_string(Confidence c) {
+  switch (c) {
+    case Confidence::high:
+      return "high";
+    case Confidence::medium:
+      return "medium";
+    case Confidence::low:
+      return "low";
   }
-  return {best_layers, best_period};
+  return "low";
 }
 
-PhaseModel detect_phases(const PassData& trace) {
+PhaseModel detect_phases(const PassData& trace, const NameTable* names) {
   std::map<std::pair<int64_t, int64_t>, std::vector<const Dispatch*>> streams;
   for (const auto& d : trace.dispatches) streams[{d.pid, d.agent}].push_back(&d);
   const std::vector<const Dispatch*>* main = nullptr;
@@ -108,134 +69,344 @@ PhaseModel detect_phases(const PassData& trace) {
   std::vector<const Dispatch*> order = main ? *main : std::vector<const Dispatch*>{};
   std::sort(order.begin(), order.end(),
             [](const Dispatch* a, const Dispatch* b) { return a->dispatch_id < b->dispatch_id; });
-  return detect_phases(std::move(order));
+  std::vector<int64_t> process_ids;
+  if (!order.empty()) {
+    for (const auto& d : trace.dispatches)
+      if (d.pid == order.front()->pid) process_ids.push_back(d.dispatch_id);
+    std::sort(process_ids.begin(), process_ids.end());
+  }
+  PhaseModel pm = detect_phases(std::move(order), process_ids, names);
+  pm.other_dispatches = trace.dispatches.size() - pm.order.size();
+  if (pm.other_dispatches > 0) {
+    pm.notes.push_back(num(pm.other_dispatches) + " dispatches on " + num(streams.size() - 1) +
+                       " other process/agent stream" + (streams.size() > 2 ? "s" : "") +
+                       " are not analysed (phase other); the main stream is pid " +
+                       std::to_string(pm.main_pid) + ", agent " + std::to_string(pm.main_agent));
+  }
+  return pm;
 }
 
-PhaseModel detect_phases(std::vector<const Dispatch*> order) {
+PhaseModel detect_phases(std::vector<const Dispatch*> order,
+                         const std::vector<int64_t>& process_ids, const NameTable* names_table) {
   PhaseModel pm;
   pm.order = std::move(order);
   const size_t n = pm.order.size();
-  if (n == 0) return pm;
+  pm.method = "none";
+  if (n == 0) {
+    pm.notes.push_back("no dispatches: nothing to explain");
+    return pm;
+  }
   pm.main_pid = pm.order[0]->pid;
   pm.main_agent = pm.order[0]->agent;
+  Detector det{pm.order, names_table, {}, {}, {}, false};
+  det.names.resize(n);
+  det.ids_as_names.resize(n);
+  det.gap.assign(n, -1);
 
-  std::vector<uint32_t> names(n);
-  std::vector<uint64_t> ids(n);
-  std::vector<int64_t> gap(n, 0);
+  const WindowScan scan = find_windows(pm.order, process_ids);
+  pm.windows = scan.windows;
   {
-    // Launch identity (name, grid, workgroup) packed into one hash key; a collision would only
-    // merge two identities in the prefill test, never change a step boundary.
+    // Launch identity (name, grid, workgroup) packed into one hash key.
     std::unordered_map<uint64_t, uint64_t> intern;
+    size_t wi = 0;
     for (size_t i = 0; i < n; ++i) {
       const auto* d = pm.order[i];
-      names[i] = d->name;
+      det.names[i] = d->name;
       const uint64_t key = (static_cast<uint64_t>(d->name) * 0x9E3779B97F4A7C15ull) ^
                            (static_cast<uint64_t>(d->grid_product()) * 0xC2B2AE3D27D4EB4Full) ^
                            static_cast<uint64_t>(d->wg_product());
-      ids[i] = intern.try_emplace(key, intern.size()).first->second;
-      if (i > 0) gap[i] = std::max<int64_t>(0, d->start_ns - pm.order[i - 1]->end_ns);
+      det.ids_as_names[i] =
+          static_cast<uint32_t>(intern.try_emplace(key, intern.size()).first->second);
+      while (wi + 1 < pm.windows.size() && pm.windows[wi + 1].begin <= i) ++wi;
+      if (i > pm.windows[wi].begin) {
+        det.gap[i] = std::max<int64_t>(0, d->start_ns - pm.order[i - 1]->end_ns);
+        det.timed |= det.gap[i] > 0;
+      }
     }
   }
-  const bool timed = std::any_of(gap.begin(), gap.end(), [](int64_t g) { return g > 0; });
+  pm.findings.push_back(windows_finding(pm.windows, scan));
 
-  const size_t P = detect_period(names);
-  pm.step_period = P;
-  std::vector<size_t> cuts;
+  auto set_all_unknown = [&] {
+    pm.steps.clear();
+    for (size_t wi = 0; wi < pm.windows.size(); ++wi)
+      pm.steps.push_back(
+          {pm.windows[wi].begin, pm.windows[wi].end, Phase::unknown, static_cast<int>(wi)});
+  };
+  auto finish = [&] {
+    pm.step_of.assign(n, 0);
+    for (size_t s = 0; s < pm.steps.size(); ++s)
+      for (size_t i = pm.steps[s].begin; i < pm.steps[s].end; ++i)
+        pm.step_of[i] = static_cast<int>(s);
+    for (const auto& s : pm.steps) {
+      pm.prefill_steps += s.phase == Phase::prefill;
+      pm.decode_steps += s.phase == Phase::decode;
+      pm.role_unknown_steps += s.phase == Phase::step;
+      pm.irregular_steps += s.phase == Phase::irregular;
+    }
+  };
+
+  size_t longest = 0;
+  for (size_t i = 1; i < pm.windows.size(); ++i)
+    if (pm.windows[i].end - pm.windows[i].begin >
+        pm.windows[longest].end - pm.windows[longest].begin)
+      longest = i;
+
+  // The period from the longest window (a period across a window boundary means nothing), else
+  // from the next longest that has one.
+  size_t P = 0;
+  if (n >= 8) {
+    std::vector<size_t> by_size(pm.windows.size());
+    for (size_t i = 0; i < by_size.size(); ++i) by_size[i] = i;
+    std::stable_sort(by_size.begin(), by_size.end(), [&](size_t a, size_t b2) {
+      return pm.windows[a].end - pm.windows[a].begin > pm.windows[b2].end - pm.windows[b2].begin;
+    });
+    for (size_t wi : by_size) {
+      const auto& w = pm.windows[wi];
+      if (w.end - w.begin < 8) break;
+      std::vector<uint32_t> t(det.names.begin() + static_cast<long>(w.begin),
+                              det.names.begin() + static_cast<long>(w.end));
+      P = detect_period(t);
+      if (P) {
+        longest = wi;
+        break;
+      }
+    }
+  }
+  const size_t LB = pm.windows[longest].begin, LE = pm.windows[longest].end;
+  if (n < 8) {
+    set_all_unknown();
+    pm.notes.push_back("steps: not established: " + num(n) +
+                       " dispatches are too few to show a repeating structure");
+    finish();
+    return pm;
+  }
   if (P == 0) {
-    pm.method = "none";
-    pm.steps.push_back({0, n, "decode"});
-  } else {
-    pm.method = timed ? "period+gaps" : "period";
-    // First window of P dispatches that repeats one period later: the periodic region's start.
-    std::vector<int> match(n > P ? n - P : 0);
-    for (size_t i = 0; i + P < n; ++i) match[i] = names[i] == names[i + P];
-    size_t r0 = 0, window = 0, best_window = 0, best_r = 0;
+    set_all_unknown();
+    std::unordered_map<uint32_t, int> distinct;
+    for (uint32_t x : det.names) ++distinct[x];
+    pm.notes.push_back("steps: not established: the kernel-name sequence does not repeat (" +
+                       num(n) + " dispatches of " + num(distinct.size()) +
+                       " kernels); this looks like set-up or a test harness, not a generation "
+                       "loop");
+    finish();
+    return pm;
+  }
+
+  // Do host gaps mark the repetition's boundaries? Statistics on the longest window.
+  const double period_match = match_rate(det.names, P, LB, LE);
+  const GapStats gs = gap_stats(det, P, LB, LE);
+  const bool gaps_mark_steps = gs.marks_steps;
+  const int64_t threshold = gs.threshold;
+  const double gb = gs.between, gi = gs.inside;
+  if (!gaps_mark_steps) {
+    set_all_unknown();
+    const std::string what = "the kernel-name sequence repeats every " + num(P) + " dispatches (" +
+                             pct(period_match) + " match)";
+    if (LE - LB < 2 * P) {
+      pm.notes.push_back("steps: not established: " + what +
+                         ", but no window holds two repetitions to compare");
+    } else {
+      pm.notes.push_back("steps: not established: " + what +
+                         ", but no host gap marks its boundaries (median " + fmt_ns(gb) +
+                         " at the best boundary vs " + fmt_ns(gi) +
+                         " inside); the repeating unit may be a layer or an inner loop of one "
+                         "pass, not a step");
+      // One pass of many layers: report the layer-like blocks, without calling them steps.
+      std::vector<uint32_t> t(det.names.begin() + static_cast<long>(LB),
+                              det.names.begin() + static_cast<long>(LE));
+      const LayerFit lf = detect_layers(t);
+      if (lf.layers > 1) {
+        pm.layers = lf.layers;
+        pm.layer_period = lf.period;
+        pm.findings.push_back(
+            {"layers",
+             std::to_string(lf.layers) + " repeating blocks of about " + num(lf.period) +
+                 " dispatches, without host gaps between them",
+             det.name_of(lf.anchor) + " launches once every " + num(lf.period) + " dispatches, " +
+                 std::to_string(lf.layers) + " times; the stretch repeats with that period (" +
+                 pct(lf.match) +
+                 " match). These may be the layers of one forward pass or an inner loop",
+             Confidence::low});
+      }
+    }
+    finish();
+    return pm;
+  }
+
+  // Reference step: the first P-long stretch of the longest window, starting at a boundary, that
+  // repeats one period later.
+  size_t ref_begin = LB;
+  for (size_t i = LB; i + 2 * P <= LE; ++i) {
+    if (i != LB && det.timed && det.gap[i] < threshold) continue;
+    if (aligned_match(det.names, i, i + P, P) >= 0.9) {
+      ref_begin = i;
+      break;
+    }
+  }
+
+  std::vector<Seg> segs;
+  for (size_t wi = 0; wi < pm.windows.size(); ++wi) {
+    auto s = cut_window(det, pm.windows[wi].begin, pm.windows[wi].end, P, threshold,
+                        static_cast<int>(wi), ref_begin);
+    segs.insert(segs.end(), s.begin(), s.end());
+  }
+  // The regular step length: the most common step length.
+  std::map<size_t, size_t> lengths;
+  for (const auto& s : segs)
+    if (s.kind == SegKind::step) ++lengths[s.end - s.begin];
+  size_t step_len = 0, step_count = 0;
+  for (auto [len, c] : lengths)
+    if (c > step_count || (c == step_count && len == P)) step_len = len, step_count = c;
+  if (step_count == 0) {
+    set_all_unknown();
+    pm.notes.push_back("steps: not established: the kernel-name sequence repeats every " + num(P) +
+                       " dispatches, but no stretch between host gaps is a whole step");
+    finish();
+    return pm;
+  }
+  pm.step_period = step_len;
+  pm.method = det.timed ? "period+gaps" : "period";
+  // The regular reference: the first step of that length whose launch identities (name, grid,
+  // workgroup) match the next step's; so a first step with other grids (a prefill) is not it.
+  size_t ref = ref_begin;
+  {
+    const Seg* prev = nullptr;
     bool found = false;
-    for (size_t i = 0; i < match.size(); ++i) {
-      window += match[i];
-      if (i >= P) window -= match[i - P];
-      if (i + 1 >= P) {
-        const size_t start = i + 1 - P;
-        if (window > best_window) best_window = window, best_r = start;
-        if (window * 10 >= P * 8) {
-          r0 = start;
-          found = true;
+    for (const auto& s : segs) {
+      if (s.kind != SegKind::step || s.end - s.begin != step_len) {
+        prev = nullptr;
+        continue;
+      }
+      if (prev && aligned_match(det.ids_as_names, prev->begin, s.begin, step_len) >= 0.9) {
+        ref = prev->begin;
+        found = true;
+        break;
+      }
+      prev = &s;
+    }
+    if (!found)
+      for (const auto& s : segs)
+        if (s.kind == SegKind::step && s.end - s.begin == step_len) {
+          ref = s.begin;
           break;
         }
+  }
+  auto is_regular = [&](const Seg& s) {
+    return s.end - s.begin == step_len && aligned_match(det.names, ref, s.begin, step_len) >= 0.9;
+  };
+  // Layers of a regular step in the middle of the longest window (the first and last may carry
+  // warm-up or drain work).
+  {
+    std::vector<const Seg*> regular;
+    for (const auto& s : segs)
+      if (s.kind == SegKind::step && is_regular(s)) regular.push_back(&s);
+    const Seg* rep = regular[regular.size() / 2];
+    std::vector<uint32_t> t(det.names.begin() + static_cast<long>(rep->begin),
+                            det.names.begin() + static_cast<long>(rep->end));
+    const LayerFit lf = detect_layers(t);
+    pm.layers = lf.layers;
+    pm.layer_period = lf.period;
+    if (lf.layers > 0) {
+      pm.findings.push_back(
+          {"layers",
+           std::to_string(lf.layers) + " layers per step, " + num(lf.period) + " dispatches each",
+           det.name_of(lf.anchor) + " launches every " + num(lf.period) + " dispatches, " +
+               std::to_string(lf.layers) + " times per step; that stretch of the step repeats " +
+               "with the same period (" + pct(lf.match) + " match)",
+           lf.match >= 0.9 ? Confidence::high : Confidence::medium});
+    } else {
+      pm.notes.push_back(
+          "layers: not established: no kernel launches at a regular distance over at least half "
+          "of a step");
+    }
+  }
+
+  // Prefill: the first window's lead, or its first step, on evidence only.
+  std::optional<size_t> prefill_seg;  // index into segs
+  std::optional<size_t> prefill_split;
+  std::string prefill_why;
+  Confidence prefill_conf = Confidence::low;
+  {
+    const auto& w0 = pm.windows.front();
+    size_t i0 = 0;
+    while (i0 < segs.size() && segs[i0].window != 0) ++i0;
+    std::vector<std::pair<size_t, std::pair<size_t, size_t>>> candidates;  // seg, [s0, s1)
+    if (i0 < segs.size() && segs[i0].kind == SegKind::lead &&
+        segs[i0].end - segs[i0].begin >= std::max<size_t>(1, step_len / 4)) {
+      const auto& L = segs[i0];
+      candidates.push_back({i0, {L.begin, L.end}});
+      // A long lead may hold set-up before the prefill: the part after its largest host gap.
+      if (det.timed && L.end - L.begin > step_len + step_len / 4) {
+        size_t at = L.begin;
+        for (size_t y = L.begin + 1; y < L.end; ++y)
+          if (det.gap[y] > det.gap[at] || at == L.begin) at = y;
+        if (at > L.begin && L.end - at >= step_len / 4) candidates.push_back({i0, {at, L.end}});
       }
     }
-    if (!found) r0 = best_r;
-    // The boundary offset: the position in [r0, r0 + P) whose host gaps, one period apart, have
-    // the largest median (the host prepares the next step between steps). The median, not the
-    // sum: one long stall (a page fault, a compile) must not outvote every step boundary.
-    size_t c0 = r0;
-    if (timed) {
-      int64_t best = -1;
-      std::vector<int64_t> g;
-      for (size_t x = r0; x < std::min(n, r0 + P); ++x) {
-        g.clear();
-        for (size_t y = x; y < n; y += P) g.push_back(gap[y]);
-        std::nth_element(g.begin(), g.begin() + g.size() / 2, g.end());
-        if (g[g.size() / 2] > best) best = g[g.size() / 2], c0 = x;
+    size_t first_step = i0;
+    while (first_step < segs.size() && segs[first_step].window == 0 &&
+           segs[first_step].kind != SegKind::step)
+      ++first_step;
+    if (first_step < segs.size() && segs[first_step].window == 0 &&
+        segs[first_step].kind == SegKind::step && segs[first_step].begin != ref)
+      candidates.push_back({first_step, {segs[first_step].begin, segs[first_step].end}});
+    // The reference of comparison: a regular step other than the candidate.
+    for (const auto& [si, range] : candidates) {
+      size_t r = ref;
+      if (range.first <= r && r < range.second) continue;
+      const PrefillTest t =
+          test_prefill(det, range.first, range.second, r, r + step_len, pm.layers);
+      if (t.established) {
+        prefill_seg = si;
+        if (range.first != segs[si].begin) prefill_split = range.first;
+        prefill_why = t.evidence;
+        prefill_conf = t.confidence;
+        break;
       }
+      if (prefill_why.empty()) prefill_why = t.evidence;
     }
-    cuts.push_back(c0);
-    const size_t w = std::max<size_t>(1, P / 100);
-    while (cuts.back() + P <= n) {
-      const size_t nominal = cuts.back() + P;
-      size_t next = nominal;
-      if (timed && nominal < n) {
-        int64_t best = -1;
-        for (size_t y = nominal - std::min(w, P - 1); y <= std::min(n - 1, nominal + w); ++y)
-          if (gap[y] > best) best = gap[y], next = y;
+    (void)w0;
+  }
+
+  // Phases of the segments.
+  const bool have_prefill = prefill_seg.has_value();
+  for (size_t si = 0; si < segs.size(); ++si) {
+    const Seg& s = segs[si];
+    auto push = [&](size_t b, size_t e, Phase p) {
+      if (e > b) pm.steps.push_back({b, e, p, s.window});
+    };
+    if (prefill_seg && si == *prefill_seg) {
+      const size_t start = prefill_split.value_or(s.begin);
+      push(s.begin, start, Phase::unknown);
+      push(start, s.end, Phase::prefill);
+      continue;
+    }
+    switch (s.kind) {
+      case SegKind::step:
+        push(s.begin, s.end,
+             is_regular(s) ? (have_prefill ? Phase::decode : Phase::step) : Phase::irregular);
+        break;
+      case SegKind::lead: {
+        // A lead shorter than a step that matches the end of a step: the window cut a step.
+        const size_t len = s.end - s.begin;
+        const bool partial =
+            len < step_len && aligned_match(det.names, ref + step_len - len, s.begin, len) >= 0.9;
+        push(s.begin, s.end, partial ? Phase::partial : Phase::unknown);
+        break;
       }
-      cuts.push_back(next);
-    }
-    // cuts: c0 .. c_last; each [c_j, c_j+1) is a step; the last cut ends the last full step.
-    if (c0 > 0) pm.steps.push_back({0, c0, "prefill"});
-    for (size_t j = 0; j + 1 < cuts.size(); ++j)
-      pm.steps.push_back({cuts[j], cuts[j + 1], "decode"});
-    if (cuts.back() < n) pm.steps.push_back({cuts.back(), n, "tail"});
-    if (pm.steps.size() == 1 && pm.steps[0].phase == "tail") pm.steps[0].phase = "decode";
-    // Prefill processes the whole prompt: same kernels as a decode step, other grids. The first
-    // periodic step is prefill too when its launch identities differ from the next step's much
-    // more than the next two steps differ from each other.
-    size_t first = 0;
-    while (first < pm.steps.size() && pm.steps[first].phase != "decode") ++first;
-    if (first + 1 < pm.steps.size() && pm.steps[first + 1].phase == "decode") {
-      const double d01 = identity_difference(ids, pm.steps[first], pm.steps[first + 1]);
-      const double d12 = first + 2 < pm.steps.size() && pm.steps[first + 2].phase == "decode"
-                             ? identity_difference(ids, pm.steps[first + 1], pm.steps[first + 2])
-                             : 0.0;
-      if (d01 > 0.05 && d01 > 2 * d12) {
-        if (first > 0) {
-          pm.steps[first - 1].end = pm.steps[first].end;  // one initial step, not two
-          pm.steps.erase(pm.steps.begin() + static_cast<long>(first));
-        } else {
-          pm.steps[first].phase = "prefill";
-        }
+      case SegKind::trail: {
+        const size_t len = s.end - s.begin;
+        const bool partial = len < step_len && aligned_match(det.names, ref, s.begin, len) >= 0.9;
+        push(s.begin, s.end, partial ? Phase::partial : Phase::unknown);
+        break;
       }
     }
   }
-  pm.step_of.assign(n, 0);
-  for (size_t s = 0; s < pm.steps.size(); ++s)
-    for (size_t i = pm.steps[s].begin; i < pm.steps[s].end; ++i)
-      pm.step_of[i] = static_cast<int>(s);
-  for (const auto& s : pm.steps) {
-    pm.prefill_steps += s.phase == "prefill";
-    pm.decode_steps += s.phase == "decode";
-  }
-  // Layers from a decode step in the middle (the first and last may carry warm-up or drain work).
-  std::vector<const Step*> decode;
-  for (const auto& s : pm.steps)
-    if (s.phase == "decode") decode.push_back(&s);
-  if (!decode.empty()) {
-    const Step* rep = decode[decode.size() / 2];
-    std::vector<uint32_t> t(names.begin() + rep->begin, names.begin() + rep->end);
-    auto [layers, period] = detect_layers(t);
-    pm.layers = layers;
-    pm.layer_period = period;
-  }
+  finish();
+
+  step_findings(pm, det.timed, P, step_len, period_match, gs, have_prefill ? &prefill_why : nullptr,
+                prefill_why, prefill_conf);
+  order_findings(pm);
   return pm;
 }
 

@@ -1,63 +1,134 @@
-// The repeating structure of a measured region, found from the dispatch sequence alone:
-//  * steps: the period P of the kernel-name sequence (every forward pass of a decode loop launches
-//    the same kernels in the same order). Candidate periods are the distances at which each k-gram
-//    of names last occurred (linear time); the step period is the largest distance that explains a
-//    sizeable part of the sequence. Step boundaries sit where the host gap before a dispatch is
-//    largest, searched one period after the previous boundary (so slightly uneven steps still cut
-//    right); without timing information they fall at exact multiples of P.
-//  * the initial step: whatever precedes the first periodic step, or the first step itself when
-//    its launch identities (name, grid, workgroup) differ from the later steps' (prefill processes
-//    the whole prompt, so its grids are larger). Steps are then labelled "prefill" and "decode";
-//    dispatches after the last full step are "tail".
-//  * layers: within a decode step, the largest count of a kernel that launches at a regular
+// The repeating structure of a trace, found from the dispatch sequence alone, with the evidence for
+// each finding and what could not be established. Nothing is assumed: a step is called "prefill"
+// only when the data shows it, and a trace that was captured in windows is reported as windows.
+//
+//  * windows: the main stream (largest process and agent) is split wherever Dispatch_Ids are
+//    missing. rocprofv3 numbers the dispatches of a process from 1 as they are enqueued
+//    (ROCm/rocprofiler-sdk source/lib/output/generateCSV.cpp writes dispatch_info.dispatch_id), so
+//    a jump means dispatches that ran but were not traced (--selected-regions, --collection-period,
+//    a kernel filter, or rows cut out of the file). Ids taken by the same process on other agents
+//    are not a jump.
+//  * steps: the period P of the kernel-name sequence (every forward pass of a generation loop
+//    launches the same kernels in the same order). Candidate periods are the distances at which
+//    k-grams of names last occurred (linear time); P is the largest one that explains a sizeable
+//    part of the sequence. With timestamps, a repetition is called a step only when host gaps mark
+//    its boundaries (the host samples and schedules between forward passes): the gap one period
+//    apart must be several times the gaps inside. Without that evidence the repeating unit may be a
+//    layer or an inner loop, and no steps are reported. Boundaries are then taken, step by step, at
+//    the large host gap nearest to one period after the previous boundary, so a step with an extra
+//    or missing kernel is found as it is and reported as irregular.
+//  * prefill: only on evidence. The candidate is what precedes the first repeated step in the
+//    first window (or the first step itself): it must come first, run the same layer structure as
+//    the repeated steps and launch larger grids for most kernels it shares with them (prefill
+//    processes the whole prompt, a decode step one token per sequence). Being first is never
+//    enough. Repeated steps are "decode" only after an established prefill; otherwise their role
+//    is "step" (not established).
+//  * layers: within a regular step, the largest count of a kernel that launches at a regular
 //    distance d (within 15%) and whose stretch of the step repeats with period d (match rate
 //    >= 0.5, which accepts hybrid models where every 4th layer differs: Qwen3.5's 3 linear-
 //    attention + 1 full-attention layers match at about 0.6).
 // Runbook hints (layers, output tokens) are checked against these results, never used for them.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/analysis/capture.hpp"
 
 namespace kprof::analysis {
 
+// What a dispatch of the trace is part of.
+enum class Phase : uint8_t {
+  prefill,    // a step established as the prefill (evidence in PhaseModel::findings)
+  decode,     // a regular repeated step of a trace whose prefill was established
+  step,       // a regular repeated step whose role (decode, repeated forward pass) is not known
+  irregular,  // a step between two step boundaries that differs from the regular steps
+  partial,    // part of a step, cut by the start or end of a window or of the trace
+  unknown,    // in no step: before the first step (set-up, warm-up), or no steps were found
+  other,      // not on the main stream (another process or agent)
+};
+inline constexpr std::array<Phase, 7> k_all_phases = {
+    Phase::prefill, Phase::decode,  Phase::step, Phase::irregular,
+    Phase::partial, Phase::unknown, Phase::other};
+std::string_view to_string(Phase p);
+std::optional<Phase> parse_phase(std::string_view s);
+// "prefill, decode, step, irregular, partial, unknown or other"
+std::string phase_choices();
+
+enum class Confidence : uint8_t { high, medium, low };
+std::string_view to_string(Confidence c);
+
+// One thing the analysis established, with what it rests on.
+struct Finding {
+  std::string topic;     // "windows" | "steps" | "prefill" | "decode" | "layers" | "stream"
+  std::string claim;     // "63 repeated steps of 847 dispatches"
+  std::string evidence;  // "the kernel sequence repeats every 847 dispatches (100% match) ..."
+  Confidence confidence = Confidence::medium;
+};
+
+// A stretch of the main stream with no missing Dispatch_Id inside.
+struct Window {
+  size_t begin = 0, end = 0;  // [begin, end) into PhaseModel::order
+  int64_t first_id = 0, last_id = 0;
+  int64_t missing_before = 0;  // ids of this process not in the trace just before this window
+  int64_t gap_before_ns = 0;   // idle time after the previous window (0 for the first)
+};
+
+// A segment of the main stream: a step, or dispatches that belong to no step.
 struct Step {
   size_t begin = 0, end = 0;  // [begin, end) into PhaseModel::order
-  std::string phase;          // "prefill" | "decode" | "tail"
+  Phase phase = Phase::unknown;
+  int window = 0;
 };
 
 struct PhaseModel {
   std::vector<const Dispatch*> order;  // the main stream in program order
-  std::vector<Step> steps;             // covering order completely, in order
+  std::vector<Window> windows;         // covering order, in order
+  std::vector<Step> steps;             // segments covering order completely, in order
   std::vector<int> step_of;            // per order index: index into steps
-  size_t step_period = 0;              // dispatches per decode step (0: no period found)
+  size_t step_period = 0;              // dispatches per regular step (0: no steps)
   size_t layer_period = 0;             // dispatches per layer (0: none)
-  int layers = 0;                      // layers per decode step (0: none)
-  int prefill_steps = 0, decode_steps = 0;
+  int layers = 0;                      // layers per regular step (0: none)
+  int prefill_steps = 0, decode_steps = 0, role_unknown_steps = 0, irregular_steps = 0;
   std::string method;  // how steps were found: "period+gaps", "period", "none"
   int64_t main_pid = 0, main_agent = 0;
+  size_t other_dispatches = 0;     // dispatches off the main stream
+  std::vector<Finding> findings;   // what was established, with evidence
+  std::vector<std::string> notes;  // what could not be established, and why
 
-  const std::string& phase_of(size_t order_index) const {
-    return steps[step_of[order_index]].phase;
-  }
+  Phase phase_of(size_t order_index) const { return steps[step_of[order_index]].phase; }
+  // Steps that ran a forward pass as a whole: prefill + decode + role-unknown (not irregular).
+  int whole_steps() const { return prefill_steps + decode_steps + role_unknown_steps; }
+  bool windowed() const { return windows.size() > 1; }
 };
 
 // Detects the structure of the largest (pid, agent) stream of `trace`. Dispatches of other
-// streams are not in `order` (a caller reports them as phase "other").
-PhaseModel detect_phases(const PassData& trace);
+// streams are not in `order` (they are phase "other").
+// `names` (optional) lets the evidence name kernels.
+PhaseModel detect_phases(const PassData& trace, const NameTable* names = nullptr);
 
-// Same, on an already ordered stream (tests).
-PhaseModel detect_phases(std::vector<const Dispatch*> order);
+// Same, on an already ordered stream (tests). `process_ids`: every Dispatch_Id of the stream's
+// process in the trace, sorted (ids on other agents are not missing); empty = only `order`'s.
+PhaseModel detect_phases(std::vector<const Dispatch*> order,
+                         const std::vector<int64_t>& process_ids = {},
+                         const NameTable* names = nullptr);
 
 // Period detection alone, on a name sequence (tests and the real-capture pin): the largest
 // distance at which k-grams repeat often enough, or 0.
 size_t detect_period(const std::vector<uint32_t>& names, size_t k = 0);
 
-// Layers of one step's name sequence: {layers, layer period}, {0, 0} when none.
-std::pair<int, size_t> detect_layers(const std::vector<uint32_t>& step_names);
+// Layers of one step's name sequence.
+struct LayerFit {
+  int layers = 0;       // 0: none found
+  size_t period = 0;    // dispatches per layer
+  uint32_t anchor = 0;  // the kernel name that launches once per layer
+  double match = 0;     // share of the layer stretch that repeats with the layer period
+};
+LayerFit detect_layers(const std::vector<uint32_t>& step_names);
 
 }  // namespace kprof::analysis

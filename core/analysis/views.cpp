@@ -73,7 +73,7 @@ Table QueryContext::base_table(const std::string& title) const {
 
 bool QueryContext::keep(size_t k, const ViewOptions& o) const {
   if (!o.family.empty() && m_model.variants[m_model.variant_of[k]].family != o.family) return false;
-  if (!o.phase.empty() && *m_model.phase_of[k] != o.phase) return false;
+  if (!o.phase.empty() && to_string(m_model.phase_of[k]) != o.phase) return false;
   return true;
 }
 
@@ -90,9 +90,8 @@ Table QueryContext::view(const std::string& name, const ViewOptions& o) {
                          did_you_mean(nearest_names(o.family, fams, 3, true)));
     }
   }
-  if (!o.phase.empty() && o.phase != "prefill" && o.phase != "decode" && o.phase != "tail" &&
-      o.phase != "other") {
-    throw Error::input("unknown phase '" + o.phase + "'", "choose prefill, decode, tail or other");
+  if (!o.phase.empty() && !parse_phase(o.phase)) {
+    throw Error::input("unknown phase '" + o.phase + "'", "choose " + phase_choices());
   }
   Table t;
   if (name == "top")
@@ -194,11 +193,8 @@ Table QueryContext::variants(const ViewOptions& o) {
   });
   for (const auto* x : v) {
     std::string by;
-    for (const char* p : {"prefill", "decode", "tail", "other"}) {
-      auto it = x->launches_by_phase.find(p);
-      if (it != x->launches_by_phase.end())
-        by += (by.empty() ? "" : " ") + std::string(p) + ":" + std::to_string(it->second);
-    }
+    for (const auto& [p, c] : x->launches_by_phase)
+      by += (by.empty() ? "" : " ") + std::string(to_string(p)) + ":" + std::to_string(c);
     t.rows.push_back({static_cast<int64_t>(x->index), x->family, x->kernel_id, dims(x->grid),
                       dims(x->wg), static_cast<int64_t>(x->waves_per_workgroup), x->lds, x->scratch,
                       reg(x->vgpr), reg(x->agpr), reg(x->sgpr), launches[x->index - 1], by,
@@ -216,30 +212,31 @@ Table QueryContext::phases(const ViewOptions& o) {
                "layers",     "dispatches_per_layer",
                "total_ns",   "mean_step_ns"};
   const auto& pm = m_model.phases;
-  std::map<std::string, std::tuple<int64_t, int64_t, int64_t>> acc;  // steps, dispatches, ns
+  std::map<Phase, std::tuple<int64_t, int64_t, int64_t>> acc;  // segments, dispatches, ns
   for (const auto& s : pm.steps) {
     auto& [steps, n, ns] = acc[s.phase];
     ++steps;
     n += static_cast<int64_t>(s.end - s.begin);
     for (size_t i = s.begin; i < s.end; ++i) ns += pm.order[i]->duration_ns();
   }
-  const int64_t other = static_cast<int64_t>(m_cap.trace.dispatches.size() - pm.order.size());
-  for (const char* p : {"prefill", "decode", "tail"}) {
-    auto it = acc.find(p);
-    if (it == acc.end() || (!o.phase.empty() && o.phase != p)) continue;
-    auto [steps, n, ns] = it->second;
-    const bool decode = std::string(p) == "decode";
+  for (const auto& [p, a] : acc) {
+    if (!o.phase.empty() && o.phase != to_string(p)) continue;
+    auto [steps, n, ns] = a;
+    // Only steps are counted as steps; partial and unknown stretches are counted as dispatches.
+    const bool is_step =
+        p == Phase::prefill || p == Phase::decode || p == Phase::step || p == Phase::irregular;
+    const bool regular = p == Phase::decode || p == Phase::step;
     t.rows.push_back(
-        {std::string(p), steps, n, steps ? static_cast<double>(n) / steps : 0.0,
-         decode && pm.layers ? Cell(static_cast<int64_t>(pm.layers)) : Cell(),
-         decode && pm.layer_period ? Cell(static_cast<int64_t>(pm.layer_period)) : Cell(), ns,
-         steps ? static_cast<double>(ns) / steps : 0.0});
+        {std::string(to_string(p)), is_step ? Cell(steps) : Cell(), n,
+         is_step ? Cell(static_cast<double>(n) / steps) : Cell(),
+         regular && pm.layers ? Cell(static_cast<int64_t>(pm.layers)) : Cell(),
+         regular && pm.layer_period ? Cell(static_cast<int64_t>(pm.layer_period)) : Cell(), ns,
+         is_step ? Cell(static_cast<double>(ns) / steps) : Cell()});
   }
-  if (other > 0 && (o.phase.empty() || o.phase == "other"))
-    t.rows.push_back({std::string("other"), Cell(), other, Cell(), Cell(), Cell(), Cell(), Cell()});
-  t.notes.push_back("method: " + pm.method + "; step period " + std::to_string(pm.step_period) +
-                    " dispatches; main stream pid " + std::to_string(pm.main_pid) + ", agent " +
-                    std::to_string(pm.main_agent));
+  if (pm.other_dispatches > 0 && (o.phase.empty() || o.phase == "other"))
+    t.rows.push_back({std::string("other"), Cell(), static_cast<int64_t>(pm.other_dispatches),
+                      Cell(), Cell(), Cell(), Cell(), Cell()});
+  for (const auto& line : structure_lines(pm)) t.notes.push_back(line);
   for (const auto& line : check_hints(m_model, o.hints)) t.notes.push_back(line);
   return t;
 }
@@ -250,15 +247,12 @@ Table QueryContext::explain_view(const ViewOptions& o) {
   for (const auto& fe : explain(m_model, o.family)) {
     if (!o.phase.empty()) {
       bool has = false;
-      for (const auto& g : fe.groups) has |= g.phase == o.phase;
+      for (const auto& g : fe.groups) has |= to_string(g.phase) == o.phase;
       if (!has) continue;
     }
     t.rows.push_back({fe.family, fe.launches, fe.text});
   }
-  const auto& pm = m_model.phases;
-  t.notes.push_back("found: " + std::to_string(pm.prefill_steps) + " prefill + " +
-                    std::to_string(pm.decode_steps) + " decode steps, " +
-                    std::to_string(pm.layers) + " layers per step (" + pm.method + ")");
+  for (const auto& line : structure_lines(m_model.phases)) t.notes.push_back(line);
   for (const auto& line : check_hints(m_model, o.hints)) t.notes.push_back(line);
   return t;
 }
@@ -300,7 +294,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
     if (!keep(k, o)) continue;
     const auto& v = m_model.variants[m_model.variant_of[k]];
     const std::string key = roofline ? v.family : std::to_string(v.index);
-    const auto gk = std::make_pair(key, *m_model.phase_of[k]);
+    const auto gk = std::make_pair(key, std::string(to_string(m_model.phase_of[k])));
     ++launches[gk];
     if (!tgt || jc.by_dispatch[k].empty()) continue;
     groups[gk].add(dispatch_metrics(*tgt, jc, k), m_cap.trace.dispatches[k].duration_ns());
@@ -375,7 +369,8 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
       int64_t nm = 0;
       if (tgt) {
         for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
-          if (m_model.variant_of[k] != v.index - 1 || *m_model.phase_of[k] != gk.second) continue;
+          if (m_model.variant_of[k] != v.index - 1 || to_string(m_model.phase_of[k]) != gk.second)
+            continue;
           if (jc.by_dispatch[k].empty() || !keep(k, o)) continue;
           auto dm = dispatch_metrics(*tgt, jc, k);
           if (!dm.has_flops()) continue;

@@ -66,10 +66,12 @@ TEST(Explain, HintsAreCheckedNotUsed) {
   auto ok = check_hints(m, {48, 64});
   ASSERT_EQ(ok.size(), 2u);
   EXPECT_EQ(ok[0], "layers: 48 found, as the runbook says");
-  EXPECT_EQ(ok[1], "steps: 64 found (1 prefill + 63 decode), as the runbook's output_tokens says");
+  EXPECT_EQ(ok[1],
+            "steps: 64 steps (1 prefill + 63 decode) found, as the runbook's output_tokens says");
   auto bad = check_hints(m, {40, 32});
   EXPECT_EQ(bad[0], "warning: found 48 layers per step, the runbook says 40");
-  EXPECT_EQ(bad[1], "warning: found 64 steps, the runbook's output_tokens says 32");
+  EXPECT_EQ(bad[1],
+            "warning: found 64 steps (1 prefill + 63 decode), the runbook's output_tokens says 32");
   EXPECT_EQ(m.phases.layers, 48);  // unchanged by the hint
 }
 

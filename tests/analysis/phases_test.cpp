@@ -2,10 +2,28 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/analysis/synthetic.hpp"
 
 namespace kprof::analysis {
 namespace {
+
+int count_phase(const PhaseModel& pm, Phase p) {
+  int n = 0;
+  for (const auto& s : pm.steps) n += s.phase == p;
+  return n;
+}
+
+bool has_finding(const PhaseModel& pm, const std::string& topic) {
+  return std::any_of(pm.findings.begin(), pm.findings.end(),
+                     [&](const Finding& f) { return f.topic == topic; });
+}
+
+bool note_mentions(const PhaseModel& pm, const std::string& text) {
+  return std::any_of(pm.notes.begin(), pm.notes.end(),
+                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
 
 TEST(Period, FindsTheStepPeriodNotTheLayerPeriod) {
   // 10 steps of [head, 6 × (a b c), tail]: step period 20, layer period 3.
@@ -28,9 +46,11 @@ TEST(Layers, RegularAnchorGivesLayerCount) {
   std::vector<uint32_t> t = {100};
   for (int l = 0; l < 48; ++l) t.insert(t.end(), {1, 2, 1, 3, 4, 5, 4});
   t.insert(t.end(), {200, 201});
-  auto [layers, period] = detect_layers(t);
-  EXPECT_EQ(layers, 48);
-  EXPECT_EQ(period, 7u);
+  const LayerFit f = detect_layers(t);
+  EXPECT_EQ(f.layers, 48);
+  EXPECT_EQ(f.period, 7u);
+  EXPECT_EQ(f.anchor, 2u);  // the first kernel (by name id) that launches once per layer
+  EXPECT_GT(f.match, 0.99);
 }
 
 TEST(Layers, HybridModelWithEveryFourthLayerDifferentCountsAllLayers) {
@@ -41,66 +61,261 @@ TEST(Layers, HybridModelWithEveryFourthLayerDifferentCountsAllLayers) {
     for (int l = 0; l < 3; ++l) t.insert(t.end(), {1, 2, 2, 3, 4, 5, 9, 6, 7});
     t.insert(t.end(), {1, 2, 8, 8, 4, 5, 9, 6, 7});
   }
-  auto [layers, period] = detect_layers(t);
-  EXPECT_EQ(layers, 32);
-  EXPECT_EQ(period, 9u);
+  const LayerFit f = detect_layers(t);
+  EXPECT_EQ(f.layers, 32);
+  EXPECT_EQ(f.period, 9u);
 }
 
-TEST(Phases, PrefillAndDecodeStepsAndLayersFromTheDataAlone) {
+TEST(Phases, PrefillOnShapeEvidenceAndDecodeStepsAndLayers) {
   NameTable names;
   const PassData p = test::build(test::moe_like(48, 63), names);
-  const PhaseModel pm = detect_phases(p);
+  const PhaseModel pm = detect_phases(p, &names);
   EXPECT_EQ(pm.method, "period+gaps");
   EXPECT_EQ(pm.step_period, 1u + 48 * 8 + 2);
   EXPECT_EQ(pm.prefill_steps, 1);
   EXPECT_EQ(pm.decode_steps, 63);
+  EXPECT_EQ(pm.role_unknown_steps, 0);
+  EXPECT_EQ(pm.irregular_steps, 0);
   EXPECT_EQ(pm.layers, 48);
   EXPECT_EQ(pm.layer_period, 8u);
   ASSERT_EQ(pm.steps.size(), 64u);
-  EXPECT_EQ(pm.steps[0].phase, "prefill");
+  EXPECT_EQ(pm.steps[0].phase, Phase::prefill);
   EXPECT_EQ(pm.steps[0].begin, 0u);
   EXPECT_EQ(pm.steps[1].begin, pm.step_period);
   EXPECT_EQ(pm.steps.back().end, p.dispatches.size());
+  EXPECT_FALSE(pm.windowed());
+  ASSERT_TRUE(has_finding(pm, "prefill"));
+  for (const auto& f : pm.findings) {
+    if (f.topic != "prefill") continue;
+    EXPECT_EQ(f.confidence, Confidence::high);
+    // 8 of the 9 shared kernels launch larger grids in the prefill (argmax does not).
+    EXPECT_NE(f.evidence.find("8 of the 9 kernels"), std::string::npos) << f.evidence;
+    EXPECT_NE(f.evidence.find("same 48 layers"), std::string::npos) << f.evidence;
+  }
+  EXPECT_TRUE(pm.notes.empty()) << pm.notes.front();
 }
 
-TEST(Phases, WithoutTimingStepsFallOnPeriodMultiples) {
+TEST(Phases, BeingFirstIsNoEvidenceOfPrefill) {
+  // The same loop, but the first step launches the same grids as the others: nothing marks it as a
+  // prefill, so no step is called prefill and the role of the steps stays open.
+  NameTable names;
+  auto w = test::moe_like(8, 20);
+  for (auto* ks : {&w.per_step_head, &w.per_layer, &w.per_step_tail})
+    for (auto& k : *ks) k.prefill_grid = k.decode_grid, k.kernel_id_prefill = k.kernel_id_decode;
+  const PassData p = test::build(w, names);
+  const PhaseModel pm = detect_phases(p, &names);
+  EXPECT_EQ(pm.prefill_steps, 0);
+  EXPECT_EQ(pm.decode_steps, 0);
+  EXPECT_EQ(pm.role_unknown_steps, 21);
+  EXPECT_EQ(count_phase(pm, Phase::step), 21);
+  EXPECT_TRUE(note_mentions(pm, "prefill: not established")) << pm.notes.front();
+}
+
+TEST(Phases, WithoutTimingStepsFallOnPeriodMultiplesWithLowConfidence) {
   NameTable names;
   auto w = test::moe_like(6, 9);
   w.in_step_gap_ns = 0;
   w.step_gap_ns = 0;
   w.kernel_ns = 0;
   const PassData p = test::build(w, names);
-  const PhaseModel pm = detect_phases(p);
+  const PhaseModel pm = detect_phases(p, &names);
   EXPECT_EQ(pm.method, "period");
   EXPECT_EQ(pm.prefill_steps, 1);
   EXPECT_EQ(pm.decode_steps, 9);
   EXPECT_EQ(pm.layers, 6);
+  for (const auto& f : pm.findings) {
+    if (f.topic == "steps") {
+      EXPECT_EQ(f.confidence, Confidence::low);
+    }
+  }
 }
 
-TEST(Phases, AnInitialSegmentOfOtherKernelsIsThePrefillAndAPartialStepIsTheTail) {
+TEST(Phases, APrefillWithItsOwnKernelsIsStillThePrefillAndACutStepIsPartial) {
   NameTable names;
   auto w = test::moe_like(8, 12);
-  PassData p = test::build(w, names);
-  // Prefill-only kernels at the start (a prefix-attention kernel per layer, other grid), and the
-  // run cut off in the middle of a step at the end.
-  std::vector<Dispatch> pre;
-  for (int i = 0; i < 8; ++i) {
-    Dispatch d = p.dispatches[0];
-    d.name = names.intern("_fwd_kernel");
-    d.dispatch_id = -100 + i;
-    pre.push_back(d);
-  }
-  p.dispatches.insert(p.dispatches.begin(), pre.begin(), pre.end());
-  p.dispatches.resize(p.dispatches.size() - 20);
-  const PhaseModel pm = detect_phases(p);
+  PassData built = test::build(w, names);
+  // A prefix-attention kernel that only the prefill runs, once per layer (so the prefill has 8
+  // more dispatches than a decode step), and the run cut off in the middle of a step at the end.
   const size_t per_step = 1 + 8 * 8 + 2;
+  PassData p = built;
+  p.dispatches.clear();
+  int64_t id = 1, shift = 0;
+  for (size_t i = 0; i < built.dispatches.size(); ++i) {
+    Dispatch d = built.dispatches[i];
+    d.dispatch_id = id++;
+    d.start_ns += shift;
+    d.end_ns += shift;
+    p.dispatches.push_back(d);
+    if (i < per_step && d.name == names.intern("kernel_unified_attention_2d")) {
+      Dispatch f = d;
+      f.name = names.intern("_fwd_kernel");
+      f.dispatch_id = id++;
+      f.start_ns = d.end_ns + 200;
+      f.end_ns = f.start_ns + 1000;
+      shift += 1200;
+      p.dispatches.push_back(f);
+    }
+  }
+  p.dispatches.resize(p.dispatches.size() - 20);
+  const PhaseModel pm = detect_phases(p, &names);
   EXPECT_EQ(pm.step_period, per_step);
   ASSERT_GE(pm.steps.size(), 3u);
-  EXPECT_EQ(pm.steps.front().phase, "prefill");
-  EXPECT_EQ(pm.steps.back().phase, "tail");
+  EXPECT_EQ(pm.steps.front().phase, Phase::prefill);
+  EXPECT_EQ(pm.steps.front().end - pm.steps.front().begin, per_step + 8);
+  EXPECT_EQ(pm.steps.back().phase, Phase::partial);
   EXPECT_EQ(pm.steps.back().end - pm.steps.back().begin, per_step - 20);
   EXPECT_EQ(pm.decode_steps, 11);  // steps 2..12 complete; the 13th is cut
+  EXPECT_EQ(pm.irregular_steps, 0);
   EXPECT_EQ(pm.layers, 8);
+}
+
+TEST(Phases, AStepWithAnExtraKernelIsIrregularAndTheOthersStayRegular) {
+  NameTable names;
+  auto w = test::moe_like(8, 10);
+  PassData p = test::build(w, names);
+  const size_t per_step = 1 + 8 * 8 + 2;
+  // One extra kernel inside step 5 (a sampler variant, say), ids and times shifted after it.
+  const size_t at = 5 * per_step + 30;
+  Dispatch extra = p.dispatches[at];
+  extra.name = names.intern("extra_kernel");
+  p.dispatches.insert(p.dispatches.begin() + static_cast<long>(at), extra);
+  for (size_t i = at + 1; i < p.dispatches.size(); ++i) {
+    p.dispatches[i].dispatch_id += 1;
+    p.dispatches[i].start_ns += 1200;
+    p.dispatches[i].end_ns += 1200;
+  }
+  const PhaseModel pm = detect_phases(p, &names);
+  EXPECT_EQ(pm.step_period, per_step);
+  EXPECT_EQ(pm.irregular_steps, 1);
+  EXPECT_EQ(pm.prefill_steps, 1);
+  EXPECT_EQ(pm.decode_steps, 9);
+  ASSERT_EQ(pm.steps.size(), 11u);
+  EXPECT_EQ(pm.steps[5].phase, Phase::irregular);
+  EXPECT_EQ(pm.steps[5].end - pm.steps[5].begin, per_step + 1);
+  EXPECT_EQ(pm.steps[6].phase, Phase::decode);
+  EXPECT_TRUE(note_mentions(pm, "lengths 68")) << pm.notes.front();
+}
+
+// The case: a decode trace captured in short windows. Cut three windows out of a long
+// decode loop (no prefill in any): each starts and ends inside a step.
+TEST(Phases, AWindowedDecodeTraceIsReportedAsWindowsWithNoInventedPrefill) {
+  NameTable names;
+  auto w = test::moe_like(8, 60);
+  const PassData full = test::build(w, names);
+  const size_t per_step = 1 + 8 * 8 + 2;
+  PassData p = full;
+  p.dispatches.clear();
+  const std::vector<std::pair<size_t, size_t>> keep = {{10 * per_step + 20, 16 * per_step + 5},
+                                                       {30 * per_step + 40, 34 * per_step + 40},
+                                                       {50 * per_step + 1, 55 * per_step + 60}};
+  for (auto [b, e] : keep)
+    for (size_t i = b; i < e; ++i) p.dispatches.push_back(full.dispatches[i]);
+  const PhaseModel pm = detect_phases(p, &names);
+  ASSERT_EQ(pm.windows.size(), 3u);
+  EXPECT_TRUE(pm.windowed());
+  EXPECT_EQ(pm.windows[1].missing_before, static_cast<int64_t>(keep[1].first - keep[0].second));
+  EXPECT_EQ(pm.windows[0].missing_before, static_cast<int64_t>(keep[0].first));
+  EXPECT_EQ(pm.prefill_steps, 0);
+  EXPECT_EQ(pm.decode_steps, 0);
+  EXPECT_EQ(pm.step_period, per_step);
+  // Whole steps per window: 5 (of 16-10 cut at both ends), 3, 4.
+  EXPECT_EQ(pm.role_unknown_steps, 5 + 3 + 4);
+  EXPECT_EQ(pm.irregular_steps, 0);
+  for (const auto& s : pm.steps) {
+    EXPECT_NE(s.phase, Phase::prefill);
+    if (s.phase == Phase::partial) {
+      EXPECT_LT(s.end - s.begin, per_step);
+    }
+  }
+  // No step crosses a window boundary.
+  for (const auto& s : pm.steps) {
+    const auto& win = pm.windows[s.window];
+    EXPECT_GE(s.begin, win.begin);
+    EXPECT_LE(s.end, win.end);
+  }
+  EXPECT_TRUE(has_finding(pm, "windows"));
+  EXPECT_EQ(pm.findings.front().claim, "windowed trace: 3 windows");
+}
+
+TEST(Phases, DispatchesOnAnotherAgentAreNotMissing) {
+  // One process, two agents: the second agent's dispatches take every other id.
+  NameTable names;
+  auto w = test::moe_like(4, 6);
+  PassData p = test::build(w, names);
+  const size_t n = p.dispatches.size();
+  for (auto& d : p.dispatches) d.dispatch_id *= 2;
+  for (size_t i = 0; i < n / 2; ++i) {
+    Dispatch d = p.dispatches[i];
+    d.agent = 3;
+    d.dispatch_id = 2 * static_cast<int64_t>(i) + 1;
+    p.dispatches.push_back(d);
+  }
+  const PhaseModel pm = detect_phases(p, &names);
+  EXPECT_EQ(pm.other_dispatches, n / 2);
+  EXPECT_EQ(pm.order.size(), n);
+  // Until the second agent stops at id n - 1, nothing is missing; after it every other id is.
+  // Those are many small holes, not windows.
+  EXPECT_EQ(pm.windows.size(), 1u);
+  EXPECT_NE(pm.findings.front().evidence.find("small holes"), std::string::npos);
+  EXPECT_TRUE(note_mentions(pm, "other process/agent stream"));
+  EXPECT_EQ(pm.decode_steps, 6);
+}
+
+TEST(Phases, AKernelFilteredTraceIsNotWindowed) {
+  // Every step lost its argmax launch (a kernel filter): one hole per step, all the same size.
+  NameTable names;
+  auto w = test::moe_like(4, 40);
+  PassData p = test::build(w, names);
+  const uint32_t argmax = names.intern("argmax_kernel");
+  std::erase_if(p.dispatches, [&](const Dispatch& d) { return d.name == argmax; });
+  const PhaseModel pm = detect_phases(p, &names);
+  EXPECT_EQ(pm.windows.size(), 1u);
+  EXPECT_EQ(pm.step_period, 1u + 4 * 8 + 1);
+  EXPECT_EQ(pm.prefill_steps, 1);
+  EXPECT_EQ(pm.decode_steps, 40);
+  EXPECT_NE(
+      pm.findings.front().evidence.find("40 dispatches of the process are missing in 40 small"),
+      std::string::npos)
+      << pm.findings.front().evidence;
+}
+
+TEST(Phases, OneForwardPassOfManyLayersHasNoStepsOnlyLayerLikeBlocks) {
+  // A prefill-only capture: one pass of 40 identical layers, no host gap between layers. The
+  // repetition is the layer; nothing marks it as a step.
+  NameTable names;
+  auto w = test::moe_like(40, 0);
+  const PassData p = test::build(w, names);
+  const PhaseModel pm = detect_phases(p, &names);
+  EXPECT_EQ(pm.step_period, 0u);
+  EXPECT_EQ(pm.whole_steps(), 0);
+  EXPECT_EQ(pm.layers, 40);
+  EXPECT_EQ(count_phase(pm, Phase::unknown), 1);
+  EXPECT_TRUE(note_mentions(pm, "no host gap marks its boundaries")) << pm.notes.front();
+  for (const auto& f : pm.findings) {
+    if (f.topic == "layers") {
+      EXPECT_EQ(f.confidence, Confidence::low);
+    }
+  }
+}
+
+TEST(Phases, TooFewDispatchesSayWhy) {
+  NameTable names;
+  PassData p;
+  for (int i = 0; i < 5; ++i) {
+    Dispatch d;
+    d.dispatch_id = i + 1;
+    d.name = names.intern("k");
+    p.dispatches.push_back(d);
+  }
+  const PhaseModel pm = detect_phases(p, &names);
+  EXPECT_EQ(pm.whole_steps(), 0);
+  EXPECT_TRUE(note_mentions(pm, "too few")) << pm.notes.front();
+}
+
+TEST(Phases, NamesAndChoices) {
+  for (Phase p : k_all_phases) EXPECT_EQ(parse_phase(to_string(p)), p);
+  EXPECT_FALSE(parse_phase("tail"));
+  EXPECT_EQ(phase_choices(), "prefill, decode, step, irregular, partial, unknown or other");
 }
 
 }  // namespace

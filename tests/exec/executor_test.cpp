@@ -522,8 +522,8 @@ TEST(Executor, FullQwen3SimulatedRun) {
             std::string::npos)
       << q.output;
   EXPECT_NE(q.output.find("layers: 48 found, as the runbook says"), std::string::npos) << q.output;
-  EXPECT_NE(q.output.find("steps: 64 found (1 prefill + 63 decode), as the runbook's output_tokens "
-                          "says"),
+  EXPECT_NE(q.output.find("steps: 64 steps (1 prefill + 63 decode) found, as the runbook's "
+                          "output_tokens says"),
             std::string::npos)
       << q.output;
 }

@@ -1,0 +1,156 @@
+// Period and layer detection on kernel-name sequences, and the small numeric helpers of phase
+// detection.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <unordered_map>
+
+#include "core/analysis/phase_detail.hpp"
+#include "core/analysis/phases.hpp"
+
+namespace kprof::analysis {
+namespace detail {
+
+double match_rate(const std::vector<uint32_t>& s, size_t p, size_t lo, size_t hi) {
+  hi = std::min(hi, s.size() > p ? s.size() - p : 0);
+  if (hi <= lo) return 0;
+  size_t same = 0;
+  for (size_t i = lo; i < hi; ++i) same += s[i] == s[i + p];
+  return static_cast<double>(same) / static_cast<double>(hi - lo);
+}
+
+double aligned_match(const std::vector<uint32_t>& s, size_t a, size_t b, size_t len) {
+  if (len == 0) return 0;
+  size_t same = 0;
+  for (size_t i = 0; i < len; ++i) same += s[a + i] == s[b + i];
+  return static_cast<double>(same) / static_cast<double>(len);
+}
+
+double multiset_similarity(const std::vector<uint32_t>& s, size_t a0, size_t a1, size_t b0,
+                           size_t b1) {
+  std::unordered_map<uint32_t, long> count;
+  for (size_t i = a0; i < a1; ++i) ++count[s[i]];
+  size_t common = 0;
+  for (size_t i = b0; i < b1; ++i) {
+    auto it = count.find(s[i]);
+    if (it != count.end() && it->second > 0) {
+      --it->second;
+      ++common;
+    }
+  }
+  const size_t larger = std::max(a1 - a0, b1 - b0);
+  return larger ? static_cast<double>(common) / static_cast<double>(larger) : 0.0;
+}
+
+std::string fmt_ns(double ns) {
+  char buf[48];
+  if (ns < 1e3)
+    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+  else if (ns < 1e6)
+    std::snprintf(buf, sizeof buf, "%.3g us", ns / 1e3);
+  else if (ns < 1e9)
+    std::snprintf(buf, sizeof buf, "%.3g ms", ns / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g s", ns / 1e9);
+  return buf;
+}
+
+std::string pct(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * share);
+  return buf;
+}
+
+int64_t upper_quantile(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  const size_t k = std::min(v.size() - 1, v.size() * 6 / 10);
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
+  return v[k];
+}
+
+std::string Detector::name_of(uint32_t id) const {
+  if (!names_table || id >= names_table->size()) return "kernel " + std::to_string(id);
+  std::string n = names_table->name(id);
+  if (n.rfind("void ", 0) == 0) n = n.substr(5);
+  const size_t paren = n.find('(');
+  if (paren != std::string::npos && paren > 0) n = n.substr(0, paren);
+  if (n.size() > 60) {
+    const size_t lt = n.find('<');
+    if (lt != std::string::npos && lt > 0) n = n.substr(0, lt) + "<...>";
+  }
+  if (n.size() > 60) n = n.substr(0, 57) + "...";
+  return n;
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+size_t detect_period(const std::vector<uint32_t>& s, size_t k) {
+  const size_t n = s.size();
+  if (n < 8) return 0;
+  if (k == 0) k = std::clamp<size_t>(n / 16, 4, 32);
+  if (k >= n) return 0;
+  // Polynomial rolling hash of each k-gram; distance to the previous occurrence of the same
+  // k-gram. (A hash collision only adds a spurious candidate, which the match-rate check drops.)
+  const uint64_t base = 1000003;
+  uint64_t pow_k = 1;
+  for (size_t i = 0; i < k; ++i) pow_k *= base;
+  std::unordered_map<uint64_t, size_t> last;
+  std::unordered_map<size_t, size_t> hist;
+  last.reserve(n);
+  uint64_t h = 0;
+  for (size_t i = 0; i < n; ++i) {
+    h = h * base + s[i] + 1;
+    if (i >= k) h -= pow_k * (s[i - k] + 1);
+    if (i + 1 < k) continue;
+    const size_t start = i + 1 - k;
+    auto [it, inserted] = last.try_emplace(h, start);
+    if (!inserted) {
+      ++hist[start - it->second];
+      it->second = start;
+    }
+  }
+  std::vector<std::pair<size_t, size_t>> cand(hist.begin(), hist.end());  // (distance, count)
+  std::sort(cand.begin(), cand.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  int evaluated = 0;
+  for (auto [d, c] : cand) {
+    if (d < 2 || d * 2 > n || c < k) continue;
+    if (++evaluated > 64) break;
+    if (match_rate(s, d, 0, n) >= 0.5) return d;
+  }
+  return 0;
+}
+
+LayerFit detect_layers(const std::vector<uint32_t>& t) {
+  const size_t m = t.size();
+  std::unordered_map<uint32_t, std::vector<size_t>> pos;
+  for (size_t i = 0; i < m; ++i) pos[t[i]].push_back(i);
+  LayerFit best;
+  // Candidates in name order, so that ties resolve the same way on every platform.
+  std::map<uint32_t, const std::vector<size_t>*> ordered;
+  for (const auto& [name, p] : pos) ordered[name] = &p;
+  for (const auto& [name, pp] : ordered) {
+    const auto& p = *pp;
+    if (p.size() < 2) continue;
+    std::vector<size_t> dist;
+    for (size_t i = 1; i < p.size(); ++i) dist.push_back(p[i] - p[i - 1]);
+    const size_t d = median_of(dist);
+    if (d < 2) continue;  // back-to-back launches are not a layer structure
+    const double tol = 0.15 * static_cast<double>(d) + 0.5;
+    bool regular = true;
+    for (size_t x : dist)
+      regular &= std::abs(static_cast<double>(x) - static_cast<double>(d)) <= tol;
+    if (!regular) continue;
+    if (p.size() * d * 2 < m) continue;  // covers less than half the step
+    const int layers = static_cast<int>(p.size());
+    if (layers < best.layers || (layers == best.layers && d >= best.period)) continue;
+    const double match = match_rate(t, d, p.front(), p.back());
+    if (match < 0.5) continue;
+    best = {layers, d, name, match};
+  }
+  return best;
+}
+
+}  // namespace kprof::analysis

@@ -1,0 +1,102 @@
+// Internals of phase detection (phases.hpp), shared by phases.cpp, periods.cpp, step_cuts.cpp,
+// prefill.cpp and phase_findings.cpp. Not part of the analysis API.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/capture.hpp"
+#include "core/analysis/phases.hpp"
+
+namespace kprof::analysis::detail {
+
+// Share of positions i in [lo, hi) with s[i] == s[i + p].
+double match_rate(const std::vector<uint32_t>& s, size_t p, size_t lo, size_t hi);
+// Share of positions where [a, a + len) and [b, b + len) hold the same value.
+double aligned_match(const std::vector<uint32_t>& s, size_t a, size_t b, size_t len);
+// Multiset overlap of two segments' values over the larger one: 1 same kernels, 0 disjoint.
+// Order-free, so a step with one extra kernel still scores close to 1.
+double multiset_similarity(const std::vector<uint32_t>& s, size_t a0, size_t a1, size_t b0,
+                           size_t b1);
+std::string fmt_ns(double ns);  // "180 us", "1.25 ms"
+std::string pct(double share);  // "98%"
+inline std::string num(size_t n) { return std::to_string(n); }
+
+template <class T>
+T median_of(std::vector<T> v) {
+  if (v.empty()) return T{};
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+// The value 40% of the way down from the largest: large when at least 40% of `v` is large. Used
+// for the host gaps one period apart: one long stall cannot make an offset look like a boundary,
+// and a step with an extra kernel (which shifts the later boundaries by one) cannot hide it.
+int64_t upper_quantile(std::vector<int64_t> v);
+
+// The main stream prepared for detection.
+struct Detector {
+  const std::vector<const Dispatch*>& order;
+  const NameTable* names_table = nullptr;
+  std::vector<uint32_t> names;         // kernel name id per dispatch
+  std::vector<uint32_t> ids_as_names;  // launch identity (name, grid, workgroup), interned
+  std::vector<int64_t> gap;  // host gap before each dispatch; -1 at a window's first dispatch
+  bool timed = false;
+
+  // A kernel name short enough for a sentence: no return type, arguments or long templates.
+  std::string name_of(uint32_t id) const;
+};
+
+// Windows of the main stream (see phases.hpp), and the Dispatch_Ids missing in holes too small
+// and too many to be window boundaries (a kernel filter).
+struct WindowScan {
+  std::vector<Window> windows;
+  int64_t scattered_missing = 0, scattered_holes = 0;
+};
+WindowScan find_windows(const std::vector<const Dispatch*>& order,
+                        const std::vector<int64_t>& process_ids);
+
+// Whether host gaps one period apart mark the repetition's boundaries, on [b, e).
+struct GapStats {
+  double between = 0;  // the boundary gap (upper quantile at the best offset)
+  double inside = 0;   // the median gap elsewhere
+  int64_t threshold = 0;
+  bool marks_steps = false;
+};
+GapStats gap_stats(const Detector& det, size_t period, size_t b, size_t e);
+
+// What the per-window cutting finds before phases are assigned.
+enum class SegKind { lead, step, trail };
+struct Seg {
+  size_t begin = 0, end = 0;
+  SegKind kind = SegKind::lead;
+  int window = 0;
+};
+// Splits [b, e) into a lead, steps (boundaries at host gaps >= threshold one period apart, or at
+// period multiples without timing) and a trail. `ref_begin`: a step-long stretch to compare with.
+std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t period,
+                            int64_t threshold, int window, size_t ref_begin);
+
+struct PrefillTest {
+  bool established = false;
+  Confidence confidence = Confidence::low;
+  std::string evidence;  // for the finding, or the reason it failed
+};
+// Is [s0, s1) a prefill, compared with the regular step [r0, r1) of `step_layers` layers?
+PrefillTest test_prefill(const Detector& det, size_t s0, size_t s1, size_t r0, size_t r1,
+                         int step_layers);
+
+// Finding texts.
+Finding windows_finding(const std::vector<Window>& windows, const WindowScan& scan);
+void order_findings(PhaseModel& pm);
+// The steps, prefill and decode findings and the notes on irregular, partial and unknown
+// stretches, once phases are assigned. `prefill_evidence` is null when no prefill was established;
+// `prefill_why` then says why the best candidate failed (empty: there was none).
+void step_findings(PhaseModel& pm, bool timed, size_t period, size_t step_len, double period_match,
+                   const GapStats& gs, const std::string* prefill_evidence,
+                   const std::string& prefill_why, Confidence prefill_conf);
+
+}  // namespace kprof::analysis::detail

@@ -1,0 +1,134 @@
+// The sentences of phase detection's findings.
+#include <algorithm>
+#include <map>
+
+#include "core/analysis/phase_detail.hpp"
+
+namespace kprof::analysis::detail {
+
+Finding windows_finding(const std::vector<Window>& windows, const WindowScan& scan) {
+  std::string ev;
+  Finding f{"windows", "", "", Confidence::high};
+  const auto& w0 = windows.front();
+  const int64_t scattered_holes = scan.scattered_holes, scattered_missing = scan.scattered_missing;
+  {
+    if (windows.size() > 1) {
+      int64_t missing = 0;
+      for (size_t i = 1; i < windows.size(); ++i) missing += windows[i].missing_before;
+      f.claim = "windowed trace: " + num(windows.size()) + " windows";
+      for (size_t i = 0; i < windows.size() && i < 6; ++i) {
+        const auto& w = windows[i];
+        ev += (i ? "; " : "") + std::string("Dispatch_Id ") + std::to_string(w.first_id) + "-" +
+              std::to_string(w.last_id) + " (" + num(w.end - w.begin) + " dispatches" +
+              (i ? ", after " + fmt_ns(static_cast<double>(w.gap_before_ns)) + " idle" : "") + ")";
+      }
+      if (windows.size() > 6) ev += "; ...";
+      f.evidence = ev + ". " + std::to_string(missing) +
+                   " dispatches between the windows ran but are not in the trace";
+    } else {
+      f.claim = "one window: Dispatch_Id " + std::to_string(w0.first_id) + "-" +
+                std::to_string(w0.last_id) +
+                (scattered_holes ? std::string(" with scattered holes") : " with none missing");
+      f.evidence =
+          scattered_holes
+              ? std::string("no large run of Dispatch_Ids is missing")
+              : "every Dispatch_Id of the process between the first and the last is traced";
+    }
+    if (scattered_holes > 0) {
+      f.evidence += "; " + std::to_string(scattered_missing) + " dispatches of the process are " +
+                    "missing in " + std::to_string(scattered_holes) +
+                    " small holes spread over the trace (a kernel filter, not windows)";
+    }
+    if (w0.missing_before > 0) {
+      f.evidence += "; the trace starts at Dispatch_Id " + std::to_string(w0.first_id) + ": " +
+                    std::to_string(w0.missing_before) +
+                    " earlier dispatches were not traced (--selected-regions, a kernel filter or "
+                    "a cut file)";
+    }
+  }
+  return f;
+}
+
+// Findings in reading order: how the trace was cut, then steps, their roles, then layers.
+void order_findings(PhaseModel& pm) {
+  auto rank = [](const std::string& t) {
+    const char* order[] = {"windows", "steps", "prefill", "decode", "layers"};
+    for (int i = 0; i < 5; ++i)
+      if (t == order[i]) return i;
+    return 5;
+  };
+  std::stable_sort(pm.findings.begin(), pm.findings.end(), [&](const Finding& a, const Finding& b) {
+    return rank(a.topic) < rank(b.topic);
+  });
+}
+
+void step_findings(PhaseModel& pm, bool timed, size_t P, size_t step_len, double period_match,
+                   const GapStats& gs, const std::string* prefill_evidence,
+                   const std::string& prefill_why, Confidence prefill_conf) {
+  const bool have_prefill = prefill_evidence != nullptr;
+  const size_t regular = pm.decode_steps + pm.role_unknown_steps;
+  std::string ev = "the kernel-name sequence repeats every " + num(P) + " dispatches (" +
+                   pct(period_match) + " match)";
+  if (timed) {
+    ev += "; step boundaries sit at host gaps (about " + fmt_ns(gs.between) + " between steps vs " +
+          fmt_ns(gs.inside) + " inside a step)";
+  } else {
+    ev += "; the trace has no timestamps, so boundaries are assumed at period multiples";
+  }
+  // High: several regular steps, few irregular ones, boundaries far above the in-step gaps.
+  const size_t irregular = static_cast<size_t>(pm.irregular_steps);
+  Confidence c = Confidence::low;
+  if (timed && regular >= 3 && irregular * 10 <= regular &&
+      gs.between >= 10 * std::max(gs.inside, 1.0) && period_match >= 0.9)
+    c = Confidence::high;
+  else if (timed && regular >= 2 && irregular <= regular)
+    c = Confidence::medium;
+  pm.findings.push_back({"steps",
+                         num(regular) + " repeated steps of " + num(step_len) + " dispatches" +
+                             (pm.windowed() ? " in " + num(pm.windows.size()) + " windows" : ""),
+                         ev, c});
+  if (have_prefill) {
+    const auto& p = *std::find_if(pm.steps.begin(), pm.steps.end(),
+                                  [](const Step& s) { return s.phase == Phase::prefill; });
+    pm.findings.push_back({"prefill", "1 prefill step of " + num(p.end - p.begin) + " dispatches",
+                           prefill_why, prefill_conf});
+    pm.findings.push_back(
+        {"decode", num(pm.decode_steps) + " decode steps",
+         "the regular repeated steps after the prefill (one forward pass per generated token)",
+         prefill_conf});
+  } else {
+    pm.notes.push_back(
+        "prefill: not established" +
+        (prefill_why.empty()
+             ? std::string(": nothing precedes the first repeated step")
+             : ": what precedes the repeated steps does not qualify: " + prefill_why) +
+        ". So the role of the " + num(regular) +
+        " repeated steps is not established either (decode steps of a generation, or "
+        "repeated forward passes): they are reported as 'step'");
+  }
+  if (pm.irregular_steps > 0) {
+    std::map<size_t, int> lens;
+    for (const auto& s : pm.steps)
+      if (s.phase == Phase::irregular) ++lens[s.end - s.begin];
+    std::string l;
+    for (auto [len, c2] : lens) l += (l.empty() ? "" : ", ") + num(len);
+    pm.notes.push_back(std::to_string(pm.irregular_steps) + " step" +
+                       (pm.irregular_steps > 1 ? "s differ" : " differs") + " from the regular " +
+                       num(step_len) + "-dispatch step (lengths " + l +
+                       "): reported as irregular, with no role");
+  }
+  size_t partial = 0, unknown = 0;
+  for (const auto& s : pm.steps) {
+    partial += s.phase == Phase::partial ? s.end - s.begin : 0;
+    unknown += s.phase == Phase::unknown ? s.end - s.begin : 0;
+  }
+  if (partial)
+    pm.notes.push_back(num(partial) +
+                       " dispatches belong to steps cut by a window or trace boundary (partial)");
+  if (unknown)
+    pm.notes.push_back(num(unknown) +
+                       " dispatches belong to no step (unknown: set-up, warm-up or other work "
+                       "before or after the repeated steps)");
+}
+
+}  // namespace kprof::analysis::detail

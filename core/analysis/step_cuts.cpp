@@ -1,0 +1,190 @@
+// Cutting the main stream: windows at missing Dispatch_Ids, host-gap statistics, and steps
+// within a window (see phases.hpp for the method).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "core/analysis/phase_detail.hpp"
+
+namespace kprof::analysis::detail {
+
+WindowScan find_windows(const std::vector<const Dispatch*>& order,
+                        const std::vector<int64_t>& process_ids) {
+  // Split where ids of this process are missing. A trace with holes everywhere (a kernel filter
+  // drops some kernels from every step) is not windowed: then only holes far larger than the
+  // typical one split it.
+  WindowScan out;
+  const size_t n = order.size();
+  if (n == 0) return out;
+  auto rank = [&](int64_t id) -> int64_t {
+    if (process_ids.empty()) return 0;
+    return std::lower_bound(process_ids.begin(), process_ids.end(), id) - process_ids.begin();
+  };
+  std::vector<std::pair<size_t, int64_t>> holes;  // (order index after the hole, missing)
+  for (size_t i = 1; i < n; ++i) {
+    const int64_t a = order[i - 1]->dispatch_id, b = order[i]->dispatch_id;
+    const int64_t between = process_ids.empty() ? 0 : rank(b) - rank(a) - 1;
+    const int64_t missing = b - a - 1 - between;
+    if (missing > 0) holes.push_back({i, missing});
+  }
+  int64_t min_split = 1;
+  if (holes.size() > 16 + n / 1000) {
+    std::vector<int64_t> m;
+    for (const auto& h : holes) m.push_back(h.second);
+    min_split = std::max<int64_t>(16, 8 * median_of(m));
+  }
+  Window w;
+  w.begin = 0;
+  w.first_id = order[0]->dispatch_id;
+  w.missing_before = std::max<int64_t>(0, w.first_id - 1 - rank(w.first_id));
+  for (const auto& [i, missing] : holes) {
+    if (missing < min_split) {
+      out.scattered_missing += missing;
+      ++out.scattered_holes;
+      continue;
+    }
+    w.end = i;
+    w.last_id = order[i - 1]->dispatch_id;
+    out.windows.push_back(w);
+    w = Window{};
+    w.begin = i;
+    w.first_id = order[i]->dispatch_id;
+    w.missing_before = missing;
+    w.gap_before_ns = std::max<int64_t>(0, order[i]->start_ns - order[i - 1]->end_ns);
+  }
+  w.end = n;
+  w.last_id = order[n - 1]->dispatch_id;
+  out.windows.push_back(w);
+  return out;
+}
+
+// The offset in [from, from + period) whose host gaps one period apart are largest (upper
+// quantile), with that value; -1 when no offset has `min_samples` gaps to compare.
+std::pair<size_t, int64_t> best_offset(const Detector& det, size_t from, size_t e, size_t period,
+                                       size_t min_samples) {
+  int64_t best = -1;
+  size_t at = from;
+  std::vector<int64_t> g;
+  for (size_t x = from; x < std::min(e, from + period); ++x) {
+    g.clear();
+    for (size_t y = x; y < e; y += period)
+      if (det.gap[y] >= 0) g.push_back(det.gap[y]);
+    if (g.size() < min_samples) continue;
+    const int64_t m = upper_quantile(g);
+    if (m > best) best = m, at = x;
+  }
+  return {at, best};
+}
+
+GapStats gap_stats(const Detector& det, size_t P, size_t LB, size_t LE) {
+  GapStats s;
+  if (!det.timed) {
+    s.marks_steps = true;  // nothing to check: boundaries fall on period multiples
+    return s;
+  }
+  if (LE - LB < 2 * P) return s;  // under two periods: nothing to compare
+  const auto [c0, best] = best_offset(det, LB, LE, P, 2);
+  s.between = static_cast<double>(std::max<int64_t>(best, 0));
+  std::vector<int64_t> inside;
+  const size_t stride = std::max<size_t>(1, (LE - LB) / 200000);
+  for (size_t y = LB + 1; y < LE; y += stride)
+    if ((y + P - c0 % P) % P != 0 && det.gap[y] >= 0) inside.push_back(det.gap[y]);
+  s.inside = static_cast<double>(median_of(inside));
+  s.marks_steps = s.between > 0 && s.between >= 3 * std::max(s.inside, 1.0);
+  s.threshold = static_cast<int64_t>(std::sqrt(std::max(s.between, 1.0) * std::max(s.inside, 1.0)));
+  return s;
+}
+
+std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t P, int64_t threshold,
+                            int window, size_t ref_begin) {
+  const auto& names = det.names;
+  const auto& gap = det.gap;
+  std::vector<Seg> out;
+  const size_t tol = std::max<size_t>(1, P / 4);
+  // First position whose period-long stretch repeats one period later (>= 80%): where the
+  // repetition starts. Short windows (under two periods) start at their first dispatch.
+  size_t r0 = b;
+  if (e - b >= 2 * P) {
+    size_t window_sum = 0, best_sum = 0, best_r = b;
+    bool found = false;
+    for (size_t i = b; i + P < e; ++i) {
+      window_sum += names[i] == names[i + P];
+      if (i >= b + P) window_sum -= names[i - P] == names[i];
+      if (i + 1 >= b + P) {
+        const size_t start = i + 1 - P;
+        if (window_sum > best_sum) best_sum = window_sum, best_r = start;
+        if (window_sum * 10 >= P * 8) {
+          r0 = start;
+          found = true;
+          break;
+        }
+      }
+    }
+    if (!found) r0 = best_r;
+  }
+  // A boundary: the position in [r0, r0 + P) whose host gaps one period apart are largest.
+  // Untimed traces cut at r0.
+  const size_t c0 = det.timed ? best_offset(det, r0, e, P, 1).first : r0;
+  // A boundary near `nominal` in [lo, hi]: the host gap >= threshold closest to it, within a
+  // quarter period. The window's own ends b and e count as boundaries (nothing was traced beyond
+  // them), so a step that fills the rest of a window exactly ends there.
+  // A window's ends close a step only at exactly one period: a step cut by the window boundary is
+  // partial, not irregular.
+  auto boundary_near = [&](size_t nominal, size_t lo, size_t hi) -> std::optional<size_t> {
+    auto is_boundary = [&](size_t y) {
+      if (y == b || y == e) return y == nominal;
+      return !det.timed || gap[y] >= threshold;
+    };
+    for (size_t dist = 0; dist <= tol; ++dist) {
+      std::optional<size_t> found;
+      for (int sign : {0, 1}) {
+        if (dist == 0 && sign) continue;
+        if (sign == 0 && dist > nominal) continue;
+        const size_t y = sign ? nominal + dist : nominal - dist;
+        if (y < lo || y > hi || !is_boundary(y)) continue;
+        if (!det.timed && y != nominal && y != b && y != e) continue;
+        const int64_t gy = y == b || y == e ? INT64_MAX : gap[y];
+        const int64_t gf = !found ? -1 : *found == b || *found == e ? INT64_MAX : gap[*found];
+        if (gy > gf) found = y;
+      }
+      if (found) return found;
+    }
+    return std::nullopt;
+  };
+  auto similar_to_ref = [&](size_t s0, size_t s1) {
+    return multiset_similarity(names, ref_begin, ref_begin + P, s0, s1) >= 0.5;
+  };
+  if (det.timed && (c0 == b || gap[c0] < threshold)) {
+    // No boundary at the best offset: maybe the repetition lacks gaps in this window.
+    if (c0 != b) {
+      out.push_back({b, e, SegKind::lead, window});
+      return out;
+    }
+  }
+  // Forward from c0.
+  std::vector<Seg> forward;
+  size_t cur = c0;
+  // A step whose expected end lies beyond the window is cut by it: the rest is a trail.
+  while (cur + P <= e) {
+    auto y = boundary_near(cur + P, cur + 1, e);
+    if (!y || !similar_to_ref(cur, *y)) break;
+    forward.push_back({cur, *y, SegKind::step, window});
+    cur = *y;
+  }
+  // Backward from c0: whole steps before it (a window that starts on a step boundary).
+  std::vector<Seg> backward;
+  size_t first = c0;
+  while (first >= b + P) {
+    auto y = boundary_near(first - P, b, first - 1);
+    if (!y || !similar_to_ref(*y, first)) break;
+    backward.push_back({*y, first, SegKind::step, window});
+    first = *y;
+  }
+  if (first > b) out.push_back({b, first, SegKind::lead, window});
+  for (auto it = backward.rbegin(); it != backward.rend(); ++it) out.push_back(*it);
+  for (const auto& s : forward) out.push_back(s);
+  if (cur < e) out.push_back({cur, e, SegKind::trail, window});
+  return out;
+}
+
+}  // namespace kprof::analysis::detail

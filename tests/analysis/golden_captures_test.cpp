@@ -1,0 +1,130 @@
+// Golden tests on every real capture in ../shared/captures (see SOURCES.md there): `kprof ingest`
+// then `kprof query DB explain` and `kprof query DB phases`, as a user runs them, compared with
+// tests/data/analysis/golden/<name>.txt. Each golden file was read against the capture by hand once
+// (the reasons are in the comments below); a change in what kprof says about a real trace shows
+// up as a diff here. To accept a reviewed change: KPROF_UPDATE_GOLDEN=1 ctest -R GoldenCapture.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string k_kprof = std::string(KPROF_BIN_DIR) + "/kprof";
+const fs::path k_captures = fs::path(KPROF_SHARED_DIR) / "captures";
+const fs::path k_golden = fs::path(KPROF_TEST_DATA) / "analysis" / "golden";
+
+struct Case {
+  std::string name;                 // golden file stem
+  std::vector<std::string> inputs;  // relative to ../shared/captures
+  std::vector<std::string> queries = {"explain", "phases"};
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs `kprof ARGS`, returns "$ kprof ARGS\n<stdout+stderr>exit=N\n" with the temp dir and the
+// captures path replaced by placeholders, so the text is the same on every machine.
+std::string run(const fs::path& tmp, const std::string& shown, const std::string& args) {
+  const fs::path out = tmp / "out.txt";
+  const int rc = std::system((k_kprof + " " + args + " > " + out.string() + " 2>&1").c_str());
+  std::string text = slurp(out);
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace_all(tmp.string(), "$TMP");
+  replace_all(k_captures.string(), "$CAPTURES");
+  return "$ kprof " + shown + "\n" + text + "exit=" + std::to_string(WEXITSTATUS(rc)) + "\n";
+}
+
+class GoldenCapture : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GoldenCapture, ExplainAndPhasesSayWhatTheDataShows) {
+  const Case& c = GetParam();
+  const fs::path tmp =
+      fs::temp_directory_path() / ("kprof_golden_" + c.name + "_" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  const std::string db = (tmp / "c.db").string();
+  std::string inputs, shown_inputs;
+  for (const auto& i : c.inputs) {
+    inputs += " " + (k_captures / i).string();
+    shown_inputs += " $CAPTURES/" + i;
+  }
+  std::string text = run(tmp, "ingest c.db" + shown_inputs, "ingest " + db + inputs);
+  for (const auto& q : c.queries) text += run(tmp, "query c.db " + q, "query " + db + " " + q);
+  fs::remove_all(tmp);
+
+  const fs::path golden = k_golden / (c.name + ".txt");
+  if (std::getenv("KPROF_UPDATE_GOLDEN") != nullptr) {
+    fs::create_directories(k_golden);
+    std::ofstream(golden, std::ios::binary) << text;
+    GTEST_SKIP() << "wrote " << golden;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with KPROF_UPDATE_GOLDEN=1 once";
+  if (text != slurp(golden)) {
+    // A readable diff rather than two escaped strings.
+    const fs::path actual = fs::temp_directory_path() / ("kprof_golden_" + c.name + ".actual");
+    std::ofstream(actual, std::ios::binary) << text;
+    const fs::path diff = actual.string() + ".diff";
+    (void)std::system(
+        ("diff -u " + golden.string() + " " + actual.string() + " > " + diff.string()).c_str());
+    ADD_FAILURE() << "kprof's explanation of " << c.name << " changed (review the diff, then "
+                  << "KPROF_UPDATE_GOLDEN=1):\n"
+                  << slurp(diff);
+  }
+}
+
+const std::string u = "uLLM-project/";
+
+INSTANTIATE_TEST_SUITE_P(
+    RealCaptures, GoldenCapture,
+    ::testing::Values(
+        // FlyDSL kernel tests on MI350X (gfx950): 45 dispatches of 19 kernels, no repetition.
+        Case{"flydsl_flash_attn", {"flydsl-kernel-profiling/flash_attn_func/compute_viewer"}},
+        // The same harness, 532 dispatches of 74 kernels: a test sweep, not a generation loop.
+        Case{"flydsl_pa_mqa", {"flydsl-kernel-profiling/pa_mqa_logits_fp4/compute_viewer"}},
+        // rocprofiler-sdk's documentation sample: one invocation with trace and counters.
+        Case{"rocprofiler_sdk_docs", {"rocprofiler-sdk-docs"}},
+        // Qwen3.5-9B AQ4 on a Radeon AI PRO R9700: 1,127 set-up dispatches, then 12 runs of 928
+        // dispatches, one per roctx range of the capture's marker trace (2 warm-up, 10 measured
+        // "cold_prefill" runs of the same case): 12 repeated steps, role not established.
+        Case{"ullm_qwen35_aq4",
+             {u + "2026-07-15/qwen35-9b-aq4-production-opt-v0.1/p3/"
+                  "aq4-p3-diagnostic-rocprof-capture-v8"}},
+        // Gemma-4 attention profile with 128 prompt tokens (its rocprof stderr gives the
+        // command): weight loading, then an attention benchmark loop.
+        Case{"ullm_gemma4_reader",
+             {u + "2026-07-28/gemma4-reader-attribution-v0.1/raw/rocprof-n128"}},
+        // Gemma-4 MoE generate: 5 copy kernels, HIP API, memory copies and allocations.
+        Case{"ullm_gemma4_moe", {u + "2026-07-27/gemma4-moe-profile-v0.1/raw/moe-generate"}},
+        // SQ8 decode-attention root cause: one invocation with trace and counters.
+        Case{"ullm_sq8_rootcause",
+             {u + "2026-07-26/sq8-decode-attention-rootcause/phase0-pmc-root"}},
+        // SQ8 component profile: two traces (-o component-m8 and component-m8-evicted) in one
+        // folder and three counter captures below it.
+        Case{"ullm_sq8_component", {u + "2026-07-10/sq8-optimized-component-v0.1/profiler"}},
+        // Four separate probe captures (each trace + counters) in sibling folders.
+        Case{"ullm_sq8_probes", {u + "2026-07-26/sq8_0-attention-optimization-u-v0.1/pmc"}},
+        // A decode-attention run with stats and markers but no kernel trace, and its counters.
+        Case{"ullm_sq8_phase1_decode", {u + "2026-07-26/sq8-r9700-attention-phase1-v0.1/decode"}},
+        // Omniperf's MI300X vcopy workload: rocprofv2 output, not a rocprofv3 format.
+        Case{"omniperf_vcopy", {"omniperf/vcopy/MI300X_A1"}}),
+    [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
+
+}  // namespace
