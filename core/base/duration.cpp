@@ -6,6 +6,13 @@
 namespace kprof {
 
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
+  const auto ms = parse_duration_ms(text);
+  // 2^62 ms: far beyond any use, and rounding the double can never reach the int64 limit.
+  if (!ms || !(*ms < 4.6e18)) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<long long>(*ms + 0.5));
+}
+
+std::optional<double> parse_duration_ms(std::string_view text) {
   if (text.empty()) return std::nullopt;
   double total_ms = 0;
   size_t i = 0;
@@ -45,7 +52,7 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
     total_ms += value * scale;
     any = true;
   }
-  return std::chrono::milliseconds(static_cast<long long>(total_ms + 0.5));
+  return total_ms;
 }
 
 std::string format_duration(std::chrono::milliseconds d) {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/base/input_file.hpp"
 #include "core/base/paths.hpp"
 #include "core/base/sha256.hpp"
 #include "core/base/text.hpp"
@@ -343,7 +344,8 @@ void Parser::workload(const Entry& e, Workload& w) {
   if (const Entry* c = m->find("timeout")) {
     if (c->value.IsNull()) {
       set(w.timeout, std::optional<std::chrono::milliseconds>{}, *c);
-    } else if (auto d = m_r.duration(c->value, c->value_pos, "workload.timeout")) {
+    } else if (auto d = m_r.duration(c->value, c->value_pos, "workload.timeout",
+                                     std::chrono::hours(24 * 7), "7d")) {
       if (d->count() <= 0)
         m_r.error(c->value_pos, "workload.timeout: must be longer than 0",
                   "remove timeout for no limit");
@@ -615,7 +617,8 @@ void Parser::retry(const Entry& e, Retry& r) {
   if (!m) return;
   read_int(*m, "attempts", r.attempts, 1, 100);
   if (const Entry* c = m->find("backoff"))
-    if (auto d = m_r.duration(c->value, c->value_pos, "retry.backoff")) set(r.backoff, *d, *c);
+    if (auto d = m_r.duration(c->value, c->value_pos, "retry.backoff", std::chrono::hours(1), "1h"))
+      set(r.backoff, *d, *c);
 }
 
 void Parser::analysis(const Entry& e, Analysis& a) {
@@ -714,15 +717,12 @@ void Parser::cross_checks(const Runbook& rb, const Map& top) {
               "enable passes.trace or add passes.counters");
 }
 
+// Runbooks are a few KB; the cap stops a wrong path (a log, a symlink to /dev/zero) from being
+// read without end.
+constexpr std::uint64_t k_max_runbook_bytes = 1 << 20;
+
 std::string read_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw Error::runtime("cannot read runbook '" + file.string() + "'",
-                         "check the path and its permissions");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad())
-    throw Error::runtime("cannot read runbook '" + file.string() + "'", "check the file");
-  return text;
+  return read_input_file(file, "runbook", k_max_runbook_bytes);
 }
 
 }  // namespace
@@ -756,6 +756,14 @@ Runbook parse_runbook(std::string_view text, const fs::path& file, const LoadOpt
                        if (la != lb) return la < lb;
                        return (a.pos ? a.pos->col : 0) < (b.pos ? b.pos->col : 0);
                      });
+    if (reader.suppressed() > 0) {
+      diagnostics.push_back(
+          Diagnostic{reader.file_pos(),
+                     std::to_string(reader.suppressed()) + " more errors not shown",
+                     "fix the ones above first; only the first " +
+                         std::to_string(Reader::k_max_diagnostics) + " are listed",
+                     {}});
+    }
     throw Error(ErrorKind::input, std::move(diagnostics));
   }
   return rb;

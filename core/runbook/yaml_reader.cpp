@@ -1,8 +1,12 @@
 #include "core/runbook/yaml_reader.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <sstream>
+#include <unordered_map>
 
 #include "core/base/duration.hpp"
 #include "core/base/text.hpp"
@@ -30,6 +34,55 @@ size_t utf8_length(std::string_view s, size_t i) {
 }
 
 bool is_plain(const YAML::Node& node) { return node.Tag() == "?"; }
+
+// Where each document of a YAML stream starts, and where its root node is.
+struct DocumentMarks {
+  YAML::Mark start;
+  YAML::Mark root;
+};
+
+class DocumentScan : public YAML::EventHandler {
+ public:
+  DocumentMarks marks;
+  void OnDocumentStart(const YAML::Mark& m) override {
+    marks = DocumentMarks{m, m};
+    m_root_seen = false;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    node(m);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    node(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    node(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void node(const YAML::Mark& m) {
+    if (!m_root_seen) marks.root = m;
+    m_root_seen = true;
+  }
+  bool m_root_seen = false;
+};
+
+// At most `max` documents of `text`. Throws YAML::Exception for a syntax error.
+std::vector<DocumentMarks> scan_documents(const std::string& text, size_t max) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  std::vector<DocumentMarks> out;
+  DocumentScan scan;
+  while (out.size() < max && parser.HandleNextDocument(scan)) out.push_back(scan.marks);
+  return out;
+}
 
 std::string quote(std::string_view s) {
   constexpr size_t k_max = 40;
@@ -95,6 +148,10 @@ std::string Reader::source_line(int line) const {
 }
 
 void Reader::error(const SourcePos& pos, std::string what, std::string hint) {
+  if (m_diagnostics.size() >= k_max_diagnostics) {
+    ++m_suppressed;
+    return;
+  }
   m_diagnostics.push_back(Diagnostic{pos, std::move(what), std::move(hint), source_line(pos.line)});
 }
 
@@ -129,9 +186,31 @@ bool Reader::check_text() {
 
 std::optional<YAML::Node> Reader::parse() {
   if (!check_text()) return std::nullopt;
-  std::vector<YAML::Node> docs;
+  const std::string text(m_text);
+  YAML::Node root;
   try {
-    docs = YAML::LoadAll(std::string(m_text));
+    // yaml-cpp 0.7's LoadAll() never returns on a ',' outside brackets at the top level (`,`,
+    // ` ,`, `"x",`): its parser does not consume that token, so every call yields one more empty
+    // document at the same place and LoadAll collects them without end (3.3 GB after 3 s). So the
+    // documents are counted with the event parser first, stopping at the third, and a document
+    // that starts where the previous one started is a syntax error there.
+    std::vector<DocumentMarks> docs = scan_documents(text, 3);
+    for (size_t i = 1; i < docs.size(); ++i) {
+      if (docs[i].start.pos == docs[i - 1].start.pos) {
+        const size_t at = static_cast<size_t>(docs[i].start.pos);
+        const std::string token = at < text.size() ? text.substr(at, 1) : std::string("end");
+        error(pos_of(docs[i].start), "YAML syntax error: unexpected '" + token + "'",
+              token == "," ? "a ',' separates items only inside [ ] or { }"
+                           : "check the indentation and quoting here");
+        return std::nullopt;
+      }
+    }
+    if (docs.size() > 1) {
+      error(pos_of(docs[1].root), "more than one YAML document",
+            "a runbook is one document; remove the '---' line");
+      return std::nullopt;
+    }
+    if (!docs.empty()) root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     SourcePos pos = pos_of(e.mark);
     // yaml-cpp words a tab in the indentation many ways ("illegal map value", "illegal tab when
@@ -149,16 +228,11 @@ std::optional<YAML::Node> Reader::parse() {
     error(pos, "YAML syntax error: " + e.msg, "check the indentation and quoting here");
     return std::nullopt;
   }
-  if (docs.empty() || docs[0].IsNull()) {
+  if (!root.IsDefined() || root.IsNull()) {
     error(file_pos(), "runbook is empty", "start from runbooks/qwen3-30b-a3b-sim.yaml");
     return std::nullopt;
   }
-  if (docs.size() > 1) {
-    error(pos_of(docs[1].Mark()), "more than one YAML document",
-          "a runbook is one document; remove the '---' line");
-    return std::nullopt;
-  }
-  return docs[0];
+  return root;
 }
 
 std::string Reader::describe(const YAML::Node& node) {
@@ -199,7 +273,8 @@ std::optional<Map> Reader::map_impl(const YAML::Node& node, const SourcePos& pos
     return std::nullopt;
   }
   Map m{path, pos, {}, false, {}};
-  std::vector<std::pair<std::string, SourcePos>> seen;
+  // A hash map: a list made 100k keys take 27 s (each key compared with every earlier one).
+  std::unordered_map<std::string, SourcePos> seen;
   // Copies, not references: yaml-cpp's iterator yields a temporary pair.
   for (const auto& kv : node) {
     const YAML::Node k = kv.first;
@@ -209,14 +284,13 @@ std::optional<Map> Reader::map_impl(const YAML::Node& node, const SourcePos& pos
       continue;
     }
     const std::string key = k.Scalar();
-    auto prev =
-        std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == key; });
+    auto prev = seen.find(key);
     if (prev != seen.end()) {
       error(kp, "duplicate key '" + join_path(path, key) + "'",
             "first written at line " + std::to_string(prev->second.line) + "; keep one");
       continue;
     }
-    seen.emplace_back(key, kp);
+    seen.emplace(key, kp);
     if (known && std::find(known->begin(), known->end(), key) == known->end()) {
       const std::string meant = suggest(key, *known);
       std::string hint = meant.empty() ? std::string() : did_you_mean({meant});
@@ -304,18 +378,25 @@ std::optional<std::uint64_t> Reader::uint64(const YAML::Node& node, const Source
 
 std::optional<std::chrono::milliseconds> Reader::duration(const YAML::Node& node,
                                                           const SourcePos& pos,
-                                                          const std::string& path) {
+                                                          const std::string& path,
+                                                          std::chrono::milliseconds max,
+                                                          std::string_view max_text) {
   if (!node.IsScalar()) {
     type_error(node, pos, path, "a duration", "write e.g. 90s, 30m, 1h30m or 250ms");
     return std::nullopt;
   }
-  auto d = parse_duration(node.Scalar());
-  if (!d) {
+  const auto ms = parse_duration_ms(node.Scalar());
+  if (!ms) {
     error(pos, path + ": " + quote(node.Scalar()) + " is not a duration",
           "write e.g. 90s, 30m, 1h30m or 250ms");
     return std::nullopt;
   }
-  return d;
+  if (*ms > static_cast<double>(max.count())) {
+    error(pos, path + ": " + quote(node.Scalar()) + " is too long",
+          "write at most " + std::string(max_text));
+    return std::nullopt;
+  }
+  return parse_duration(node.Scalar());
 }
 
 std::optional<size_t> Reader::choice(const YAML::Node& node, const SourcePos& pos,

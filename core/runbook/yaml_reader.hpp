@@ -49,6 +49,10 @@ class Reader {
   void error(const SourcePos& pos, std::string what, std::string hint = {});
   bool ok() const { return m_diagnostics.empty(); }
   std::vector<Diagnostic> take() { return std::move(m_diagnostics); }
+  // Errors past the first k_max_diagnostics are counted, not kept: a file of 100k bad keys gives
+  // a readable answer, not 100k lines.
+  static constexpr size_t k_max_diagnostics = 100;
+  size_t suppressed() const { return m_suppressed; }
   std::string source_line(int line) const;
 
   // nullopt (error recorded) when `node` is not a map. `known` lists the keys in documentation
@@ -70,8 +74,11 @@ class Reader {
                                    const std::string& path, long long min, long long max);
   std::optional<std::uint64_t> uint64(const YAML::Node& node, const SourcePos& pos,
                                       const std::string& path);
+  // Longer than `max` is an error ("is too long (write at most <max_text>)").
   std::optional<std::chrono::milliseconds> duration(const YAML::Node& node, const SourcePos& pos,
-                                                    const std::string& path);
+                                                    const std::string& path,
+                                                    std::chrono::milliseconds max,
+                                                    std::string_view max_text);
   // One of `names` (exact spelling); returns its index.
   std::optional<size_t> choice(const YAML::Node& node, const SourcePos& pos,
                                const std::string& path, const std::vector<std::string>& names);
@@ -100,6 +107,7 @@ class Reader {
   std::string m_file;
   std::vector<std::string_view> m_lines;
   std::vector<Diagnostic> m_diagnostics;
+  size_t m_suppressed = 0;
 };
 
 // The likeliest meant name among `known`: the nearest by edit distance, else the longest shared

@@ -22,6 +22,14 @@ TEST(DurationTest, Rejects) {
   EXPECT_FALSE(parse_duration("1h30"));
 }
 
+// 1000000000000000h is 3.6e21 ms: it used to wrap to a negative count ("must be longer than 0").
+TEST(DurationTest, TooLongForMillisecondsIsNotADuration) {
+  EXPECT_FALSE(parse_duration("1000000000000000h"));
+  EXPECT_FALSE(parse_duration("99999999999999999999999999999999s"));
+  EXPECT_EQ(parse_duration_ms("1000000000000000h"), 3.6e21);
+  EXPECT_EQ(parse_duration("1000000000000h"), milliseconds(3'600'000'000'000'000'000LL));
+}
+
 TEST(DurationTest, Formats) {
   EXPECT_EQ(format_duration(milliseconds(850)), "850ms");
   EXPECT_EQ(format_duration(milliseconds(4200)), "4.2s");
