@@ -1,32 +1,61 @@
-// `kprof plan RUNBOOK`: the counter passes a runbook needs, their block occupancy, the lower bound
-// and the exact rocprofv3 command line of every pass. Plans only; runs nothing.
+// `kprof plan RUNBOOK`: the counter passes a runbook needs, their block occupancy, the lower bound,
+// and every pass's exact command line and environment delta, trace pass included: the same use
+// case `kprof run` launches from (core/exec/pass_plan.hpp). Plans only; runs no pass (it does run
+// `<profiler> --version`, as `kprof run` does, because the command lines depend on it).
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "apps/kprof/command.hpp"
 #include "core/base/text.hpp"
-#include "core/hw/metric_set.hpp"
-#include "core/hw/target.hpp"
-#include "core/plan/plan.hpp"
-#include "core/plan/rocprof_command.hpp"
-#include "core/plan/runbook_request.hpp"
+#include "core/exec/gpu_list.hpp"
+#include "core/exec/gpu_select.hpp"
+#include "core/exec/pass_plan.hpp"
 #include "core/runbook/runbook.hpp"
 
 namespace {
 
 using namespace kprof;
 
+// The id `kprof run` would give the next run of this database: the commands hold it in paths.
+int64_t next_run_id(const std::filesystem::path& db_path) {
+  if (!std::filesystem::exists(db_path)) return 1;
+  try {
+    store::CaptureDb db(db_path, store::OpenMode::read_only);
+    const auto last = db.find_last_run();
+    return last ? last->id + 1 : 1;
+  } catch (const Error&) {
+    return 1;  // unreadable or older schema: `run` will report it; the plan stays useful
+  }
+}
+
+nlohmann::ordered_json env_json(const store::EnvDelta& env) {
+  auto a = nlohmann::ordered_json::array();
+  for (const auto& [k, v] : env) a.push_back({k, v});
+  return a;
+}
+
+std::string env_line(const store::EnvDelta& env) {
+  std::string s;
+  for (const auto& [k, v] : env) s += (s.empty() ? "" : " ") + k + "=" + shell_quote(v);
+  return s.empty() ? "(none)" : s;
+}
+
 int cmd_plan(const app::Args& args) {
   namespace po = app::po;
   po::options_description opts("options");
   opts.add_options()("format", po::value<std::string>()->default_value("text"), "text or json")(
+      "simulate", "plan for the rocprofv3 test double, as `kprof run --simulate` runs")(
+      "gpus", po::value<std::string>(), "show each GPU slot's environment, as `kprof run --gpus`")(
+      "db", po::value<std::string>(), "capture database (default: the runbook's `database`)")(
       "node-budget", po::value<std::uint64_t>()->default_value(plan::PlanOptions{}.node_budget),
       "search nodes before the planner stops and reports its best plan as not proved")(
       "runbook", po::value<std::string>(), "the runbook (.yaml)");
   po::positional_options_description pos;
   pos.add("runbook", 1);
-  auto vm = app::parse_args("plan", "RUNBOOK [--format text|json]", args, opts, pos);
+  auto vm =
+      app::parse_args("plan", "RUNBOOK [--format text|json] [--simulate] [--gpus LIST] [--db PATH]",
+                      args, opts, pos);
   if (!vm) return 0;
   if (!vm->count("runbook"))
     throw Error::input("no runbook given", "write 'kprof plan path/to/runbook.yaml'");
@@ -35,116 +64,139 @@ int cmd_plan(const app::Args& args) {
     throw Error::input("unknown format '" + format + "'", "use --format text or --format json");
 
   const runbook::Runbook rb = runbook::load_runbook((*vm)["runbook"].as<std::string>());
-  const hw::Target target = hw::Target::load_arch(rb.target.arch.value);
-  if (!rb.passes.counters.enabled.value)
-    throw Error(ErrorKind::input,
-                runbook::diagnostic(rb, rb.passes.counters.enabled.pos,
-                                    "the runbook asks for no counter passes",
-                                    "add passes.counters.metric_sets or passes.counters.counters"));
-  std::vector<hw::MetricSet> sets;
-  const auto known_sets = hw::metric_set_names();
-  for (const auto& s : rb.passes.counters.metric_sets.value)
-    if (std::find(known_sets.begin(), known_sets.end(), s.value) != known_sets.end())
-      sets.push_back(hw::load_metric_set_named(s.value, target));
-  const plan::Request request = plan::request_from_runbook(rb, target, sets);
-
-  plan::PlanOptions options;
-  options.node_budget = (*vm)["node-budget"].as<std::uint64_t>();
-  const auto t0 = std::chrono::steady_clock::now();
-  const plan::Plan p = plan::plan_passes(target, request, options);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const plan::Plan baseline = plan::first_fit_plan(target, request);
-
-  // Kernels picked from the trace pass are only known after it ran: shown as a placeholder.
-  std::optional<std::string> include;
-  if (const auto& ft = rb.passes.counters.kernels.from_trace)
-    include = "<top " + std::to_string(ft->top.value) + " kernels of the trace pass>";
-  std::vector<std::vector<std::string>> argvs;
-  for (size_t i = 0; i < p.passes.size(); ++i) {
-    std::filesystem::path dir = rb.captures.value / ("counters-" + std::to_string(i + 1));
-    argvs.push_back(plan::rocprof_argv(
-        plan::pass_command_from_runbook(rb, p.passes[i].counters, dir, "counters", include)));
-  }
-  const bool met = static_cast<int>(p.passes.size()) == p.lower_bound;
-  const std::string proof = p.optimal ? "optimal (proved)"
-                            : p.time_capped
-                                ? "best found before the search budget ran out (not proved)"
-                                : "not proved";
+  const auto backend = exec::make_profiler_backend(rb, {vm->count("simulate") > 0, std::nullopt});
+  std::vector<int> gpus;
+  if (vm->count("gpus")) gpus = exec::parse_gpu_list((*vm)["gpus"].as<std::string>());
+  const auto slot_envs = exec::gpu_slot_envs(gpus, rb, exec::current_environment());
+  const auto db_path =
+      vm->count("db") ? std::filesystem::path((*vm)["db"].as<std::string>()) : rb.database.value;
+  const int64_t run_id = next_run_id(db_path);
+  exec::RunPlanOptions ro;
+  ro.planner.node_budget = (*vm)["node-budget"].as<std::uint64_t>();
+  ro.filter_placeholder = "<decided after the trace pass>";
+  const exec::RunPlan rp = exec::plan_run(rb, *backend, run_id, ro);
+  const auto& version = backend->version();
 
   if (format == "json") {
-    nlohmann::ordered_json j = {{"runbook", rb.source.string()},
-                                {"arch", target.arch()},
-                                {"requested_counters", request.counters.size()},
-                                {"distinct_events", p.distinct_events},
-                                {"lower_bound", p.lower_bound},
-                                {"lower_bound_reason", p.lower_bound_reason},
-                                {"meets_lower_bound", met},
-                                {"optimal", p.optimal},
-                                {"time_capped", p.time_capped},
-                                {"proved_at_least", p.proved_at_least},
-                                {"search_nodes", p.nodes},
-                                {"split_ratio_groups", p.split_groups},
-                                {"ratio_groups", request.groups.size()},
-                                {"first_fit_passes", baseline.passes.size()},
-                                {"passes", nlohmann::ordered_json::array()}};
-    for (size_t i = 0; i < p.passes.size(); ++i) {
-      const auto& pass = p.passes[i];
+    nlohmann::ordered_json j = {
+        {"runbook", rb.source.string()},     {"arch", rb.target.arch.value},
+        {"profiler", backend->executable()}, {"simulated", backend->simulated()},
+        {"profiler_version", version.text},  {"run_id", run_id}};
+    if (rp.counters) {
+      const auto& c = *rp.counters;
+      const auto& p = c.plan;
+      const plan::Plan baseline = plan::first_fit_plan(c.target, c.request);
+      j["requested_counters"] = c.request.counters.size();
+      j["distinct_events"] = p.distinct_events;
+      j["lower_bound"] = p.lower_bound;
+      j["lower_bound_reason"] = p.lower_bound_reason;
+      j["meets_lower_bound"] = static_cast<int>(p.passes.size()) == p.lower_bound;
+      j["optimal"] = p.optimal;
+      j["time_capped"] = p.time_capped;
+      j["proved_at_least"] = p.proved_at_least;
+      j["search_nodes"] = p.nodes;
+      j["split_ratio_groups"] = p.split_groups;
+      j["ratio_groups"] = c.request.groups.size();
+      j["first_fit_passes"] = baseline.passes.size();
+    }
+    j["passes"] = nlohmann::ordered_json::array();  // the counter passes, as planned
+    j["commands"] = nlohmann::ordered_json::array();
+    for (const auto& cmd : rp.passes) {
+      j["commands"].push_back({{"ordinal", cmd.ordinal},
+                               {"kind", std::string(store::to_string(cmd.kind))},
+                               {"argv", cmd.argv},
+                               {"env", env_json(cmd.env)},
+                               {"output_dir", cmd.output_dir.string()},
+                               {"log", cmd.log_path.string()}});
+      if (cmd.kind != store::PassKind::counters || !rp.counters) continue;
+      const auto& pass = rp.counters->plan.passes.at(static_cast<size_t>(cmd.ordinal - 1));
       nlohmann::ordered_json events = nlohmann::ordered_json::array();
       for (const auto& e : pass.events) events.push_back(e.str());
       nlohmann::ordered_json occupancy = nlohmann::ordered_json::object();
-      for (const auto& b : target.blocks()) {
+      for (const auto& b : rp.counters->target.blocks()) {
         auto it = pass.used.find(b.name);
         if (it != pass.used.end())
           occupancy[b.name] = {{"used", it->second}, {"limit", b.counters_per_pass}};
       }
-      j["passes"].push_back({{"index", i + 1},
+      j["passes"].push_back({{"index", cmd.ordinal},
                              {"counters", pass.counters},
                              {"events", events},
                              {"occupancy", occupancy},
-                             {"argv", argvs[i]}});
+                             {"argv", cmd.argv}});
     }
+    if (rp.filter_after_trace) j["kernel_filter_after_trace"] = *rp.filter_after_trace;
+    j["gpu_slots"] = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < slot_envs.size(); ++i)
+      j["gpu_slots"].push_back({{"gpu", gpus[i]}, {"env", env_json(slot_envs[i])}});
     std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return 0;
   }
 
   std::cout << "plan for " << rb.name.value << " (" << rb.source.string() << "), target "
-            << target.arch() << "\n";
-  std::vector<std::string> what;
-  if (!rb.passes.counters.metric_sets.value.empty()) {
-    std::vector<std::string> names;
-    for (const auto& s : rb.passes.counters.metric_sets.value) names.push_back(s.value);
-    what.push_back("metric sets " + join(names, ", "));
+            << rb.target.arch.value << "\n";
+  std::cout << "profiler: " << backend->executable() << ", " << version.summary()
+            << (backend->simulated() ? " — SIMULATED (test double)" : "") << "\n";
+  if (rp.counters) {
+    const auto& c = *rp.counters;
+    const auto& p = c.plan;
+    std::vector<std::string> what;
+    if (!rb.passes.counters.metric_sets.value.empty()) {
+      std::vector<std::string> names;
+      for (const auto& s : rb.passes.counters.metric_sets.value) names.push_back(s.value);
+      what.push_back("metric sets " + join(names, ", "));
+    }
+    if (!rb.passes.counters.counters.value.empty())
+      what.push_back(std::to_string(rb.passes.counters.counters.value.size()) + " counters");
+    if (!rb.passes.counters.pins.value.empty())
+      what.push_back(std::to_string(rb.passes.counters.pins.value.size()) +
+                     (rb.passes.counters.pins.value.size() == 1 ? " pin" : " pins"));
+    const bool met = static_cast<int>(p.passes.size()) == p.lower_bound;
+    const std::string proof = p.optimal ? "optimal (proved)"
+                              : p.time_capped
+                                  ? "best found before the search budget ran out (not proved)"
+                                  : "not proved";
+    std::cout << "requested: " << join(what, "; ") << " -> " << c.request.counters.size()
+              << " counters, " << p.distinct_events << " hardware events\n";
+    std::cout << "passes: " << p.passes.size() << "   lower bound: " << p.lower_bound << " ("
+              << p.lower_bound_reason << ")   "
+              << (met ? "meets the lower bound" : "above the lower bound") << ", " << proof << "\n";
+    if (!p.optimal && p.proved_at_least > p.lower_bound)
+      std::cout << "proved: at least " << p.proved_at_least << " passes are needed\n";
+    std::cout << "rocprofiler-compute first-fit on the same counters: "
+              << plan::first_fit_plan(c.target, c.request).passes.size() << " passes\n";
+    if (!c.request.groups.empty())
+      std::cout << "ratio metrics split across passes: " << p.split_groups << " of "
+                << c.request.groups.size() << "\n";
+    std::cout << "planning time: " << static_cast<long>(c.planning_ms + 0.5) << " ms, " << p.nodes
+              << " search nodes\n";
+  } else {
+    std::cout << "no counter passes (the runbook asks for none)\n";
   }
-  if (!rb.passes.counters.counters.value.empty())
-    what.push_back(std::to_string(rb.passes.counters.counters.value.size()) + " counters");
-  if (!rb.passes.counters.pins.value.empty())
-    what.push_back(std::to_string(rb.passes.counters.pins.value.size()) +
-                   (rb.passes.counters.pins.value.size() == 1 ? " pin" : " pins"));
-  std::cout << "requested: " << join(what, "; ") << " -> " << request.counters.size()
-            << " counters, " << p.distinct_events << " hardware events\n";
-  std::cout << "passes: " << p.passes.size() << "   lower bound: " << p.lower_bound << " ("
-            << p.lower_bound_reason << ")   "
-            << (met ? "meets the lower bound" : "above the lower bound") << ", " << proof << "\n";
-  if (!p.optimal && p.proved_at_least > p.lower_bound)
-    std::cout << "proved: at least " << p.proved_at_least << " passes are needed\n";
-  std::cout << "rocprofiler-compute first-fit on the same counters: " << baseline.passes.size()
-            << " passes\n";
-  if (!request.groups.empty())
-    std::cout << "ratio metrics split across passes: " << p.split_groups << " of "
-              << request.groups.size() << "\n";
-  std::cout << "planning time: " << static_cast<long>(ms + 0.5) << " ms, " << p.nodes
-            << " search nodes\n";
-  for (size_t i = 0; i < p.passes.size(); ++i) {
-    std::cout << "\npass " << i + 1 << "/" << p.passes.size() << "   "
-              << plan::occupancy_text(target, p.passes[i])
-              << "\n  counters: " << join(p.passes[i].counters, " ")
-              << "\n  command:  " << shell_join(argvs[i]) << "\n";
+  std::cout << "\ncommands of run " << run_id << " in " << db_path.string()
+            << ", exactly as `kprof run` launches them";
+  if (rp.filter_after_trace)
+    std::cout << ";\ncounter passes' kernel filter: " << *rp.filter_after_trace;
+  std::cout << "\n";
+  for (const auto& cmd : rp.passes) {
+    if (cmd.kind == store::PassKind::trace) {
+      std::cout << "\npass 0 (kernel trace)";
+    } else {
+      const auto& pass = rp.counters->plan.passes.at(static_cast<size_t>(cmd.ordinal - 1));
+      std::cout << "\npass " << cmd.ordinal << "/" << rp.counters->plan.passes.size() << "   "
+                << plan::occupancy_text(rp.counters->target, pass)
+                << "\n  counters: " << join(pass.counters, " ");
+    }
+    std::cout << "\n  command:  " << shell_join(cmd.argv) << "\n  env:      " << env_line(cmd.env)
+              << "\n";
   }
+  for (size_t i = 0; i < slot_envs.size(); ++i)
+    std::cout << (i ? "" : "\n") << "GPU slot " << gpus[i] << " adds: " << env_line(slot_envs[i])
+              << "\n";
   return 0;
 }
 
 }  // namespace
 
-KPROF_COMMAND("plan", "show the counter passes a runbook needs and their rocprofv3 commands",
+KPROF_COMMAND("plan",
+              "show the passes a runbook needs and each one's exact profiler command and env",
               cmd_plan);

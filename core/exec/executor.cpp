@@ -18,17 +18,15 @@
 #include "core/base/sha256.hpp"
 #include "core/base/text.hpp"
 #include "core/exec/failure.hpp"
+#include "core/exec/gpu_select.hpp"
 #include "core/exec/kernel_selection.hpp"
-#include "core/exec/pass_command.hpp"
+#include "core/exec/pass_plan.hpp"
 #include "core/exec/process_runner.hpp"
+#include "core/exec/profiler_backend.hpp"
 #include "core/exec/progress.hpp"
 #include "core/exec/run_lock.hpp"
 #include "core/exec/text_diff.hpp"
-#include "core/hw/metric_set.hpp"
-#include "core/hw/target.hpp"
 #include "core/ingest/discover.hpp"
-#include "core/plan/plan.hpp"
-#include "core/plan/runbook_request.hpp"
 
 namespace kprof::exec {
 namespace {
@@ -40,29 +38,19 @@ using store::PassState;
 
 std::ostream& out_of(const ExecOptions& o) { return o.out ? *o.out : std::cout; }
 
-// Where a pass writes. The folder is emptied before every attempt: rocprofv3 names files by pid
-// (%pid%), so an earlier attempt's files would otherwise be ingested with the new ones.
-fs::path run_dir(const runbook::Runbook& rb, int64_t run_id) {
-  return rb.captures.value / ("run-" + std::to_string(run_id));
-}
-fs::path pass_dir(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal) {
-  return run_dir(rb, run_id) / ("pass-" + std::to_string(ordinal));
-}
-fs::path pass_log(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal) {
-  return run_dir(rb, run_id) / "logs" / ("pass-" + std::to_string(ordinal) + ".log");
-}
+// The pass folder is emptied before every attempt: rocprofv3 names files by pid (%pid%), so an
+// earlier attempt's files would otherwise be ingested with the new ones (paths: pass_plan.hpp).
+
 // "<pgid> <start time>" of the pass's running process, so a resume after kill -9 of kprof can stop
 // the orphaned profiler before it re-runs the pass into the same folder.
 fs::path pass_owner_file(const fs::path& log) { return log.string() + ".pgid"; }
-
-// rocprofv3's default prefix (facts/rocprofv3.md §2.1); ingest reads the pid from it.
-const char* k_output_name = "%hostname%/%pid%";
 
 struct Job {
   int64_t pass_id = 0;
   int64_t ordinal = 0;
   PassKind kind = PassKind::trace;
   std::vector<std::string> counters;
+  PassRequest request;  // what the backend built the command from (and classifies against)
   std::vector<std::string> argv;
   int tries = 0;             // attempts started by this kprof process
   std::string last_failure;  // why the previous attempt failed, when this one is a retry
@@ -78,13 +66,14 @@ struct Finished {
 
 class Driver {
  public:
-  Driver(store::CaptureDb& db, const runbook::Runbook& rb, const Backend& backend, int64_t run_id,
-         const ExecOptions& options)
+  Driver(store::CaptureDb& db, const runbook::Runbook& rb, const ProfilerBackend& backend,
+         int64_t run_id, const ExecOptions& options)
       : m_db(db),
         m_rb(rb),
         m_backend(backend),
         m_run_id(run_id),
         m_options(options),
+        m_slot_env(gpu_slot_envs(options.gpus, rb, current_environment())),
         m_host(host_name()),
         m_progress(out_of(options), options.tty.value_or(::isatty(STDOUT_FILENO) == 1),
                    options.quiet) {}
@@ -103,8 +92,7 @@ class Driver {
 
     bool trace_ok = trace == nullptr || trace->state == PassState::done;
     if (trace && trace->state == PassState::planned) {
-      Job j = job_of(*trace);
-      j.argv = trace_pass_argv(m_rb, m_backend, pass_dir(m_rb, m_run_id, j.ordinal), k_output_name);
+      Job j = job_of(*trace, std::nullopt);
       run_jobs({j}, 1);
       trace_ok = m_db.find_pass(trace->id)->state == PassState::done;
     }
@@ -117,6 +105,18 @@ class Driver {
             select_kernels(m_rb.passes.counters.kernels, kernel_totals(m_db, trace->id));
         m_db.set_selected_kernels(m_run_id, sel.kernels);
         include_regex = sel.include_regex;
+        if (!include_regex && m_backend.counters_count_outside_regions()) {
+          // This profiler counts outside the selected region too (rocprofv3_version.hpp): keep
+          // counter passes to the kernels the trace saw inside it. Launches of the same kernels
+          // before the region (the warm-up) are still counted; the join leaves them unmatched.
+          std::vector<std::string> names;
+          if (!sel.kernels.empty()) {
+            for (const auto& k : sel.kernels) names.push_back(k.name);
+          } else {
+            for (const auto& t : kernel_totals(m_db, trace->id)) names.push_back(t.name);
+          }
+          if (!names.empty()) include_regex = exact_names_regex(names);
+        }
         if (!sel.kernels.empty()) {
           m_progress.message("kernels of interest: " + std::to_string(sel.kernels.size()) + " (" +
                              sel.kernels.front().reason + ")");
@@ -135,10 +135,7 @@ class Driver {
       std::vector<Job> jobs;
       for (const auto& p : m_db.list_passes(m_run_id)) {
         if (p.kind != PassKind::counters || p.state != PassState::planned) continue;
-        Job j = job_of(p);
-        j.argv = counter_pass_argv(m_rb, m_backend, p.counters, pass_dir(m_rb, m_run_id, p.ordinal),
-                                   k_output_name, include_regex);
-        jobs.push_back(std::move(j));
+        jobs.push_back(job_of(p, include_regex));
       }
       const size_t slots = m_options.gpus.empty() ? 1 : m_options.gpus.size();
       run_jobs(std::move(jobs), slots);
@@ -147,12 +144,17 @@ class Driver {
   }
 
  private:
-  Job job_of(const store::PassInfo& p) {
+  // The pass's command, built by the same use case `kprof plan` prints (pass_plan.hpp).
+  Job job_of(const store::PassInfo& p, const std::optional<std::string>& include_regex) {
+    const PlannedCommand c =
+        pass_command(m_rb, m_backend, m_run_id, p.ordinal, p.kind, p.counters, include_regex);
     Job j;
     j.pass_id = p.id;
     j.ordinal = p.ordinal;
     j.kind = p.kind;
     j.counters = p.counters;
+    j.request = c.request;
+    j.argv = c.argv;
     return j;
   }
 
@@ -161,9 +163,9 @@ class Driver {
     s.argv = j.argv;
     // The profiler itself is never run through a shell; `shell: true` already made the
     // application `/bin/sh -c LINE` (core/plan).
-    for (const auto& [k, v] : m_backend.env) s.env[k] = v;
-    if (!m_options.gpus.empty()) {
-      for (const auto& [k, v] : gpu_env(m_options.gpus[slot])) s.env[k] = v;
+    for (const auto& [k, v] : m_backend.env()) s.env[k] = v;
+    if (slot < m_slot_env.size()) {
+      for (const auto& [k, v] : m_slot_env[slot]) s.env[k] = v;
     }
     s.cwd = m_rb.workload.cwd.value;
     s.log_path = pass_log(m_rb, m_run_id, j.ordinal);
@@ -278,10 +280,17 @@ class Driver {
     if (r.signal == 0) t.exit_code = r.exit_code;
     if (r.signal != 0) t.signal = r.signal;
     t.log_excerpt = r.log_tail;
-    Failure failure = classify(r, j.counters);
+    Failure failure = m_backend.classify(r, j.request);
     if (failure.kind == FailureKind::none) {
       try {
         ingest(j);
+        failure = judge_capture(j);
+      } catch (const Error& e) {
+        // The profiler exited 0 but left unreadable or no output (a crash in its finalizer, a
+        // full disk): another attempt may write it whole.
+        failure = {FailureKind::transient, std::string("ingest failed: ") + e.what()};
+      }
+      if (failure.kind == FailureKind::none) {
         t.state = PassState::done;
         t.reason = j.last_failure.empty() ? std::string()
                                           : "succeeded on attempt " + std::to_string(j.tries) +
@@ -289,11 +298,9 @@ class Driver {
         m_db.set_pass_state(j.pass_id, t);
         m_progress.pass_finished(j.ordinal, "done", r.duration, "");
         return std::nullopt;
-      } catch (const Error& e) {
-        // The profiler exited 0 but left unreadable or no output (a crash in its finalizer, a
-        // full disk): another attempt may write it whole.
-        failure = {FailureKind::transient, std::string("ingest failed: ") + e.what()};
       }
+      // Ingested but judged empty: its rows go, so the pass holds nothing it did not measure.
+      m_db.clear_pass_rows(j.pass_id);
     }
     if (failure.kind == FailureKind::interrupted) {
       t.state = PassState::interrupted;
@@ -322,6 +329,31 @@ class Driver {
     return std::nullopt;
   }
 
+  // A pass whose profiler exited 0 but that holds nothing measured is a failure with a cause, not
+  // a success: under --selected-regions that is the signature of a region opened in a process
+  // that launched no kernel (vLLM V1 runs the model in its EngineCore process), or of a profiler
+  // that ignored the region markers. Retrying the same command gives the same empty capture.
+  Failure judge_capture(const Job& j) {
+    const auto counts = m_db.row_counts(j.pass_id);
+    const bool regions = m_rb.profiler.selected_regions.value;
+    if (j.kind == PassKind::trace && counts.dispatches == 0) {
+      return {FailureKind::deterministic,
+              regions ? "no dispatch recorded inside the selected region: the process that "
+                        "launched kernels never called roctxProfilerResume (or the profiler "
+                        "ignored it)"
+                      : "no dispatch recorded: the workload launched no GPU kernel"};
+    }
+    if (j.kind == PassKind::counters && counts.counter_values == 0) {
+      return {FailureKind::deterministic,
+              std::string("no counter row for any kernel of interest") +
+                  (regions ? " inside the selected region: the process that launched kernels "
+                             "never called roctxProfilerResume, or no kernel of interest ran "
+                             "there"
+                           : ": no kernel of interest ran, or the kernel filter matched none")};
+    }
+    return {};
+  }
+
   void ingest(const Job& j) {
     const fs::path dir = pass_dir(m_rb, m_run_id, j.ordinal);
     ingest::Discovery found = ingest::discover({dir.string()});
@@ -334,7 +366,7 @@ class Driver {
     ExecResult res;
     res.run_id = m_run_id;
     res.db = m_db.path();
-    res.simulated = m_backend.simulated;
+    res.simulated = m_backend.simulated();
     for (const auto& p : m_db.list_passes(m_run_id)) {
       ++res.passes;
       if (p.state == PassState::done) ++res.done;
@@ -357,9 +389,10 @@ class Driver {
 
   store::CaptureDb& m_db;
   const runbook::Runbook& m_rb;
-  const Backend& m_backend;
+  const ProfilerBackend& m_backend;
   int64_t m_run_id;
   const ExecOptions& m_options;
+  std::vector<store::EnvDelta> m_slot_env;  // --gpus: the variables of each GPU slot
   std::string m_host;
   Progress m_progress;
   bool m_selection_failed = false;
@@ -386,21 +419,14 @@ void print_summary(std::ostream& os, store::CaptureDb& db, const ExecResult& r) 
   os << "database: " << r.db.string() << "\n";
 }
 
-plan::Plan plan_of(const runbook::Runbook& rb) {
-  const hw::Target target = hw::Target::load_arch(rb.target.arch.value);
-  std::vector<hw::MetricSet> sets;
-  for (const auto& s : rb.passes.counters.metric_sets.value) {
-    sets.push_back(hw::load_metric_set_named(s.value, target));
-  }
-  return plan::plan_passes(target, plan::request_from_runbook(rb, target, sets));
-}
-
 }  // namespace
 
 ExecResult run_runbook(const runbook::Runbook& rb, const ExecOptions& options) {
-  const Backend backend = make_backend(rb, options.simulate);
-  plan::Plan plan;
-  if (rb.passes.counters.enabled.value) plan = plan_of(rb);
+  const auto backend = make_profiler_backend(rb, {options.simulate, std::nullopt});
+  // Planned before the database is touched: a bad runbook or plan leaves no trace. The commands
+  // are made again with the run's id once it exists (their paths hold it).
+  const RunPlan rp = plan_run(rb, *backend, 0);
+  gpu_slot_envs(options.gpus, rb, current_environment());  // refuses a bad --gpus setting early
 
   const fs::path db_path = options.db.value_or(rb.database.value);
   install_interrupt_handlers();
@@ -414,40 +440,27 @@ ExecResult run_runbook(const runbook::Runbook& rb, const ExecOptions& options) {
   nr.runbook_text = rb.text;
   nr.host = host_name();
   nr.kprof_version = KPROF_VERSION;
-  nr.simulated = backend.simulated;
-  nr.seed = backend.seed;
+  nr.simulated = backend->simulated();
+  nr.seed = backend->seed();
+  nr.profiler_version = backend->version().text;
   const int64_t run_id = db.create_run(nr);
   lock_run_row(db, run_id);
 
-  int64_t ordinal = 0;
-  if (rb.passes.trace.enabled.value) {
+  // A counter pass's include regex from the trace is not known yet; each attempt records the
+  // exact command line that ran.
+  for (const auto& c : commands_for_run(rp, rb, *backend, run_id)) {
     store::PlannedPass p;
-    p.ordinal = ordinal++;
-    p.kind = PassKind::trace;
-    p.argv = trace_pass_argv(rb, backend, pass_dir(rb, run_id, p.ordinal), k_output_name);
-    p.env = backend.env;
-    p.output_dir = pass_dir(rb, run_id, p.ordinal).string();
-    p.log_path = pass_log(rb, run_id, p.ordinal).string();
-    db.add_planned_pass(run_id, p);
-  } else {
-    ordinal = 1;  // ordinal 0 is the trace pass's, even when there is none
-  }
-  for (const auto& pass : plan.passes) {
-    store::PlannedPass p;
-    p.ordinal = ordinal++;
-    p.kind = PassKind::counters;
-    p.counters = pass.counters;
-    // The include regex of kernels chosen from the trace is not known yet; the log of each
-    // attempt records the exact command line that ran.
-    p.argv = counter_pass_argv(rb, backend, pass.counters, pass_dir(rb, run_id, p.ordinal),
-                               k_output_name, std::nullopt);
-    p.env = backend.env;
-    p.output_dir = pass_dir(rb, run_id, p.ordinal).string();
-    p.log_path = pass_log(rb, run_id, p.ordinal).string();
+    p.ordinal = c.ordinal;
+    p.kind = c.kind;
+    p.counters = c.request.counters;
+    p.argv = c.argv;
+    p.env = c.env;
+    p.output_dir = c.output_dir.string();
+    p.log_path = c.log_path.string();
     db.add_planned_pass(run_id, p);
   }
 
-  Driver driver(db, rb, backend, run_id, options);
+  Driver driver(db, rb, *backend, run_id, options);
   ExecResult r = driver.drive();
   db.unlock_run(run_id, ::getpid(), host_name());
   print_summary(out_of(options), db, r);
@@ -495,8 +508,11 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
     }
   }
 
-  // The backend the run was recorded with: a simulated run stays simulated.
-  const Backend backend = make_backend(rb, run->simulated);
+  // The backend the run was recorded with: a simulated run stays simulated, and the recorded
+  // profiler version gives the command lines the run started with.
+  std::optional<std::string> recorded_version;
+  if (!run->profiler_version.empty()) recorded_version = run->profiler_version;
+  const auto backend = make_profiler_backend(rb, {run->simulated, recorded_version});
   lock_run_row(db, run->id);
   db.set_run_status(run->id, store::RunStatus::running);
 
@@ -530,7 +546,7 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
     }
   }
 
-  Driver driver(db, rb, backend, run->id, options);
+  Driver driver(db, rb, *backend, run->id, options);
   ExecResult r = driver.drive();
   db.unlock_run(run->id, ::getpid(), host_name());
   print_summary(out_of(options), db, r);

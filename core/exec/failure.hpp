@@ -1,9 +1,9 @@
 // How a failed pass attempt is classified: whether retrying can help, and the reason stored in the
-// database and printed by `kprof status`.
+// database and printed by `kprof status`. These are the rules that hold for any profiler; a
+// backend (profiler_backend.hpp) adds what it knows about its own failures first.
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "core/exec/process_runner.hpp"
 
@@ -21,14 +21,8 @@ struct Failure {
   std::string reason;  // one line, e.g. "counters exceed hardware limits: SQ_WAVES, ..."
 };
 
-// `counters` are the pass's requested counters, named in the error-38 message so the user knows
-// which set the GPU refused.
-Failure classify(const RunResult& result, const std::vector<std::string>& counters);
-
-// The rocprofiler-sdk text of ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT as rocprofv3 logs it before
-// abort() (shared/facts/rocprofv3.md §3; source: ROCm/rocm-systems
-// projects/rocprofiler-sdk/source/lib/rocprofiler-sdk-tool/tool.cpp, release/rocm-rel-7.0).
-bool log_shows_error_38(const std::string& log_tail);
+// Interrupted, ok, timed out, exit 2 (usage error: deterministic), anything else transient.
+Failure classify_generic(const RunResult& result);
 
 const char* failure_kind_name(FailureKind kind);
 

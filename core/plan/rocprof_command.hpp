@@ -1,11 +1,14 @@
-// The exact rocprofv3 command line of one counter pass, as an argv vector. A pure function: the
-// executor (core/exec) runs it, `kprof plan` prints it.
-//   rocprofv3 --pmc A B -d DIR -o NAME -f csv [--kernel-include-regex RE] [--kernel-exclude-regex
-//   RE]
-//             [--kernel-iteration-range R] [--selected-regions] [-T] [-A MODE] [extra...] -- app
-//             args
-// `--pmc` takes any number of values (argparse nargs="*"), so the options after it end its list
-// and `--` keeps the application's own arguments away from rocprofv3 (facts/rocprofv3.md 1.2).
+// The exact rocprofv3 command line of one pass, as an argv vector. A pure function: the profiler
+// backend (core/exec/rocprofv3_backend.hpp) fills a PassCommand from the runbook, the pass and
+// the profiler's version; `kprof plan` and `kprof run` both print or run what it returns.
+//   trace:    rocprofv3 --kernel-trace [--stats] [--marker-trace] -d DIR -o NAME -f FMT
+//             [--selected-regions] [--truncate-kernels] [--agent-index A] [extra...] -- app
+//   counters: rocprofv3 --pmc A B -d DIR -o NAME -f FMT [--kernel-include-regex RE]
+//             [--kernel-exclude-regex RE] [--kernel-iteration-range R] [--marker-trace]
+//             [--selected-regions] [--truncate-kernels] [--agent-index A] [extra...] -- app
+// `--pmc` takes any number of values (argparse nargs="*"), so the options after it end its list,
+// and `--` keeps the application's own arguments away from rocprofv3: the launcher splits its
+// argv at the first `--` (ROCm/rocprofiler-sdk source/bin/rocprofv3.py, parse_arguments).
 #pragma once
 
 #include <filesystem>
@@ -15,12 +18,23 @@
 
 namespace kprof::plan {
 
+enum class PassMode { trace, counters };
+
 struct PassCommand {
   std::string rocprofv3 = "rocprofv3";
-  std::vector<std::string> counters;
+  PassMode mode = PassMode::counters;
+  // trace mode: --stats and --marker-trace after --kernel-trace.
+  bool stats = false;
+  // --marker-trace: asked by the runbook (trace pass) or needed for --selected-regions (see the
+  // backend); in counter mode it is written after the kernel filters.
+  bool marker_trace = false;
+  std::vector<std::string> counters;  // counters mode: the --pmc values
   std::filesystem::path output_dir;   // -d
   std::string output_name;            // -o
   std::string output_format = "csv";  // -f
+  // Kernel filters thin counter collection only, never kernel_trace.csv, so they are written for
+  // counter passes only (ROCm/rocprofiler-sdk source/docs/how-to/using-rocprofv3.rst, "Kernel
+  // filtering").
   std::optional<std::string> kernel_include_regex;
   std::optional<std::string> kernel_exclude_regex;
   std::optional<std::string> kernel_iteration_range;

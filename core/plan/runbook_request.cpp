@@ -5,21 +5,6 @@
 #include "core/base/text.hpp"
 
 namespace kprof::plan {
-namespace {
-
-std::string agent_index_text(runbook::AgentIndex a) {
-  switch (a) {
-    case runbook::AgentIndex::absolute:
-      return "absolute";
-    case runbook::AgentIndex::relative:
-      return "relative";
-    case runbook::AgentIndex::type_relative:
-      return "type-relative";
-  }
-  return "relative";
-}
-
-}  // namespace
 
 Request request_from_runbook(const runbook::Runbook& rb, const hw::Target& target,
                              const std::vector<hw::MetricSet>& sets) {
@@ -58,36 +43,6 @@ Request request_from_runbook(const runbook::Runbook& rb, const hw::Target& targe
     r.pins.push_back(std::move(p));
   }
   return r;
-}
-
-PassCommand pass_command_from_runbook(const runbook::Runbook& rb,
-                                      const std::vector<std::string>& counters,
-                                      const std::filesystem::path& output_dir,
-                                      const std::string& output_name,
-                                      const std::optional<std::string>& kernel_include_regex) {
-  PassCommand c;
-  c.rocprofv3 = rb.profiler.path.value.empty() ? "rocprofv3" : rb.profiler.path.value;
-  c.counters = counters;
-  c.output_dir = output_dir;
-  c.output_name = output_name;
-  c.output_format =
-      rb.profiler.output_format.value == runbook::OutputFormat::rocpd ? "rocpd" : "csv";
-  const auto& k = rb.passes.counters.kernels;
-  c.kernel_include_regex = kernel_include_regex ? kernel_include_regex : k.include_regex.value;
-  c.kernel_exclude_regex = k.exclude_regex.value;
-  c.kernel_iteration_range = rb.passes.counters.iteration_range.value;
-  c.selected_regions = rb.profiler.selected_regions.value;
-  c.truncate_kernels = rb.profiler.truncate_kernels.value;
-  if (rb.profiler.agent_index.value)
-    c.agent_index = agent_index_text(*rb.profiler.agent_index.value);
-  for (const auto& e : rb.profiler.extra_args.value) c.extra_args.push_back(e.value);
-  if (rb.workload.shell.value) {
-    c.app = {"/bin/sh", "-c",
-             rb.workload.command.value.empty() ? "" : rb.workload.command.value[0].value};
-  } else {
-    for (const auto& w : rb.workload.command.value) c.app.push_back(w.value);
-  }
-  return c;
 }
 
 }  // namespace kprof::plan

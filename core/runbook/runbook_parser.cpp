@@ -9,6 +9,7 @@
 #include "core/base/sha256.hpp"
 #include "core/base/text.hpp"
 #include "core/runbook/checks.hpp"
+#include "core/runbook/owned_options.hpp"
 #include "core/runbook/runbook.hpp"
 #include "core/runbook/yaml_reader.hpp"
 
@@ -42,37 +43,6 @@ const std::vector<std::string> k_sim_keys = {"model", "seed"};
 const std::vector<std::string> k_output_formats = {"csv", "rocpd"};
 const std::vector<std::string> k_agent_indexes = {"absolute", "relative", "type-relative"};
 const std::vector<std::string> k_rank_by = {"total_duration", "calls"};
-
-// rocprofv3 options kprof sets itself for each pass; writing them in extra_args would contradict
-// the plan (or, for `--`, end rocprofv3's options early). Each names the runbook key to use
-// instead.
-struct OwnedOption {
-  std::string_view option;
-  std::string_view instead;
-};
-constexpr OwnedOption k_owned_options[] = {
-    {"--", "workload.command"},
-    {"-d", "database and captures"},
-    {"--output-directory", "database and captures"},
-    {"-o", "database and captures"},
-    {"--output-file", "database and captures"},
-    {"-f", "profiler.output_format"},
-    {"--output-format", "profiler.output_format"},
-    {"--pmc", "passes.counters"},
-    {"-i", "passes.counters"},
-    {"--input", "passes.counters"},
-    {"--kernel-trace", "passes.trace.enabled"},
-    {"--stats", "passes.trace.stats"},
-    {"--marker-trace", "passes.trace.markers"},
-    {"--kernel-include-regex", "passes.counters.kernels.include_regex"},
-    {"--kernel-exclude-regex", "passes.counters.kernels.exclude_regex"},
-    {"--kernel-iteration-range", "passes.counters.iteration_range"},
-    {"--selected-regions", "profiler.selected_regions"},
-    {"-T", "profiler.truncate_kernels"},
-    {"--truncate-kernels", "profiler.truncate_kernels"},
-    {"-A", "profiler.agent_index"},
-    {"--agent-index", "profiler.agent_index"},
-};
 
 template <class T>
 void set(Located<T>& out, T value, const Entry& e) {
@@ -454,7 +424,7 @@ void Parser::profiler(const Entry& e, Profiler& p) {
       for (size_t i = 0; i < items->size(); ++i) {
         const auto& arg = (*items)[i].value;
         const std::string_view opt = std::string_view(arg).substr(0, arg.find('='));
-        for (const auto& owned : k_owned_options) {
+        for (const auto& owned : rocprofv3_owned_options()) {
           if (opt == owned.option) {
             m_r.error((*items)[i].pos,
                       "profiler.extra_args[" + std::to_string(i) + "]: '" + std::string(opt) +

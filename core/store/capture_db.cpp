@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* k_run_columns =
     "id, name, runbook_path, runbook_sha256, runbook_text, host, started_ms, finished_ms, status, "
-    "kprof_version, simulated, seed";
+    "kprof_version, simulated, seed, profiler_version";
 
 RunInfo read_run(SQLite::Statement& st) {
   RunInfo r;
@@ -29,6 +29,7 @@ RunInfo read_run(SQLite::Statement& st) {
   r.kprof_version = st.getColumn(9).getString();
   r.simulated = st.getColumn(10).getInt64() != 0;
   r.seed = column_opt(st, 11);
+  r.profiler_version = st.getColumn(12).getString();
   return r;
 }
 
@@ -129,8 +130,8 @@ int64_t CaptureDb::create_run(const NewRun& run) {
   return guarded(*m_impl, "creating a run", [&] {
     SQLite::Statement st(m_impl->db,
                          "INSERT INTO runs(name, runbook_path, runbook_sha256, runbook_text, host, "
-                         "started_ms, status, kprof_version, simulated, seed) "
-                         "VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)");
+                         "started_ms, status, kprof_version, simulated, seed, profiler_version) "
+                         "VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)");
     st.bind(1, run.name);
     st.bind(2, run.runbook_path);
     st.bind(3, run.runbook_sha256);
@@ -140,6 +141,7 @@ int64_t CaptureDb::create_run(const NewRun& run) {
     st.bind(7, run.kprof_version);
     st.bind(8, int64_t{run.simulated ? 1 : 0});
     bind_opt(st, 9, run.seed);
+    st.bind(10, run.profiler_version);
     st.exec();
     return m_impl->db.getLastInsertRowid();
   });

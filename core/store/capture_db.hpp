@@ -60,6 +60,8 @@ struct NewRun {
   std::string kprof_version;
   bool simulated = false;       // true when the profiler was the rocprofv3 test double
   std::optional<int64_t> seed;  // the double's seed, when simulated
+  // What `<profiler> --version` printed (or why there is no version), read once per run.
+  std::string profiler_version = {};
 };
 
 struct RunInfo {
@@ -75,6 +77,7 @@ struct RunInfo {
   std::string kprof_version;
   bool simulated = false;
   std::optional<int64_t> seed;
+  std::string profiler_version;  // '' for runs recorded before schema version 2
 };
 
 using EnvDelta = std::vector<std::pair<std::string, std::string>>;  // name, value; in order

@@ -1,12 +1,30 @@
-#include "core/exec/failure.hpp"
-
+// Failure classification: the generic rules (failure.hpp) and rocprofv3's own on top of them
+// (Rocprofv3Backend::classify), checked through the backend as the executor calls it.
 #include <gtest/gtest.h>
 #include <signal.h>
+
+#include "core/exec/failure.hpp"
+#include "core/exec/rocprofv3_backend.hpp"
 
 namespace kprof::exec {
 namespace {
 
-// The stderr rocprofv3 7.0 prints before aborting (shared/facts/rocprofv3.md §3).
+const runbook::Runbook& minimal_runbook() {
+  static const runbook::Runbook rb = runbook::parse_runbook(
+      "schema_version: 1\nname: f\nworkload:\n  command: [\"true\"]\n", "/tmp/f.yaml");
+  return rb;
+}
+
+Failure classify(const RunResult& r, const std::vector<std::string>& counters) {
+  Rocprofv3Backend backend(minimal_runbook(), Rocprofv3Options{});
+  PassRequest pass;
+  pass.mode = counters.empty() ? PassMode::trace : PassMode::counters;
+  pass.counters = counters;
+  return backend.classify(r, pass);
+}
+
+// The stderr rocprofv3 7.0 prints before aborting (ROCm/rocm-systems projects/rocprofiler-sdk/
+// source/lib/rocprofiler-sdk-tool/tool.cpp, release/rocm-rel-7.0).
 const char* k_error38_log =
     "F20250808 12:00:00.000000 1234 tool.cpp:1017]  :: [tool.cpp:1012]\n"
     "\trocprofiler_create_counter_config( agent_id, counters_v.data(), counters_v.size(), "

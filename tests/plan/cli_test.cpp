@@ -1,4 +1,6 @@
 // `kprof plan` and `kprof counters` end to end: the real binary on a real runbook file.
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -88,6 +90,54 @@ TEST_F(KprofPlanCli, UnknownCounterPointsAtTheRunbook) {
   EXPECT_NE(r.out.find("unknown counter 'TCC_HTI_sum' for gfx942 (did you mean 'TCC_HIT_sum'"),
             std::string::npos)
       << r.out;
+}
+
+// One command builder: what `kprof plan` prints for each pass is exactly what `kprof run` records
+// in passes.argv and passes.env (trace pass included).
+TEST(KprofPlanRun, PlanJsonEqualsTheCommandsRunRecords) {
+  if (!std::filesystem::exists(std::string(KPROF_BIN_DIR) + "/kprof"))
+    GTEST_SKIP() << "kprof not built";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kprof_plan_run_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto rb = dir / "pr.yaml";
+  std::ofstream(rb) << "schema_version: 1\n"
+                       "name: pr\n"
+                       "workload:\n"
+                       "  command: [\"true\"]\n"
+                       "  env: {KPROF_TEST_VAR: \"a b\"}\n"
+                       "profiler:\n"
+                       "  output_format: csv\n"
+                       "passes:\n"
+                       "  trace: {stats: true}\n"
+                       "  counters:\n"
+                       "    counters: [GRBM_COUNT, GRBM_GUI_ACTIVE, GRBM_CP_BUSY]\n"
+                       "    kernels: {include_regex: \"addition|divide\"}\n"
+                       "database: pr.db\n"
+                       "sim: {model: doc-vector-ops, seed: 3}\n";
+  CliResult plan = run("plan --simulate --format json " + rb.string());
+  ASSERT_EQ(plan.rc, 0) << plan.out;
+  const auto j = nlohmann::json::parse(plan.out);
+  EXPECT_EQ(j["run_id"], 1);
+  EXPECT_EQ(j["simulated"], true);
+  CliResult r = run("run --simulate --quiet " + rb.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+
+  SQLite::Database db((dir / "pr.db").string(), SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, "SELECT ordinal, kind, argv, env FROM passes ORDER BY ordinal");
+  size_t n = 0;
+  while (q.executeStep()) {
+    ASSERT_LT(n, j["commands"].size());
+    const auto& c = j["commands"][n++];
+    EXPECT_EQ(c["ordinal"], q.getColumn(0).getInt64());
+    EXPECT_EQ(c["kind"], q.getColumn(1).getString());
+    EXPECT_EQ(c["argv"], nlohmann::json::parse(q.getColumn(2).getString()));
+    EXPECT_EQ(c["env"], nlohmann::json::parse(q.getColumn(3).getString()));
+  }
+  EXPECT_EQ(n, j["commands"].size());
+  EXPECT_EQ(n, 3u);  // the trace pass and two GRBM passes
+  EXPECT_EQ(j["commands"][0]["argv"][1], "--kernel-trace");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(KprofCountersCli, ListsAndExplains) {

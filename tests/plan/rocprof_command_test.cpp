@@ -65,5 +65,24 @@ TEST(RocprofCommand, EveryOption) {
       "rocprofv3 --pmc A --kernel-include-regex 'gemm|attn' -- 'it'\\''s'");
 }
 
+// The trace pass is built from its mode, not from a counter argv with --pmc swapped out; kernel
+// filters are never written on it (they thin counter collection only).
+TEST(RocprofCommand, TracePass) {
+  PassCommand c;
+  c.mode = PassMode::trace;
+  c.stats = true;
+  c.marker_trace = true;
+  c.output_dir = "/runs/q/pass-0";
+  c.output_name = "%hostname%/%pid%";
+  c.output_format = "rocpd";
+  c.kernel_include_regex = "gemm";
+  c.selected_regions = true;
+  c.app = {"python3", "g.py"};
+  EXPECT_EQ(rocprof_argv(c),
+            (std::vector<std::string>{"rocprofv3", "--kernel-trace", "--stats", "--marker-trace",
+                                      "-d", "/runs/q/pass-0", "-o", "%hostname%/%pid%", "-f",
+                                      "rocpd", "--selected-regions", "--", "python3", "g.py"}));
+}
+
 }  // namespace
 }  // namespace kprof::plan

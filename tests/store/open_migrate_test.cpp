@@ -26,8 +26,8 @@ std::string error_line(const std::function<void()>& fn) {
 TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
   TempDir dir;
   CaptureDb db(dir / "c.db");
-  EXPECT_EQ(db.schema_version(), 1);
-  EXPECT_EQ(CaptureDb::latest_schema_version(), 1);
+  EXPECT_EQ(db.schema_version(), 2);
+  EXPECT_EQ(CaptureDb::latest_schema_version(), 2);
   SQLite::Statement st(db.sql(),
                        "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
                        "WHERE type = 'table' ORDER BY name)");
@@ -50,7 +50,7 @@ TEST(OpenMigrate, ReopenKeepsDataAndDoesNotReapply) {
     run = testing::make_run(db, "first");
   }
   CaptureDb db(dir / "c.db");
-  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM schema_version").getInt(), 1);
+  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM schema_version").getInt(), 2);
   auto r = db.find_run(run);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->name, "first");
@@ -83,7 +83,7 @@ TEST(OpenMigrate, ProcessesCreatingOneFileTogetherMigrateOnce) {
   }
   CaptureDb db(path);
   EXPECT_EQ(db.list_runs().size(), 4u);
-  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM schema_version").getInt(), 1);
+  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM schema_version").getInt(), 2);
 }
 
 TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
@@ -91,11 +91,11 @@ TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
   const auto path = dir / "c.db";
   {
     CaptureDb db(path);
-    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (2, 0)");
+    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (3, 0)");
   }
   const std::string expected = "capture database '" + path.string() +
-                               "' has schema version 2, but this kprof (" KPROF_VERSION
-                               ") knows versions up to 1 (open it with a newer kprof, or give "
+                               "' has schema version 3, but this kprof (" KPROF_VERSION
+                               ") knows versions up to 2 (open it with a newer kprof, or give "
                                "this one another database file)";
   EXPECT_EQ(error_line([&] { CaptureDb db(path); }), expected);
   EXPECT_EQ(error_line([&] { CaptureDb db(path, OpenMode::read_only); }), expected);
@@ -104,6 +104,28 @@ TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::input);
   }
+}
+
+// Version 2 adds runs.profiler_version; a version-1 file with a run gains it, as '' (not recorded).
+TEST(OpenMigrate, VersionOneFileGainsTheProfilerVersionColumn) {
+  TempDir dir;
+  const auto path = dir / "v1.db";
+  {
+    CaptureDb db(path);
+    testing::make_run(db, "old");
+    // Back to the version-1 shape: the column and its schema_version row gone.
+    db.sql().exec("ALTER TABLE runs DROP COLUMN profiler_version");
+    db.sql().exec("DELETE FROM schema_version WHERE version = 2");
+  }
+  CaptureDb db(path);
+  EXPECT_EQ(db.schema_version(), 2);
+  const auto runs = db.list_runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].profiler_version, "");
+  store::NewRun nr{"new", "", "", "", "h", "v", false, {}};
+  nr.profiler_version = "    version: 1.0.0";
+  const int64_t id = db.create_run(nr);
+  EXPECT_EQ(db.find_run(id)->profiler_version, "    version: 1.0.0");
 }
 
 TEST(OpenMigrate, ForeignSqliteFileIsNotTouched) {

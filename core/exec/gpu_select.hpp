@@ -1,0 +1,36 @@
+// `--gpus`: which variable makes device N the one GPU a pass's application sees.
+//
+// kprof sets ROCR_VISIBLE_DEVICES only. ROCr (the ROCm runtime under HIP, and under rocprofiler's
+// own agent enumeration) exposes just the listed devices; HIP then numbers what ROCr exposes from
+// 0, so HIP_VISIBLE_DEVICES=N on top of ROCR_VISIBLE_DEVICES=N asks for the N-th of one device and
+// leaves the application none for every N >= 1 (ROCm/pytorch PR #1895, torch/cuda/__init__.py:
+// "ROCR_VISIBLE_DEVICES filters, HIP_VISIBLE_DEVICES then indexes the remaining devices"). AMD
+// recommends ROCR_VISIBLE_DEVICES on Linux
+// (https://rocm.docs.amd.com/projects/HIP/en/latest/reference/env_variables.html, "GPU isolation
+// variables"); it also keeps rocprofv3's counter collection on that one agent.
+//
+// Because HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES index what ROCr leaves, a pass with --gpus
+// refuses them (from the runbook's workload.env or kprof's environment) instead of guessing. An
+// inherited ROCR_VISIBLE_DEVICES (a Slurm allocation) is honoured: --gpus N means its N-th entry.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/runbook/runbook.hpp"
+#include "core/store/capture_db.hpp"
+
+namespace kprof::exec {
+
+// The environment of each GPU slot. `inherited` is kprof's own environment (name -> value).
+// Throws Error(input) when HIP_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES is set by the runbook or
+// inherited, or a GPU is outside an inherited ROCR_VISIBLE_DEVICES list.
+std::vector<store::EnvDelta> gpu_slot_envs(const std::vector<int>& gpus, const runbook::Runbook& rb,
+                                           const std::map<std::string, std::string>& inherited);
+
+// kprof's environment as a map (for gpu_slot_envs).
+std::map<std::string, std::string> current_environment();
+
+}  // namespace kprof::exec

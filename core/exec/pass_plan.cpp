@@ -1,0 +1,115 @@
+#include "core/exec/pass_plan.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/hw/metric_set.hpp"
+#include "core/plan/runbook_request.hpp"
+
+namespace kprof::exec {
+namespace {
+
+namespace fs = std::filesystem;
+
+CounterPlan plan_counters(const runbook::Runbook& rb, const plan::PlanOptions& options) {
+  CounterPlan cp{hw::Target::load_arch(rb.target.arch.value), {}, {}, 0};
+  std::vector<hw::MetricSet> sets;
+  const auto known = hw::metric_set_names();
+  // Unknown names are left to request_from_runbook, which reports them at their runbook position.
+  for (const auto& s : rb.passes.counters.metric_sets.value)
+    if (std::find(known.begin(), known.end(), s.value) != known.end())
+      sets.push_back(hw::load_metric_set_named(s.value, cp.target));
+  cp.request = plan::request_from_runbook(rb, cp.target, sets);
+  const auto t0 = std::chrono::steady_clock::now();
+  cp.plan = plan::plan_passes(cp.target, cp.request, options);
+  cp.planning_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return cp;
+}
+
+// Settings the profiler's version cannot honour are the runbook's error, found before any pass.
+void check_against_version(const runbook::Runbook& rb, const ProfilerBackend& backend) {
+  const auto& f = rb.profiler.output_format;
+  if (f.from_file && f.value == runbook::OutputFormat::rocpd && !backend.version().has_rocpd() &&
+      !backend.simulated()) {
+    throw Error(ErrorKind::input,
+                runbook::diagnostic(rb, f.pos,
+                                    "profiler.output_format: rocpd needs rocprofv3 from ROCm 7.0, "
+                                    "but " +
+                                        backend.version().summary(),
+                                    "write output_format: csv, or use a newer ROCm"));
+  }
+}
+
+}  // namespace
+
+fs::path run_dir(const runbook::Runbook& rb, int64_t run_id) {
+  return rb.captures.value / ("run-" + std::to_string(run_id));
+}
+fs::path pass_dir(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal) {
+  return run_dir(rb, run_id) / ("pass-" + std::to_string(ordinal));
+}
+fs::path pass_log(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal) {
+  return run_dir(rb, run_id) / "logs" / ("pass-" + std::to_string(ordinal) + ".log");
+}
+
+PlannedCommand pass_command(const runbook::Runbook& rb, const ProfilerBackend& backend,
+                            int64_t run_id, int64_t ordinal, store::PassKind kind,
+                            std::vector<std::string> counters,
+                            std::optional<std::string> kernel_include_regex) {
+  PlannedCommand c;
+  c.ordinal = ordinal;
+  c.kind = kind;
+  c.request.mode = kind == store::PassKind::trace ? PassMode::trace : PassMode::counters;
+  c.request.counters = std::move(counters);
+  c.request.output_dir = pass_dir(rb, run_id, ordinal);
+  c.request.output_name = k_output_name;
+  c.request.kernel_include_regex = std::move(kernel_include_regex);
+  c.argv = backend.argv(c.request);
+  c.env = backend.env();
+  c.output_dir = c.request.output_dir;
+  c.log_path = pass_log(rb, run_id, ordinal);
+  return c;
+}
+
+std::vector<PlannedCommand> commands_for_run(const RunPlan& rp, const runbook::Runbook& rb,
+                                             const ProfilerBackend& backend, int64_t run_id,
+                                             const std::optional<std::string>& placeholder) {
+  const std::optional<std::string> include = rp.filter_after_trace ? placeholder : std::nullopt;
+  std::vector<PlannedCommand> out;
+  if (rb.passes.trace.enabled.value) {
+    out.push_back(pass_command(rb, backend, run_id, 0, store::PassKind::trace, {}, std::nullopt));
+  }
+  int64_t ordinal = 1;  // ordinal 0 is the trace pass's, even when there is none
+  if (rp.counters) {
+    for (const auto& pass : rp.counters->plan.passes) {
+      out.push_back(pass_command(rb, backend, run_id, ordinal++, store::PassKind::counters,
+                                 pass.counters, include));
+    }
+  }
+  return out;
+}
+
+RunPlan plan_run(const runbook::Runbook& rb, const ProfilerBackend& backend, int64_t run_id,
+                 const RunPlanOptions& options) {
+  check_against_version(rb, backend);
+  RunPlan rp;
+  if (rb.passes.counters.enabled.value && backend.plans_counter_passes())
+    rp.counters = plan_counters(rb, options.planner);
+
+  const auto& k = rb.passes.counters.kernels;
+  if (k.from_trace) {
+    rp.filter_after_trace = "the top " + std::to_string(k.from_trace->top.value) +
+                            " kernels of the trace pass by " +
+                            std::string(runbook::to_string(k.from_trace->by.value));
+  } else if (backend.counters_count_outside_regions() && rb.passes.trace.enabled.value) {
+    rp.filter_after_trace = "the kernels the trace pass saw inside the region" +
+                            std::string(k.include_regex.value ? " that match include_regex" : "") +
+                            " (" + backend.version().summary() +
+                            " does not pause counters outside --selected-regions)";
+  }
+  rp.passes = commands_for_run(rp, rb, backend, run_id, options.filter_placeholder);
+  return rp;
+}
+
+}  // namespace kprof::exec

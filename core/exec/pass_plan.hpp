@@ -1,0 +1,85 @@
+// Use case "plan a runbook into passes": the counter plan, and for every pass the exact command
+// line and environment delta that `kprof run` launches. `kprof plan` prints it and `kprof run`
+// records and runs it, so the two can never disagree (the plan CLI test compares `plan --format
+// json` with `passes.argv` after a run).
+//
+// Layout of a run's files (the executor empties a pass folder before every attempt):
+//   <captures>/run-<R>/pass-<K>/            rocprofv3 -d, with -o %hostname%/%pid%
+//   <captures>/run-<R>/logs/pass-<K>.log    the profiler's stdout+stderr, all attempts
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/exec/profiler_backend.hpp"
+#include "core/hw/target.hpp"
+#include "core/plan/plan.hpp"
+#include "core/plan/request.hpp"
+#include "core/runbook/runbook.hpp"
+#include "core/store/capture_db.hpp"
+
+namespace kprof::exec {
+
+// rocprofv3's default prefix (ROCm/rocprofiler-sdk source/bin/rocprofv3.py, --output-file);
+// ingest reads the pid from it.
+inline constexpr const char* k_output_name = "%hostname%/%pid%";
+
+std::filesystem::path run_dir(const runbook::Runbook& rb, int64_t run_id);
+std::filesystem::path pass_dir(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal);
+std::filesystem::path pass_log(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal);
+
+struct CounterPlan {
+  hw::Target target;
+  plan::Request request;
+  plan::Plan plan;
+  double planning_ms = 0;
+};
+
+struct PlannedCommand {
+  int64_t ordinal = 0;  // 0 = the trace pass; counter passes 1.. in plan order
+  store::PassKind kind = store::PassKind::trace;
+  PassRequest request;
+  std::vector<std::string> argv;
+  store::EnvDelta env;
+  std::filesystem::path output_dir;
+  std::filesystem::path log_path;
+};
+
+struct RunPlan {
+  std::optional<CounterPlan> counters;  // when the runbook asks for counter passes
+  std::vector<PlannedCommand> passes;   // in ordinal order
+  // The counter passes' kernel filter is decided from the trace pass (from_trace, or narrowing
+  // to the region's kernels where regions do not pause counters); `why` says so for display.
+  std::optional<std::string> filter_after_trace;
+};
+
+struct RunPlanOptions {
+  plan::PlanOptions planner;
+  // Shown instead of the kernel filter that only the trace pass can decide (`kprof plan`); run
+  // leaves it unset and records the command without it until the trace pass ran.
+  std::optional<std::string> filter_placeholder;
+};
+
+// Plans run `run_id` of `rb` with `backend`. Throws Error(input) for unknown metric sets or
+// counters (at their runbook positions), counters that fit no pass, and profiler settings the
+// backend's version cannot honour.
+RunPlan plan_run(const runbook::Runbook& rb, const ProfilerBackend& backend, int64_t run_id,
+                 const RunPlanOptions& options = {});
+
+// The same plan's commands for run `run_id` (the executor plans before the run exists, then
+// records the commands under the run's id).
+std::vector<PlannedCommand> commands_for_run(const RunPlan& plan, const runbook::Runbook& rb,
+                                             const ProfilerBackend& backend, int64_t run_id,
+                                             const std::optional<std::string>& placeholder = {});
+
+// The command of one pass of run `run_id`; what plan_run returns per pass, and what the executor
+// launches once the trace pass decided the counter passes' kernel filter.
+PlannedCommand pass_command(const runbook::Runbook& rb, const ProfilerBackend& backend,
+                            int64_t run_id, int64_t ordinal, store::PassKind kind,
+                            std::vector<std::string> counters,
+                            std::optional<std::string> kernel_include_regex);
+
+}  // namespace kprof::exec

@@ -1,0 +1,54 @@
+// rocprofv3 as a ProfilerBackend, and the test double rocprofv3-sim as a variant of it: the same
+// command lines (the double parses rocprofv3's), plus the double's variables in the environment.
+#pragma once
+
+#include "core/exec/profiler_backend.hpp"
+
+namespace kprof::exec {
+
+struct Rocprofv3Options {
+  std::string executable = "rocprofv3";
+  bool simulated = false;       // the double: figures are simulated
+  std::optional<int64_t> seed;  // the double's seed
+  ProfilerVersion version;      // what `--version` said (or a recorded copy)
+};
+
+class Rocprofv3Backend final : public ProfilerBackend {
+ public:
+  Rocprofv3Backend(const runbook::Runbook& rb, Rocprofv3Options options);
+
+  std::string_view name() const override;
+  const std::string& executable() const override { return m_options.executable; }
+  bool simulated() const override { return m_options.simulated; }
+  std::optional<int64_t> seed() const override { return m_options.seed; }
+  const ProfilerVersion& version() const override { return m_options.version; }
+  bool plans_counter_passes() const override { return true; }
+  bool counters_count_outside_regions() const override;
+
+  std::vector<std::string> argv(const PassRequest& pass) const override;
+  store::EnvDelta env() const override { return m_env; }
+  std::span<const runbook::OwnedOption> owned_options() const override;
+  Failure classify(const RunResult& result, const PassRequest& pass) const override;
+
+  // The output format the passes use: the runbook's when it names one, else rocprofv3's default
+  // for this version (rocpd from 1.0.0, csv before), and csv when the version has no rocpd.
+  std::string output_format() const;
+
+ private:
+  const runbook::Runbook& m_rb;
+  Rocprofv3Options m_options;
+  store::EnvDelta m_env;
+};
+
+// The rocprofiler-sdk text of ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT (error 38) as rocprofv3
+// logs it before abort() (ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/
+// rocprofiler-sdk-tool/tool.cpp, release/rocm-rel-7.0, the ROCP_FATAL after
+// rocprofiler_create_counter_config).
+bool log_shows_error_38(const std::string& log_tail);
+
+// Runs `<executable> --version` (with `env` on top of kprof's environment) and parses what it
+// prints. A tool that rejects the option, prints nothing usable or cannot be started gives an
+// unknown version saying why; it never throws.
+ProfilerVersion read_rocprofv3_version(const std::string& executable, const store::EnvDelta& env);
+
+}  // namespace kprof::exec

@@ -1,0 +1,57 @@
+// What `rocprofv3 --version` says, and the behaviours kprof adapts its command lines to.
+//
+// `--version` exists from rocprofiler-sdk 1.0.0 (ROCm 7.0; ROCm/rocm-systems
+// projects/rocprofiler-sdk/CHANGELOG.md, "1.0.0 for ROCm release 7.0": "--version option in
+// rocprofv3"). It prints one `key: value` line per field (version, git_revision, ...,
+// rocm_version; source/bin/rocprofv3.py). An older rocprofv3 rejects the option (argparse exits 2),
+// which is how kprof recognises a pre-7.0 tool.
+//
+// Version-dependent behaviour, each read from the source named:
+//  * rocpd output: added and made the default in 1.0.0 (CHANGELOG 1.0.0: "SQLite3 output support
+//    ... --output-format rocpd", "Default output format for rocprofv3 to rocpd"); before, csv.
+//    Current docs deprecate direct CSV output (source/docs/how-to/using-rocpd-output-format.rst).
+//  * --selected-regions, 1.0.0 (ROCm 7.0): tool_init registers the roctxProfilerPause/Resume
+//    callback only inside `if (marker_api_trace)` and only for the tracing context; the counter
+//    collection context is started unconditionally and never paused
+//    (projects/rocprofiler-sdk/source/lib/rocprofiler-sdk-tool/tool.cpp, release/rocm-rel-7.0).
+//    So without --marker-trace the trace stays empty, and counter passes count outside regions.
+//  * later tools register the callback for selected_regions alone, over a set of contexts that
+//    includes counter collection and thread trace (tool.cpp on develop, cntrl_tracing_callback and
+//    pause_resume_contexts). The first release saying so is 1.3.0 (ROCm 7.13 / 7.2.4): "ROCTx
+//    Support for ATT ... --att --selected-regions" (CHANGELOG 1.3.0). 1.1.x (ROCm 7.1/7.2) is
+//    treated like 1.0.0: adding --marker-trace is harmless where it is not needed, and restricting
+//    counter passes to the measured kernels is correct either way.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+
+namespace kprof::exec {
+
+struct ProfilerVersion {
+  // The `--version` output as printed (trimmed), or why there is none; stored with the run.
+  std::string text;
+  std::optional<std::array<int, 3>> sdk;  // rocprofiler-sdk version ("version" key)
+  std::string rocm;                       // "rocm_version" key, "" when unknown
+
+  bool known() const { return sdk.has_value(); }
+  // -f rocpd exists, and is rocprofv3's default.
+  bool has_rocpd() const;
+  // --selected-regions is honoured only together with --marker-trace.
+  bool regions_need_marker_trace() const;
+  // Counter collection is paused outside selected regions (else counter passes also count
+  // dispatches before roctxProfilerResume, e.g. the warm-up).
+  bool regions_pause_counters() const;
+  // One line for `kprof plan` and `kprof status`: "rocprofiler-sdk 1.0.0 (ROCm 7.0.0)".
+  std::string summary() const;
+};
+
+// Parses `--version` output; a text without a "version:" line gives an unknown version whose
+// `text` is kept as given.
+ProfilerVersion parse_rocprofv3_version(const std::string& text);
+
+// The version of a tool that has no --version (rejected the option or printed nothing usable).
+ProfilerVersion unknown_rocprofv3_version(const std::string& why);
+
+}  // namespace kprof::exec

@@ -1,0 +1,245 @@
+// The profiler backend seam: rocprofv3's command lines per pass mode and per version, the options
+// it owns, version parsing, GPU selection, and the pass-plan use case shared by `plan` and `run`.
+// No process is spawned except the small fake profilers of the version tests.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/base/error.hpp"
+#include "core/exec/gpu_select.hpp"
+#include "core/exec/pass_plan.hpp"
+#include "core/exec/rocprofv3_backend.hpp"
+#include "tests/exec/test_util.hpp"
+
+namespace kprof::exec {
+namespace {
+
+using testing::TempDir;
+using testing::write_script;
+
+runbook::Runbook runbook_of(const std::string& extra, const std::string& profiler = "",
+                            const std::string& trace = "  trace: {stats: true}\n") {
+  return runbook::parse_runbook(
+      "schema_version: 1\n"
+      "name: b\n"
+      "workload:\n"
+      "  command: [python3, app.py, --tokens, \"64\"]\n" +
+          profiler + "passes:\n" + trace + extra,
+      "/tmp/b.yaml");
+}
+
+ProfilerVersion v(const std::string& sdk, const std::string& rocm) {
+  return parse_rocprofv3_version("         version: " + sdk + "\n    git_revision: abc\n" +
+                                 "    rocm_version: " + rocm + "\n");
+}
+
+PassRequest trace_pass() {
+  PassRequest p;
+  p.mode = PassMode::trace;
+  p.output_dir = "/c/run-1/pass-0";
+  p.output_name = k_output_name;
+  return p;
+}
+
+PassRequest counter_pass(std::vector<std::string> counters) {
+  PassRequest p;
+  p.mode = PassMode::counters;
+  p.counters = std::move(counters);
+  p.output_dir = "/c/run-1/pass-1";
+  p.output_name = k_output_name;
+  return p;
+}
+
+using Argv = std::vector<std::string>;
+
+TEST(Rocprofv3Version, ParsesTheVersionKeys) {
+  const auto a = v("1.0.0", "7.0.0");
+  ASSERT_TRUE(a.known());
+  EXPECT_EQ(*a.sdk, (std::array<int, 3>{1, 0, 0}));
+  EXPECT_EQ(a.rocm, "7.0.0");
+  EXPECT_EQ(a.summary(), "rocprofiler-sdk 1.0.0 (ROCm 7.0.0)");
+  EXPECT_TRUE(a.has_rocpd());
+  EXPECT_TRUE(a.regions_need_marker_trace());
+  EXPECT_FALSE(a.regions_pause_counters());
+  const auto b = v("1.3.0-rc2", "7.13.0");
+  EXPECT_EQ(*b.sdk, (std::array<int, 3>{1, 3, 0}));
+  EXPECT_FALSE(b.regions_need_marker_trace());
+  EXPECT_TRUE(b.regions_pause_counters());
+  const auto none = unknown_rocprofv3_version("no --version");
+  EXPECT_FALSE(none.known());
+  EXPECT_FALSE(none.has_rocpd());
+  EXPECT_TRUE(none.regions_need_marker_trace());
+  EXPECT_FALSE(none.regions_pause_counters());
+  EXPECT_FALSE(parse_rocprofv3_version("usage: rocprofv3 [-h]\n").known());
+}
+
+// ROCm 7.0: --selected-regions needs --marker-trace (trace and counter passes), rocpd is the
+// default output, and counter passes count outside the region.
+TEST(Rocprofv3Backend, Rocm70CommandLines) {
+  const auto rb =
+      runbook_of("  counters:\n    counters: [SQ_WAVES]\n    kernels: {include_regex: fused_moe}\n",
+                 "profiler:\n  selected_regions: true\n");
+  Rocprofv3Backend b(rb, {"rocprofv3", false, std::nullopt, v("1.0.0", "7.0.0")});
+  EXPECT_EQ(b.argv(trace_pass()),
+            (Argv{"rocprofv3", "--kernel-trace", "--stats", "--marker-trace", "-d",
+                  "/c/run-1/pass-0", "-o", "%hostname%/%pid%", "-f", "rocpd", "--selected-regions",
+                  "--", "python3", "app.py", "--tokens", "64"}));
+  EXPECT_EQ(
+      b.argv(counter_pass({"SQ_WAVES"})),
+      (Argv{"rocprofv3", "--pmc", "SQ_WAVES", "-d", "/c/run-1/pass-1", "-o", "%hostname%/%pid%",
+            "-f", "rocpd", "--kernel-include-regex", "fused_moe", "--marker-trace",
+            "--selected-regions", "--", "python3", "app.py", "--tokens", "64"}));
+  EXPECT_TRUE(b.counters_count_outside_regions());
+}
+
+// Newer tools pause every context at the region markers: no --marker-trace, no narrowing.
+TEST(Rocprofv3Backend, NewerToolsNeedNoMarkerTrace) {
+  const auto rb = runbook_of("", "profiler:\n  selected_regions: true\n  output_format: csv\n");
+  Rocprofv3Backend b(rb, {"rocprofv3", false, std::nullopt, v("1.3.0", "7.13.0")});
+  EXPECT_EQ(b.argv(trace_pass()),
+            (Argv{"rocprofv3", "--kernel-trace", "--stats", "-d", "/c/run-1/pass-0", "-o",
+                  "%hostname%/%pid%", "-f", "csv", "--selected-regions", "--", "python3", "app.py",
+                  "--tokens", "64"}));
+  EXPECT_FALSE(b.counters_count_outside_regions());
+}
+
+// Before ROCm 7.0 there is no rocpd (and no --version): csv, and the 7.0 region rules.
+TEST(Rocprofv3Backend, PreRocm7UsesCsv) {
+  const auto rb = runbook_of("");
+  Rocprofv3Backend b(rb, {"/opt/rocm/bin/rocprofv3", false, std::nullopt,
+                          unknown_rocprofv3_version("no --version")});
+  EXPECT_EQ(b.output_format(), "csv");
+  EXPECT_EQ(b.argv(trace_pass())[0], "/opt/rocm/bin/rocprofv3");
+  EXPECT_FALSE(b.counters_count_outside_regions());  // no selected_regions in this runbook
+}
+
+// Every option a command line is made of is in the one owned-options list the runbook loader
+// refuses in extra_args.
+TEST(Rocprofv3Backend, EmitsOnlyOwnedOptions) {
+  const auto rb = runbook_of(
+      "  counters:\n    counters: [SQ_WAVES]\n    iteration_range: \"[1-2]\"\n"
+      "    kernels: {include_regex: a, exclude_regex: b}\n",
+      "profiler:\n  selected_regions: true\n  truncate_kernels: true\n"
+      "  agent_index: absolute\n",
+      "  trace: {stats: true, markers: true}\n");
+  for (const auto& version :
+       {v("1.0.0", "7.0.0"), v("1.3.0", "7.13.0"), unknown_rocprofv3_version("none")}) {
+    Rocprofv3Backend b(rb, {"rocprofv3", false, std::nullopt, version});
+    for (const auto& pass : {trace_pass(), counter_pass({"SQ_WAVES"})}) {
+      const Argv argv = b.argv(pass);
+      for (const auto& a : argv) {
+        if (a == "--") break;  // the application's own arguments follow
+        if (a.empty() || a[0] != '-') continue;
+        const auto owned = b.owned_options();
+        EXPECT_TRUE(std::any_of(owned.begin(), owned.end(),
+                                [&](const runbook::OwnedOption& o) { return o.option == a; }))
+            << a << " is not in runbook/owned_options.hpp";
+      }
+      EXPECT_EQ(std::count(argv.begin(), argv.end(), "--"), 1);
+    }
+  }
+}
+
+TEST(Rocprofv3Backend, TheDoubleGetsItsModelAndSeed) {
+  const auto rb = runbook::parse_runbook(
+      "schema_version: 1\nname: s\nworkload:\n  command: [\"true\"]\n  env: {A: \"1\"}\n"
+      "sim:\n  model: doc-vector-ops\n  seed: 9\n",
+      "/tmp/s.yaml");
+  Rocprofv3Backend b(rb, {"/x/rocprofv3-sim", true, 9, v("1.0.0", "7.0.0")});
+  EXPECT_EQ(b.name(), "rocprofv3-sim");
+  EXPECT_EQ(b.env(),
+            (store::EnvDelta{
+                {"A", "1"}, {"ROCPROF_SIM_MODEL", "doc-vector-ops"}, {"ROCPROF_SIM_SEED", "9"}}));
+}
+
+// `--version` is read from the profiler itself; a tool without the option is pre-7.0.
+TEST(Rocprofv3Backend, ReadsTheVersionOnce) {
+  TempDir dir;
+  const auto newer = write_script(dir / "rocprofv3",
+                                  "echo \"$1\" >> \"$(dirname \"$0\")/calls\"\n"
+                                  "echo '         version: 1.0.0'\n"
+                                  "echo '    rocm_version: 7.0.2'\n");
+  const auto v70 = read_rocprofv3_version(newer.string(), {});
+  EXPECT_EQ(v70.summary(), "rocprofiler-sdk 1.0.0 (ROCm 7.0.2)");
+  EXPECT_EQ(testing::read_text(dir / "calls"), "--version\n");
+  const auto older = write_script(dir / "old",
+                                  "echo 'rocprofv3: error: unrecognized arguments: --version' >&2\n"
+                                  "exit 2\n");
+  const auto v64 = read_rocprofv3_version(older.string(), {});
+  EXPECT_FALSE(v64.known());
+  EXPECT_NE(v64.text.find("older than ROCm 7.0"), std::string::npos) << v64.text;
+  EXPECT_FALSE(read_rocprofv3_version((dir / "missing").string(), {}).known());
+}
+
+TEST(GpuSelect, RocrVisibleDevicesAloneSelectsTheDevice) {
+  const auto rb = runbook_of("");
+  EXPECT_EQ(gpu_slot_envs({0, 3}, rb, {}),
+            (std::vector<store::EnvDelta>{{{"ROCR_VISIBLE_DEVICES", "0"}},
+                                          {{"ROCR_VISIBLE_DEVICES", "3"}}}));
+  EXPECT_TRUE(gpu_slot_envs({}, rb, {}).empty());
+  // An inherited allocation (Slurm): --gpus indexes it.
+  EXPECT_EQ(gpu_slot_envs({1}, rb, {{"ROCR_VISIBLE_DEVICES", "4,5,6,7"}}),
+            (std::vector<store::EnvDelta>{{{"ROCR_VISIBLE_DEVICES", "5"}}}));
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), 2);
+    return e.diagnostics().at(0).line();
+  }
+  return "no error";
+}
+
+TEST(GpuSelect, RefusesVariablesThatWouldIndexTheOneDevice) {
+  const auto rb = runbook::parse_runbook(
+      "schema_version: 1\nname: g\nworkload:\n  command: [\"true\"]\n"
+      "  env: {HIP_VISIBLE_DEVICES: \"0\"}\n",
+      "/tmp/g.yaml");
+  EXPECT_EQ(error_of([&] { gpu_slot_envs({1}, rb, {}); }),
+            "/tmp/g.yaml:5:9: workload.env sets HIP_VISIBLE_DEVICES, which would index the one "
+            "device --gpus leaves (remove it from the runbook; --gpus selects the device with "
+            "ROCR_VISIBLE_DEVICES)");
+  EXPECT_EQ(error_of([&] {
+              gpu_slot_envs({1}, runbook_of(""), {{"CUDA_VISIBLE_DEVICES", "2"}});
+            }),
+            "--gpus: CUDA_VISIBLE_DEVICES=2 is set in kprof's environment and would index the one "
+            "device --gpus leaves (unset CUDA_VISIBLE_DEVICES (--gpus sets ROCR_VISIBLE_DEVICES))");
+  EXPECT_EQ(error_of([&] {
+              gpu_slot_envs({2}, runbook_of(""), {{"ROCR_VISIBLE_DEVICES", "4,5"}});
+            }),
+            "--gpus: GPU 2 is not in ROCR_VISIBLE_DEVICES=4,5 (2 devices, numbered from 0) (pick "
+            "indices into that list, or unset ROCR_VISIBLE_DEVICES)");
+}
+
+// The use case both `kprof plan` and `kprof run` take their commands from.
+TEST(PassPlan, TracePassThenOneCommandPerCounterPass) {
+  const auto rb =
+      runbook_of("  counters:\n    counters: [GRBM_COUNT, GRBM_GUI_ACTIVE, GRBM_CP_BUSY]\n",
+                 "profiler:\n  output_format: csv\n");
+  Rocprofv3Backend b(rb, {"rocprofv3", false, std::nullopt, v("1.0.0", "7.0.0")});
+  const RunPlan rp = plan_run(rb, b, 7);
+  ASSERT_TRUE(rp.counters);
+  ASSERT_EQ(rp.passes.size(), 3u);  // GRBM: 2 events per pass, 3 asked
+  EXPECT_EQ(rp.passes[0].kind, store::PassKind::trace);
+  EXPECT_EQ(rp.passes[0].argv[1], "--kernel-trace");
+  EXPECT_EQ(rp.passes[1].ordinal, 1);
+  EXPECT_EQ(rp.passes[1].argv[1], "--pmc");
+  EXPECT_EQ(rp.passes[2].output_dir, rb.captures.value / "run-7" / "pass-2");
+  EXPECT_EQ(rp.passes[2].log_path, rb.captures.value / "run-7" / "logs" / "pass-2.log");
+  EXPECT_FALSE(rp.filter_after_trace);
+  const auto again = commands_for_run(rp, rb, b, 8);
+  EXPECT_EQ(again[1].output_dir, rb.captures.value / "run-8" / "pass-1");
+}
+
+TEST(PassPlan, RocpdOnAToolWithoutItIsTheRunbooksError) {
+  const auto rb = runbook_of("", "profiler:\n  output_format: rocpd\n");
+  Rocprofv3Backend b(rb, {"rocprofv3", false, std::nullopt, unknown_rocprofv3_version("none")});
+  EXPECT_EQ(error_of([&] { plan_run(rb, b, 1); }),
+            "/tmp/b.yaml:6:18: profiler.output_format: rocpd needs rocprofv3 from ROCm 7.0, but "
+            "unknown version (none) (write output_format: csv, or use a newer ROCm)");
+}
+
+}  // namespace
+}  // namespace kprof::exec
