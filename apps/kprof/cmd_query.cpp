@@ -5,6 +5,7 @@
 
 #include "apps/kprof/command.hpp"
 #include "core/analysis/session.hpp"
+#include "core/base/duration.hpp"
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
 
@@ -15,13 +16,16 @@ namespace po = kprof::app::po;
 
 int cmd_query(const kprof::app::Args& args) {
   po::options_description opts("options");
-  std::string db_path, view, family_arg, sql, format = "table", family, phase;
+  std::string db_path, view, family_arg, sql, format = "table", family, phase, timeout_text = "60s";
   int64_t limit = 0, run = 0, layers = 0, tokens = 0;
   opts.add_options()("db", po::value(&db_path), "capture database")(
       "view", po::value(&view),
       "top | families | variants | phases | explain | counters | metrics | roofline | passes")(
       "family-arg", po::value(&family_arg), "a family (explain FAMILY)")(
-      "sql", po::value(&sql), "run a SELECT on a read-only connection instead of a view")(
+      "sql", po::value(&sql),
+      "run one SELECT on a read-only connection instead of a view (no writes, no ATTACH, no "
+      "VACUUM, no PRAGMA assignments)")("timeout", po::value(&timeout_text),
+                                        "--sql: stop the statement after this long (default 60s)")(
       "format", po::value(&format), "table | csv | json")("family", po::value(&family),
                                                           "only this kernel family")(
       "phase", po::value(&phase),
@@ -48,12 +52,17 @@ int cmd_query(const kprof::app::Args& args) {
   }
   const std::optional<int64_t> run_id = run ? std::optional<int64_t>(run) : std::nullopt;
 
-  if (!sql.empty()) {
+  if (vm->count("sql")) {
     if (!view.empty())
       throw kprof::Error::input("give a view or --sql, not both", "see 'kprof query --help'");
+    const auto timeout = kprof::parse_duration(timeout_text);
+    if (!timeout || timeout->count() <= 0)
+      throw kprof::Error::input("--timeout: '" + timeout_text + "' is not a duration",
+                                "write e.g. 90s, 10m or 500ms");
     kprof::store::CaptureDb db(db_path, kprof::store::OpenMode::read_only);
     auto info = run_id ? db.find_run(*run_id) : db.find_last_run();
-    an::print(std::cout, an::sql_table(db, sql, info && info->simulated, info ? info->id : 0), f);
+    an::print(std::cout,
+              an::sql_table(db, sql, info && info->simulated, info ? info->id : 0, *timeout), f);
     return 0;
   }
   if (view.empty()) {

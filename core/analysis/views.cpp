@@ -8,6 +8,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
+#include "core/store/user_query.hpp"
 
 namespace kprof::analysis {
 namespace {
@@ -426,34 +427,30 @@ Table QueryContext::passes(const ViewOptions&) {
   return t;
 }
 
-Table sql_table(store::CaptureDb& db, const std::string& select, bool simulated, int64_t run_id) {
+Table sql_table(store::CaptureDb& db, const std::string& select, bool simulated, int64_t run_id,
+                std::chrono::milliseconds timeout) {
   Table t;
   t.title = "sql";
   t.simulated = simulated;
   t.run_id = run_id;
-  try {
-    SQLite::Statement q(db.sql(), select);
-    for (int i = 0; i < q.getColumnCount(); ++i) t.columns.push_back(q.getColumnName(i));
-    while (q.executeStep()) {
-      std::vector<Cell> row;
-      for (int i = 0; i < q.getColumnCount(); ++i) {
-        const auto c = q.getColumn(i);
-        if (c.isNull())
-          row.emplace_back();
-        else if (c.isInteger())
-          row.emplace_back(c.getInt64());
-        else if (c.isFloat())
-          row.emplace_back(c.getDouble());
-        else
-          row.emplace_back(c.getString());
-      }
-      t.rows.push_back(std::move(row));
+  // One statement, reads only, stopped after `timeout` (core/store/user_query.hpp).
+  store::UserQuery uq(db, select, timeout);
+  SQLite::Statement& q = uq.statement();
+  for (int i = 0; i < q.getColumnCount(); ++i) t.columns.push_back(q.getColumnName(i));
+  while (uq.step()) {
+    std::vector<Cell> row;
+    for (int i = 0; i < q.getColumnCount(); ++i) {
+      const auto c = q.getColumn(i);
+      if (c.isNull())
+        row.emplace_back();
+      else if (c.isInteger())
+        row.emplace_back(c.getInt64());
+      else if (c.isFloat())
+        row.emplace_back(c.getDouble());
+      else
+        row.emplace_back(c.getString());
     }
-  } catch (const SQLite::Exception& e) {
-    throw Error::input(
-        std::string("SQL error: ") + e.what(),
-        "the connection is read-only; tables: runs, passes, strings, dispatches, "
-        "counter_values, ...; views: v_dispatches, v_joined_counters, v_kernel_totals");
+    t.rows.push_back(std::move(row));
   }
   return t;
 }

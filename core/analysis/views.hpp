@@ -12,6 +12,7 @@
 // core/analysis/analysis_schema.sql.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +70,9 @@ class QueryContext {
 
 // `--sql`: any SELECT on the (read-only) connection; the analysis views (v_dispatches, ...) exist
 // once a query has joined the run.
-Table sql_table(store::CaptureDb& db, const std::string& select, bool simulated, int64_t run_id);
+// One statement that only reads, stopped after `timeout` (`--timeout`, default 60 s): see
+// core/store/user_query.hpp.
+Table sql_table(store::CaptureDb& db, const std::string& select, bool simulated, int64_t run_id,
+                std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 }  // namespace kprof::analysis

@@ -124,5 +124,34 @@ TEST_F(Refusals, DamagedKprofDatabase) {
   expect_all_refuse(".recover | sqlite3 ");
 }
 
+// `kprof query --sql` was a write door: VACUUM INTO copied the database anywhere, a second
+// statement ran unseen... now one statement that only reads, for at most --timeout.
+TEST_F(Refusals, QuerySqlOnlyReads) {
+  const Ran made = kprof(m_dir, {"ingest", db().string(), (m_dir / "cap").string()});
+  ASSERT_EQ(made.code, 0) << made.out;
+  const std::string before = read_text(db());
+  const fs::path copy = m_dir / "copy.db";
+  Ran r = kprof(m_dir, {"query", db().string(), "--sql", "VACUUM INTO '" + copy.string() + "'"});
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("would change the database or a file"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(copy));
+  r = kprof(m_dir, {"query", db().string(), "--sql", "SELECT 1; DELETE FROM runs"});
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--sql takes one statement; a second one follows: 'DELETE FROM runs'"),
+            std::string::npos)
+      << r.out;
+  r = kprof(m_dir, {"query", db().string(), "--timeout", "1s", "--sql",
+                    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                    "SELECT count(*) FROM c"});
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("the statement was stopped after 1.0s (--timeout)"), std::string::npos)
+      << r.out;
+  r = kprof(m_dir, {"query", db().string(), "--sql", "SELECT count(*) AS n FROM runs"});
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\n1\n"), std::string::npos) << r.out;
+  EXPECT_EQ(read_text(db()), before);
+  EXPECT_EQ(names_in(m_dir / "dbs"), std::vector<std::string>{"x.db"});
+}
+
 }  // namespace
 }  // namespace kprof::exec
