@@ -50,8 +50,11 @@ TEST(UserQuery, ReadsTablesViewsPragmaFunctionsAndRecursiveCtes) {
                        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
                        "WHERE x < 5) SELECT x FROM c"),
             5);
-  EXPECT_EQ(count_rows(db, "PRAGMA table_info(runs)"), 12);
-  EXPECT_EQ(count_rows(db, "SELECT * FROM pragma_table_info('passes')"), 19);
+  const int64_t run_columns =
+      db.sql().execAndGet("SELECT count(*) FROM pragma_table_info('runs')").getInt64();
+  ASSERT_GT(run_columns, 5);
+  EXPECT_EQ(count_rows(db, "PRAGMA table_info(runs)"), run_columns);
+  EXPECT_EQ(count_rows(db, "SELECT * FROM pragma_table_info('runs')"), run_columns);
   EXPECT_EQ(count_rows(db, "SELECT json_array(1, 2), upper(name), count(*) OVER () FROM runs"), 2);
 }
 
