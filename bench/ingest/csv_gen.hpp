@@ -1,5 +1,5 @@
 // Seeded generators of rocprofv3-format CSV files (layout: rocprofiler-sdk
-// source/lib/output/generateCSV.cpp, ROCm 7.x; facts rocprofv3.md §2.3-2.6): strings quoted,
+// source/lib/output/generateCSV.cpp, ROCm 7.x, csv.hpp): strings quoted,
 // numbers bare, doubles as rocprofv3 prints them. The kernel names are vLLM-on-ROCm style
 // templates with commas, angle brackets and '&'.
 #pragma once

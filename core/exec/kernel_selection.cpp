@@ -49,7 +49,8 @@ bool selection_needs_trace(const runbook::KernelSelection& rules) {
 
 Selection select_kernels(const runbook::KernelSelection& rules,
                          const std::vector<KernelTotal>& totals) {
-  // ECMAScript and regex_search, as rocprofv3 applies them (facts/rocprofv3.md §1.2).
+  // ECMAScript and regex_search, as rocprofv3 applies them (ROCm/rocm-systems
+  // projects/rocprofiler-sdk/source/lib/rocprofiler-sdk-tool/tool.cpp).
   std::optional<std::regex> include, exclude;
   if (rules.include_regex.value)
     include.emplace(*rules.include_regex.value, std::regex::ECMAScript);

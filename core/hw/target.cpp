@@ -71,7 +71,8 @@ void expand(const Data& d, const Expr& e, std::vector<Event>& out,
       return;
     case ExprKind::accumulate:
       // The accumulator sums the *previous* SQ counter, so the LEVEL counter itself must be
-      // programmed in the same pass (facts 1.2): both events are needed.
+      // programmed in the same pass (ROCm/aqlprofile src/core/counters.cpp): both events are
+      // needed.
       add_unique(out, Event{e.name, e.mode});
       add_unique(out, Event{e.name, ""});
       return;

@@ -32,7 +32,7 @@ struct TargetData;  // core/hw/target_impl.hpp
 struct Block {
   std::string name;           // "SQ", "TCC", ...
   int counters_per_pass = 0;  // simultaneous hardware counters (gfx942 SQ 8, TCC 4, ...)
-  int instances = 1;          // per XCD, as the facts give them
+  int instances = 1;          // per XCD (ROCm/aqlprofile gfxip/gfx9/gfx9_block_table.h)
   std::string description;
   SourcePos pos;
   // How many per-dimension values (XCD x INSTANCE x SE) rocprofv3 sums into one per-dispatch value;
@@ -112,7 +112,8 @@ class Target {
   // Hardware events needed to collect `name` (itself if base, the expansion if derived).
   // Throws Error(input) "unknown counter 'X'" with the nearest names as hint.
   // accumulate(X, F) expands to both X:F and plain X: the accumulator sums the previous SQ counter,
-  // so X must be programmed in the same pass (facts/gfx942-counters.md 1.2). Channel names X[n]
+  // so X must be programmed in the same pass (ROCm/aqlprofile
+  // src/core/counters.cpp HandleSQFlagsBlock). Channel names X[n]
   // expand to X.
   std::vector<Event> events_of(std::string_view name) const;
   // Occupancy of collecting all `names` together in one pass (events deduplicated across names).

@@ -21,7 +21,8 @@ class SeenDispatches {
 };
 
 // counter_collection.csv: 19 columns (7.x), 18 before Accum_VGPR_Count (6.4), timestamps only
-// since 6.3, a leading "Pid" column in rocpd-converted files (facts rocprofv3.md §2.6, §2.8).
+// since 6.3, a leading "Pid" column in rocpd-converted files (generateCSV.cpp;
+// rocpd: source/lib/python/rocpd/source/csv.cpp).
 // One row per (dispatch, counter): each dispatch goes to the sink once, as a DispatchRow with
 // dims_known=false (the file has only grid/workgroup products), before its first CounterRow.
 class CounterCollectionReader : public CsvFormatReader {

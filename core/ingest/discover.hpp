@@ -1,6 +1,7 @@
 // Finding the rocprofv3 outputs under the paths a user gives: rocprofv3 writes
 // `<dir>/<hostname>/<pid>_<domain>.csv` by default and puts each pass of a multi-pass counter run
-// in `pass_N/` (`pmc_N/` for .txt input files) (facts rocprofv3.md §2.1).
+// in `pass_N/` (`pmc_N/` for .txt input files) (rocprofiler-sdk
+// source/lib/output/output_config.cpp).
 #pragma once
 
 #include <optional>

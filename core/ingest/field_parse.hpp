@@ -26,7 +26,7 @@ inline bool parse_f64(std::string_view s, double& out) {
   return ec == std::errc() && ptr == e;
 }
 
-// How an agent is named in Agent_Id / Source_Agent_Id columns (facts: rocprofiler-sdk
+// How an agent is named in Agent_Id / Source_Agent_Id columns (rocprofiler-sdk
 // source/lib/output/csv.hpp and the ROCm 6.4 user sample in ROCm/rocprofiler-sdk#57):
 // "Agent N" (7.0+, N per --agent-index, relative = logical node id by default), a bare integer
 // (ROCm <= 6.4), or "GPU N"/"CPU N" (--agent-index type-relative).

@@ -1,5 +1,5 @@
 // The rocprofv3 output formats kprof reads, and how a file's format is recognised: by the
-// rocprofv3 file-name suffix (facts: rocprofiler-sdk source/lib/output/domain_type.cpp names the
+// rocprofv3 file-name suffix (rocprofiler-sdk source/lib/output/domain_type.cpp names the
 // domains), confirmed or — for renamed files — decided by the header line.
 #pragma once
 

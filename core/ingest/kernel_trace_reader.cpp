@@ -1,7 +1,8 @@
 // kernel_trace.csv: 22 columns in ROCm 7.x; 19 in the early layout of the rocprofiler-sdk docs
 // sample (Private_Segment_Size/Group_Segment_Size, no VGPR/SGPR columns, bare-integer agents);
-// rocpd-converted files add a leading "Guid" (facts rocprofv3.md §2.4, §2.8). Columns are found by
-// name, so order and extra columns do not matter.
+// rocpd-converted files add a leading "Guid" (rocprofiler-sdk
+// source/lib/python/rocpd/source/csv.cpp). Columns are found by name, so order and extra columns do
+// not matter.
 #include "core/ingest/kernel_trace_reader.hpp"
 
 namespace kprof::ingest {

@@ -1,4 +1,4 @@
-// Schema (facts rocprofv3.md §4; rocprofiler-sdk source/share/rocprofiler-sdk-rocpd/*.sql):
+// Schema (ROCm/rocm-systems projects/rocprofiler-sdk/source/share/rocprofiler-sdk-rocpd/*.sql):
 // physical tables carry a `_<uuid>` suffix and unsuffixed views of the same names exist. We use
 // the views when present and otherwise each suffix's tables, so a file merged from several
 // processes (several uuids) is read whole.

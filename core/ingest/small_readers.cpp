@@ -1,5 +1,6 @@
-// The small rocprofv3 CSV formats: agent_info.csv (§2.7), *_stats.csv (§2.5),
-// memory_copy_trace.csv and hip/hsa/marker_api_trace.csv (facts captures-and-workload.md §3;
+// The small rocprofv3 CSV formats (rocprofiler-sdk source/lib/output/generateCSV.cpp):
+// agent_info.csv,
+// *_stats.csv, memory_copy_trace.csv and hip/hsa/marker_api_trace.csv (
 // real files: jyohukuchan/uLLM-project benchmarks/results/...), plus the factory for all readers.
 #include <memory>
 

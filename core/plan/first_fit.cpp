@@ -1,11 +1,12 @@
 // rocprofiler-compute's pass policy as the baseline, plan validation and occupancy text.
 //
-// The policy, from facts/gfx942-counters.md section 3.1 (RPC25 profiler_base.py /
-// perfmon_coalesce): each counter with LEVEL (an accumulate pair here) gets its own file first;
-// every other counter goes into the first file whose per-block LimitedSet has room, a new file when
-// none has. Its LimitedSet counts names, so TCC_X[n] and TCC_X_sum take two slots although they are
-// one hardware event; everything else (X, X_sum) is counted by event like ours. rocprofiler-compute
-// iterates a Python set (order varies with PYTHONHASHSEED); we use request order.
+// The policy of rocprofiler-compute (ROCm/rocm-systems projects/rocprofiler-compute/src/
+// rocprof_compute_profile/profiler_base.py, perfmon_coalesce): each counter with LEVEL (an
+// accumulate pair here) gets its own file first; every other counter goes into the first file whose
+// per-block LimitedSet has room, a new file when none has. Its LimitedSet counts names, so TCC_X[n]
+// and TCC_X_sum take two slots although they are one hardware event; everything else (X, X_sum) is
+// counted by event like ours. rocprofiler-compute iterates a Python set (order varies with
+// PYTHONHASHSEED); we use request order.
 #include <algorithm>
 #include <map>
 #include <set>

@@ -1,7 +1,8 @@
 // Counter-pass planning: requested counters + a hardware target -> the fewest rocprofv3 passes.
 // Pure functions, no I/O.
 //
-// Model (facts/gfx942-counters.md sections 1.2 and 5):
+// Model (ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/rocprofiler-sdk/aql/
+// packet_construct.cpp can_collect() and counters/core.cpp; ROCm/aqlprofile src/core/counters.cpp):
 //   - An item is a requested counter with its hardware events (Target::events_of). A derived
 //     counter is atomic: all its events in one pass. A pin (user "these together") merges its
 //     counters into one atomic item.
@@ -80,7 +81,8 @@ struct Plan {
 // cannot fit one pass even alone (naming the block and its limit).
 Plan plan_passes(const hw::Target& target, const Request& request, const PlanOptions& options = {});
 
-// rocprofiler-compute's policy (facts section 3.1, RPC25 perfmon_coalesce): every item with an
+// rocprofiler-compute's policy (projects/rocprofiler-compute/src/
+// rocprof_compute_profile/profiler_base.py, perfmon_coalesce): every item with an
 // accumulate event opens its own pass first; every other item goes, in request order, into the
 // first pass with room, a new one when none has. Slots are counted its way: per-channel names
 // TCC_X[n] take a slot separate from TCC_X / TCC_X_sum. Used as the benchmark baseline.

@@ -8,12 +8,14 @@
 
 namespace kprof::runbook::detail {
 
-// std::regex (ECMAScript) is what rocprofv3 applies to kernel names (facts/rocprofv3.md §1.2), so
+// std::regex (ECMAScript) is what rocprofv3 applies to kernel names
+// (ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/rocprofiler-sdk-tool/tool.cpp), so
 // a regex that compiles here means the same there. Messages are ours, not libstdc++'s what().
 std::optional<std::string> regex_problem(const std::string& pattern);
 
 // rocprofv3 `--kernel-iteration-range`: tokens split on '[', ']', ',' and spaces; each token N or
-// A-B (inclusive), 1-based (facts/rocprofv3.md §1.2).
+// A-B (inclusive), 1-based (ROCm/rocm-systems
+// projects/rocprofiler-sdk/source/lib/rocprofiler-sdk-tool/config.cpp).
 std::optional<std::string> iteration_range_problem(std::string_view text);
 
 // Runbook names become file names (the default database) and run labels.

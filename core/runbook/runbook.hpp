@@ -38,7 +38,8 @@ using LocatedString = Located<std::string>;
 using LocatedStrings = Located<std::vector<LocatedString>>;
 
 enum class OutputFormat { csv, rocpd };
-// rocprofv3 `--agent-index`: how Agent_Id values are numbered (facts/rocprofv3.md §1.2).
+// rocprofv3 `--agent-index`: how Agent_Id values are numbered (ROCm/rocm-systems
+// projects/rocprofiler-sdk/source/bin/rocprofv3.py).
 enum class AgentIndex { absolute, relative, type_relative };
 // What `passes.counters.kernels.from_trace` ranks kernels by.
 enum class RankBy { total_duration, calls };

@@ -1,5 +1,6 @@
 // `rocprofv3 -L/--list-avail` text: the PC-sampling block, then every counter of each GPU agent.
-// Facts: /work/shared/facts/rocprofv3.md section 5 (rocprofv3-avail info --pc-sampling / --pmc).
+// Source: ROCm/rocm-systems projects/rocprofiler-sdk/source/bin/rocprofv3_avail_module/avail.py
+// (--pc-sampling, --pmc).
 #pragma once
 
 #include <string>

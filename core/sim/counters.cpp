@@ -63,7 +63,8 @@ double CounterModel::base_value(const DispatchRecord& r, const hw::Event& e) con
   // Cycles the dispatch was resident, at the modelled engine clock.
   const double cycles = double(r.end - r.start) * m_model.clock_mhz / 1000.0;
   const int vpd = values_per_dispatch(n);
-  const double mops = d.flops / 512.0;  // facts gfx942 3.5: FLOPs = 512 x MFMA_MOPS
+  const double mops =
+      d.flops / 512.0;  // FLOPs = 512 x MFMA_MOPS (rocprofiler-compute roofline_calc.py)
   const std::string& dt = s.mfma;
 
   if (!e.flag.empty()) {

@@ -1,4 +1,4 @@
-// CSV writers in rocprofv3's layouts. Facts: /work/shared/facts/rocprofv3.md sections 2.2-2.7
+// CSV writers in rocprofv3's layouts
 // (ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/output/generateCSV.cpp, csv.hpp).
 #include <sys/syscall.h>
 #include <unistd.h>

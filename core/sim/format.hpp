@@ -1,6 +1,6 @@
 // Text conventions of rocprofv3's output that the double reproduces: CSV number formats, glog-style
 // stderr prefixes and the output-path placeholders (%hostname%, %pid%, ...).
-// Facts: /work/shared/facts/rocprofv3.md sections 1.5 and 2.3 (csv.hpp, format_path.cpp of
+// Sources: csv.hpp and format_path.cpp of
 // ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/output).
 #pragma once
 

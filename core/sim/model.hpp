@@ -67,7 +67,8 @@ struct Model {
   double reorder_probability = 0.03;
   double correlation_skip_probability = 0.1;  // host API calls between dispatches take ids too
   // Counter collection serializes dispatches and reads counters after each: included kernels take
-  // `stretch` times longer plus `overhead_ns` (facts 6: durations from --pmc runs are not usable).
+  // `stretch` times longer plus `overhead_ns` (counter collection serializes dispatches:
+  // ROCm/rocm-systems projects/rocprofiler-sdk/source/docs/how-to/using-rocprofv3.rst).
   double counter_stretch = 1.15;
   double counter_overhead_ns = 2500;
   double counter_gap_ns = 20000;  // extra host time per included dispatch in counter passes

@@ -373,7 +373,7 @@ std::vector<JobOptions> load_jobs(const std::string& path, const JobOptions& cli
       if (jn["pmc"].IsSequence()) {
         for (const auto& c : jn["pmc"]) raw.push_back(c.as<std::string>());
       } else {
-        // A plain string is iterated character by character by the launcher (facts 1.3).
+        // A plain string is iterated character by character by the launcher (rocprofv3.py).
         for (char c : jn["pmc"].as<std::string>()) raw.emplace_back(1, c);
       }
       j.pmc = split_counters(raw);

@@ -1,6 +1,6 @@
 // The rocprofv3 7.0 command-line subset the double understands, parsed the way rocprofv3.py's
 // argparse does (allow_abbrev=False, BOOL options with an optional value, split at the first "--").
-// Facts: /work/shared/facts/rocprofv3.md sections 1.1-1.4.
+// Source: ROCm/rocm-systems projects/rocprofiler-sdk/source/bin/rocprofv3.py (ROCm 7.0).
 #pragma once
 
 #include <map>

@@ -1,12 +1,12 @@
 // rocpd output: "<prefix>_results.db", the SQLite database rocprofv3 7.0 writes by default.
-// Facts: /work/shared/facts/rocprofv3.md section 4 (schema_version 3; physical tables suffixed with
-// the session UUID, unsuffixed views of them, and data views such as `kernels` and
-// `counters_collection`). The DDL below is written from those facts; the view column names follow
-// rocprofiler-sdk's data_views.sql (ROCm/rocm-systems projects/rocprofiler-sdk/source/share/
-// rocprofiler-sdk-rocpd/data_views.sql) so that readers of real files can read ours.
-// Simplifications (UNCERTAIN vs the real writer): tables the double never fills (regions, samples,
-// memory copies, API args) are not created; a base counter's value is stored as one row per XCD
-// instead of one per hardware instance; derived counters as one row.
+// Schema: ROCm/rocm-systems projects/rocprofiler-sdk/source/share/rocprofiler-sdk-rocpd/*.sql
+// (schema_version 3; physical tables suffixed with the session UUID, unsuffixed views of them, and
+// data views such as `kernels` and `counters_collection`). The DDL below is written from those
+// files; the view column names follow rocprofiler-sdk's data_views.sql (ROCm/rocm-systems
+// projects/rocprofiler-sdk/source/share/ rocprofiler-sdk-rocpd/data_views.sql) so that readers of
+// real files can read ours. Simplifications (UNCERTAIN vs the real writer): tables the double never
+// fills (regions, samples, memory copies, API args) are not created; a base counter's value is
+// stored as one row per XCD instead of one per hardware instance; derived counters as one row.
 #include <sqlite3.h>
 #include <unistd.h>
 

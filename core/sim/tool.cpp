@@ -100,7 +100,8 @@ std::string python_list(const std::vector<std::string>& v) {
   return "[" + join(q, ", ") + "]";
 }
 
-// Signals rocprofv3 handles by finalizing its output (facts section 6, ROCm/rocm-systems#1072);
+// Signals rocprofv3 handles by finalizing its output (ROCm/rocm-systems
+// projects/rocprofiler-sdk/source/lib/rocprofiler-sdk-tool/tool.cpp; ROCm/rocm-systems#1072);
 // others (SIGSEGV, SIGKILL) end the process with nothing written.
 bool handled_signal(int sig) {
   return sig == SIGINT || sig == SIGQUIT || sig == SIGABRT || sig == SIGTERM;

@@ -115,4 +115,31 @@ std::vector<std::string> include_violations(const fs::path& root) {
   return out;
 }
 
+std::vector<std::string> private_citations(const fs::path& root) {
+  std::vector<std::string> out;
+  const std::regex cite(R"(\bfacts\b)", std::regex::icase);
+  const std::set<std::string> exts = {".cpp", ".hpp", ".h", ".yaml", ".py", ".sql", ".txt", ".sh"};
+  for (const char* top : {"core", "apps", "tests", "bench", "configs", "runbooks", "scripts"}) {
+    if (!fs::is_directory(root / top)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(root / top)) {
+      const std::string rel = fs::relative(e.path(), root).generic_string();
+      if (!e.is_regular_file() || rel.rfind("tests/architecture/", 0) == 0 ||
+          rel.rfind("tests/data/", 0) == 0)
+        continue;
+      const std::string name = e.path().filename().string();
+      if (!exts.count(e.path().extension().string()) && name != "CMakeLists.txt" &&
+          rel.rfind("scripts/", 0) != 0)
+        continue;
+      std::istringstream lines(read(e.path()));
+      int n = 0;
+      for (std::string line; std::getline(lines, line);) {
+        ++n;
+        if (std::regex_search(line, cite))
+          out.push_back(rel + ":" + std::to_string(n) + ": " + std::string(trim(line)));
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace kprof::architecture

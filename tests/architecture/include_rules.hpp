@@ -13,4 +13,9 @@ namespace kprof::architecture {
 // every source folder the table does not list. Empty when the tree keeps the rules.
 std::vector<std::string> include_violations(const std::filesystem::path& root);
 
+// Every line of `root`'s code and configs (core, apps, tests, bench, configs, runbooks, scripts)
+// that cites the team's private notes ("facts/...md", "(facts 1.2)") instead of an upstream source,
+// as "path:line: text". This folder (tests/architecture) is left out: it names the pattern.
+std::vector<std::string> private_citations(const std::filesystem::path& root);
+
 }  // namespace kprof::architecture

@@ -18,6 +18,12 @@ TEST(IncludeRules, TheTreeKeepsArchitectureMd) {
   EXPECT_TRUE(v.empty()) << join(v, "\n");
 }
 
+// Comments cite upstream sources (repository + path, or URL); the team's notes are not in the repo.
+TEST(Citations, NoCommentCitesPrivateNotes) {
+  const auto v = private_citations(KPROF_SOURCE_DIR);
+  EXPECT_TRUE(v.empty()) << join(v, "\n");
+}
+
 // A copy of the real table over a small tree with one allowed and three forbidden includes.
 class IncludeRulesOnATree : public ::testing::Test {
  protected:
@@ -53,6 +59,17 @@ TEST_F(IncludeRulesOnATree, ForbiddenIncludesAreNamed) {
             "may include Boost.Process");
   EXPECT_EQ(v[2],
             "core/store/up.cpp:2: includes core/analysis/join.hpp; core/store may use: core/base");
+}
+
+TEST_F(IncludeRulesOnATree, PrivateCitationsAreFound) {
+  write("core/hw/a.cpp", "// TCC has 4 slots (facts 1.2)\nint x;\n");
+  write("configs/hw/b.yaml",
+        "# see ../shared/facts/gfx942-counters.md\n# ROCm/aqlprofile is fine\n");
+  auto v = private_citations(m_root);
+  std::sort(v.begin(), v.end());
+  ASSERT_EQ(v.size(), 2u) << join(v, "\n");
+  EXPECT_EQ(v[0], "configs/hw/b.yaml:1: # see ../shared/facts/gfx942-counters.md");
+  EXPECT_EQ(v[1], "core/hw/a.cpp:1: // TCC has 4 slots (facts 1.2)");
 }
 
 TEST_F(IncludeRulesOnATree, AFolderMissingFromTheTableIsReported) {

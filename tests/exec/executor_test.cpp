@@ -411,9 +411,9 @@ TEST(Executor, WorkloadExitTwoIsNotRetried) {
 
 TEST(Executor, Error38PassIsClassifiedAndNotRetried) {
   TempDir dir;
-  // A profiler that behaves as rocprofv3 does on an over-capacity counter set (facts §3): the
-  // trace pass works (it hands over to the real double), a --pmc pass aborts with the error-38
-  // text.
+  // A profiler that behaves as rocprofv3 does on an over-capacity counter set
+  // (rocprofiler-sdk-tool/tool.cpp): the trace pass works (it hands over to the real double), a
+  // --pmc pass aborts with the error-38 text.
   const auto fake = write_script(
       dir / "fake-rocprofv3",
       "case \" $* \" in *\" --pmc \"*)\n"

@@ -19,7 +19,7 @@ TEST(MetricSet, ShippedSetsLoad) {
   EXPECT_EQ(metric_set_names(dir),
             (std::vector<std::string>{"compute", "full", "memory", "occupancy", "roofline"}));
   MetricSet roof = load_metric_set_named("roofline", gfx942(), dir);
-  EXPECT_EQ(roof.counters.size(), 29u);  // pmc_roof_perf.txt (facts 3.5)
+  EXPECT_EQ(roof.counters.size(), 29u);  // rocprofiler-compute pmc_roof_perf.txt
   ASSERT_EQ(roof.metrics.size(), 13u);
   const MetricFormula& hbm = roof.metrics[11];
   EXPECT_EQ(hbm.name, "hbm_read_bytes");

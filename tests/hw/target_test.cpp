@@ -1,5 +1,6 @@
-// Spot checks of configs/hw/gfx942.yaml against /work/shared/facts/gfx942-counters.md, and the
-// expansion/evaluation of derived counters against hand-computed values.
+// Spot checks of configs/hw/gfx942.yaml against rocprofiler-sdk's counter_defs.yaml and
+// aqlprofile's block table, and the expansion/evaluation of derived counters against hand-computed
+// values.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -32,7 +33,7 @@ std::vector<std::string> strs(const std::vector<Event>& ev) {
   return s;
 }
 
-// Facts 1.1 / 5.1: aqlprofile counter_count for gfx942.
+// ROCm/aqlprofile gfxip/gfx9/gfx9_block_table.h: counter_count per block on gfx942.
 TEST(Gfx942, BlockLimitsMatchFacts) {
   const Target& t = gfx942();
   EXPECT_EQ(t.arch(), "gfx942");
@@ -50,8 +51,8 @@ TEST(Gfx942, BlockLimitsMatchFacts) {
   EXPECT_EQ(t.block("NOPE"), nullptr);
 }
 
-// Facts 2: 265 SDK base + SQC_DCACHE_INFLIGHT_LEVEL and 3 SQ_VMEM_* from rocprofiler-compute's
-// copy; 154 SDK derived + 6 *_ACCUM.
+// rocprofiler-sdk counter_defs.yaml: 265 base + SQC_DCACHE_INFLIGHT_LEVEL and 3 SQ_VMEM_* from
+// rocprofiler-compute's copy; 154 SDK derived + 6 *_ACCUM.
 TEST(Gfx942, CounterCatalogMatchesFacts) {
   const Target& t = gfx942();
   EXPECT_EQ(t.base_names().size(), 269u);
@@ -95,7 +96,7 @@ TEST(Gfx942, CounterCatalogMatchesFacts) {
             "(TCC_BUBBLE_sum*128 + (TCC_EA0_RDREQ_sum-TCC_BUBBLE_sum-TCC_EA0_RDREQ_32B_sum)*64 + "
             "TCC_EA0_RDREQ_32B_sum*32)/1024");
   EXPECT_TRUE(t.known("TCC_HIT_sum"));
-  EXPECT_FALSE(t.known("GPUBusy"));  // gfx90a only (facts 2.1)
+  EXPECT_FALSE(t.known("GPUBusy"));  // gfx90a only (rocprofiler-sdk counter_defs.yaml)
 }
 
 TEST(Gfx942, PeaksAndConstants) {
@@ -110,7 +111,7 @@ TEST(Gfx942, PeaksAndConstants) {
   EXPECT_EQ(p.xcds, 8);
   EXPECT_DOUBLE_EQ(p.clock_mhz, 2100);
   EXPECT_EQ(p.wave_size, 64);
-  // 2048 FLOP/clk/CU x 304 CU x 2.1 GHz = 1307.4 TFLOP/s (facts 4).
+  // 2048 FLOP/clk/CU x 304 CU x 2.1 GHz = 1307.4 TFLOP/s (ROCm docs, GPU specifications).
   EXPECT_NEAR(2048.0 * p.cus * p.clock_mhz * 1e6, p.matrix_bf16_flops, 0.05e12);
   EXPECT_DOUBLE_EQ(gfx942().constants().at("simd_count"), 1216);
 }
@@ -144,7 +145,7 @@ TEST(Gfx942, OccupancyDeduplicatesAndFlagsOverflow) {
   EXPECT_EQ(one.used.at("TCC"), 2);
   EXPECT_TRUE(one.fits());
 
-  Occupancy five = t.occupancy({"FETCH_SIZE", "WRITE_SIZE"});  // facts 1.2: 5 TCC events
+  Occupancy five = t.occupancy({"FETCH_SIZE", "WRITE_SIZE"});  // 5 TCC events
   EXPECT_EQ(five.used.at("TCC"), 5);
   EXPECT_FALSE(five.fits());
   EXPECT_EQ(five.over_blocks, (std::vector<std::string>{"TCC"}));

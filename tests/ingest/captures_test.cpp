@@ -103,8 +103,8 @@ TEST(Captures, KernelTrace7xMatchesIndependentCountsAndRocprofStats) {
       EXPECT_EQ(d.agent, 2);  // "Agent 2" in all three captures
     }
   }
-  // Exact figures, pinned: 12,263 dispatches in the Qwen3.5 AQ4 capture (facts
-  // captures-and-workload.md §2 A), 24,349 in the Gemma-4 one.
+  // Exact figures, pinned: 12,263 dispatches in the Qwen3.5 AQ4 capture, 24,349 in the Gemma-4
+  // one (counted in the capture files themselves; see shared/captures/SOURCES.md for their origin).
   VectorSink aq4, gemma;
   read_file(capture(k_aq4), aq4);
   read_file(capture(k_gemma), gemma);

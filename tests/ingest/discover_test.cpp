@@ -1,5 +1,6 @@
 // Discovery of rocprofv3's output layout: <dir>/<hostname>/<pid>_<domain>.csv and pass_N/ folders
-// (facts rocprofv3.md §2.1), with real capture files copied into a temp tree.
+// (ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/output/output_config.cpp), with real
+// capture files copied into a temp tree.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,4 +1,5 @@
-// The rocpd reader against databases built here with the schema of facts rocprofv3.md §4
+// The rocpd reader against databases built here with the schema of
+// ROCm/rocm-systems projects/rocprofiler-sdk/source/share/rocprofiler-sdk-rocpd/*.sql
 // (rocprofiler-sdk source/share/rocprofiler-sdk-rocpd/*.sql): `_<uuid>` tables, with and
 // without the unsuffixed views rocprofv3 adds.
 #include <gtest/gtest.h>

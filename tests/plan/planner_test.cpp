@@ -41,8 +41,8 @@ void expect_valid(const hw::Target& t, const Request& r, const Plan& p) {
         EXPECT_TRUE(std::find(pass.events.begin(), pass.events.end(), e) != pass.events.end()) << c;
 }
 
-// facts 3.2: rocprofiler-compute needs 12 passes for its gfx942 union; SQ 90 + 6 accumulate
-// events over 8 slots = 12 is the lower bound, and we meet it.
+// rocprofiler-compute (perfmon_coalesce over analysis_configs/gfx942) needs 12 passes for its
+// gfx942 union; SQ 90 + 6 accumulate events over 8 slots = 12 is the lower bound, and we meet it.
 TEST(Planner, FullSetMeetsLowerBoundOf12) {
   Request r = from_set("full");
   Plan p = plan_passes(gfx942(), r);
@@ -56,7 +56,8 @@ TEST(Planner, FullSetMeetsLowerBoundOf12) {
   for (const auto& pass : p.passes) EXPECT_EQ(pass.used.at("SQ"), 8);
 }
 
-// facts 3.2: --roof-only is 3 passes; SQ 19 events / 8 = 3.
+// rocprofiler-compute --roof-only (profile_configs/gfx940/roofline/pmc_roof_perf.txt) is 3 passes;
+// SQ 19 events / 8 = 3.
 TEST(Planner, RooflineSetMeetsLowerBoundOf3) {
   Request r = from_set("roofline");
   Plan p = plan_passes(gfx942(), r);
@@ -88,7 +89,8 @@ TEST(Planner, SharedEventsCostOneSlot) {
   EXPECT_EQ(occupancy_text(gfx942(), p.passes[0]), "TCC 1/4");
 }
 
-// FETCH_SIZE (3 TCC) and WRITE_SIZE (2 TCC) cannot share a pass (facts 1.2).
+// FETCH_SIZE (3 TCC) and WRITE_SIZE (2 TCC) cannot share a pass (TCC has 4 counters:
+// ROCm/aqlprofile gfxip/gfx9/gfx9_block_table.h).
 TEST(Planner, DerivedCountersStayWhole) {
   Request r = of({"FETCH_SIZE", "WRITE_SIZE", "TCC_HIT_sum", "GRBM_GUI_ACTIVE"});
   Plan p = plan_passes(gfx942(), r);

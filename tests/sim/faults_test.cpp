@@ -10,7 +10,8 @@ namespace {
 
 TEST(SimFaults, OversubscribedCountersAbortWithError38AtTheFirstCountedDispatch) {
   TempDir t;
-  // FETCH_SIZE (3 TCC events) + WRITE_SIZE (2) > 4 TCC counters on gfx942 (facts gfx942 1.2).
+  // FETCH_SIZE (3 TCC events) + WRITE_SIZE (2) > 4 TCC counters on gfx942 (ROCm/aqlprofile
+  // gfxip/gfx9/gfx9_block_table.h).
   const auto r = run_sim(
       t.path, {"--kernel-trace", "--pmc", "FETCH_SIZE", "WRITE_SIZE", "--kernel-include-regex",
                "multiply", "-f", "csv", "-d", ".", "-o", "x", "--", "sleep", "30"});

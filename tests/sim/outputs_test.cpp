@@ -1,5 +1,6 @@
 // rocprofv3-sim's files, run as a real subprocess: names, columns, quoting and number formats
-// against the facts (shared/facts/rocprofv3.md section 2) and against real captures in
+// against rocprofiler-sdk (ROCm/rocm-systems
+// projects/rocprofiler-sdk/source/lib/output/generateCSV.cpp) and against real captures in
 // shared/captures/ (byte for byte for the documentation sample).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -42,7 +43,8 @@ TEST(SimOutputs, CounterCollectionReproducesTheDocumentationSampleByteForByte) {
       replace_all(read_file(k_captures / "rocprofiler-sdk-docs/counter_collection.csv"),
                   ",15606,15606,", "," + pid + "," + pid + ",");
   EXPECT_EQ(read_file(t.path / "out/doc_counter_collection.csv"), golden);
-  // The CPU row equals the documentation's agent_info sample row (facts 2.7).
+  // The CPU row equals the documentation's agent_info sample row
+  // (ROCm/rocm-systems projects/rocprofiler-sdk/source/docs/data/agent_info.csv).
   const std::string agents = read_file(t.path / "out/doc_agent_info.csv");
   EXPECT_NE(
       agents.find(
@@ -64,7 +66,7 @@ TEST(SimOutputs, TraceAndStatsFilesHaveTheFactsColumnsAndTheRealCapturesStyle) {
   EXPECT_EQ(files_under(t.path / "out"),
             (std::vector<std::string>{"run_agent_info.csv", "run_domain_stats.csv",
                                       "run_kernel_stats.csv", "run_kernel_trace.csv"}));
-  // Headers: exactly facts 2.4 / 2.5 / 2.7, and the same bytes as real 7.x captures.
+  // Headers: exactly generateCSV.cpp's, and the same bytes as real 7.x captures.
   const std::string trace_header =
       "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_"
       "Id\",\"Kernel_Name\","
