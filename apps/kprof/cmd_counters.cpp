@@ -1,9 +1,12 @@
 // `kprof counters [--arch A] [PATTERN]`: the target's counters with block, kind, expression and
 // description. `kprof counters --explain NAME`: the hardware events a counter costs per pass.
+#include <unistd.h>
+
 #include <iostream>
 #include <set>
 
 #include "apps/kprof/command.hpp"
+#include "core/base/table.hpp"
 #include "core/base/text.hpp"
 #include "core/hw/target.hpp"
 
@@ -97,24 +100,21 @@ int cmd_counters(const app::Args& args) {
   if (vm->count("explain")) return explain(t, (*vm)["explain"].as<std::string>());
   const std::string pattern = vm->count("pattern") ? (*vm)["pattern"].as<std::string>() : "";
   size_t shown = 0;
+  Table table;
+  table.columns = {"counter", "block", "kind", "event_or_expression", "description"};
   for (const auto& name : t.counter_names()) {
     if (!pattern.empty() && !matches(pattern, name)) continue;
     ++shown;
-    std::string what, desc;
     if (const auto* b = t.base(name)) {
-      what = "event " + std::to_string(b->event_id);
-      desc = b->description;
-      std::cout << pad(name, 40) << pad(b->block, 9) << pad("base", 9) << pad(what, 12);
+      table.rows.push_back({name, b->block, std::string("base"),
+                            "event " + std::to_string(b->event_id), b->description});
     } else {
       const auto* d = t.derived(name);
-      what = d->expression;
-      desc = d->description;
-      std::cout << pad(name, 40) << pad(blocks_of(t, t.events_of(name)), 9) << pad("derived", 9)
-                << pad(what, 12);
+      table.rows.push_back({name, blocks_of(t, t.events_of(name)), std::string("derived"),
+                            d->expression, d->description});
     }
-    if (desc.size() > 100) desc = desc.substr(0, 97) + "...";
-    std::cout << "  " << desc << "\n";
   }
+  if (shown) render_text(std::cout, table, TextLayout{terminal_width(STDOUT_FILENO), false});
   if (shown == 0) {
     throw Error::input("no " + t.arch() + " counter matches '" + pattern + "'",
                        did_you_mean(t.nearest(pattern)));

@@ -5,12 +5,12 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <iomanip>
 #include <iostream>
 #include <set>
 
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
+#include "core/base/table.hpp"
 #include "core/exec/run_lock.hpp"
 #include "core/ingest/discover.hpp"
 #include "core/store/capture_db.hpp"
@@ -150,13 +150,15 @@ int cmd_ingest(const app::Args& args) {
     db.set_pass_state(pass_id, done);
     std::cout << "pass " << ordinal << " (" << store::to_string(kind) << ") " << pass.folder
               << "\n";
+    Table files;
+    files.columns = {"file", "kind", "rows_read", "rejected"};
     for (const auto& r : results) {
-      std::cout << "  " << std::left << std::setw(44)
-                << std::filesystem::path(r.path).filename().string() << " " << std::setw(20)
-                << r.kind << std::right << std::setw(10) << r.rows_read << " rows read"
-                << std::setw(8) << r.rows_rejected << " rejected\n";
+      files.rows.push_back({std::filesystem::path(r.path).filename().string(), r.kind,
+                            static_cast<int64_t>(r.rows_read),
+                            static_cast<int64_t>(r.rows_rejected)});
       rejected_total += r.rows_rejected;
     }
+    render_text(std::cout, files, TextLayout{terminal_width(STDOUT_FILENO), false});
   }
   db.set_run_status(run_id, store::RunStatus::done);
   for (const auto& s : found.skipped)

@@ -2,11 +2,14 @@
 // and every pass's exact command line and environment delta, trace pass included: the same use
 // case `kprof run` launches from (core/exec/pass_plan.hpp). Plans only; runs no pass (it does run
 // `<profiler> --version`, as `kprof run` does, because the command lines depend on it).
+#include <unistd.h>
+
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "apps/kprof/command.hpp"
+#include "core/base/table.hpp"
 #include "core/base/text.hpp"
 #include "core/exec/gpu_list.hpp"
 #include "core/exec/gpu_select.hpp"
@@ -27,6 +30,22 @@ int64_t next_run_id(const std::filesystem::path& db_path) {
   } catch (const Error&) {
     return 1;  // unreadable or older schema: `run` will report it; the plan stays useful
   }
+}
+
+// The command as one line, or on a terminal as lines of at most `width` columns joined by " \\"
+// so that it still pastes into a shell.
+std::string wrap_command(const std::vector<std::string>& argv, size_t width, size_t indent) {
+  if (!width) return shell_join(argv);
+  std::string out, line;
+  for (const auto& a : argv) {
+    const std::string word = shell_join({a});
+    if (!line.empty() && indent + line.size() + 1 + word.size() + 2 > width) {
+      out += line + " \\\n" + std::string(indent, ' ');
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
 }
 
 nlohmann::ordered_json env_json(const store::EnvDelta& env) {
@@ -177,17 +196,21 @@ int cmd_plan(const app::Args& args) {
   if (rp.filter_after_trace)
     std::cout << ";\ncounter passes' kernel filter: " << *rp.filter_after_trace;
   std::cout << "\n";
+  // Passes by ordinal (0 = trace) and label, as `status`, `query passes` and progress name them;
+  // on a terminal the long lines wrap (commands with " \\" so they still paste into a shell).
+  const size_t width = terminal_width(STDOUT_FILENO);
   for (const auto& cmd : rp.passes) {
     if (cmd.kind == store::PassKind::trace) {
-      std::cout << "\npass 0 (kernel trace)";
+      std::cout << "\npass 0 (trace)";
     } else {
       const auto& pass = rp.counters->plan.passes.at(static_cast<size_t>(cmd.ordinal - 1));
-      std::cout << "\npass " << cmd.ordinal << "/" << rp.counters->plan.passes.size() << "   "
+      std::cout << "\npass " << cmd.ordinal << " (counters " << cmd.ordinal << "/"
+                << rp.counters->plan.passes.size() << ")   "
                 << plan::occupancy_text(rp.counters->target, pass)
-                << "\n  counters: " << join(pass.counters, " ");
+                << "\n  counters: " << wrap_text(join(pass.counters, " "), width, 12);
     }
-    std::cout << "\n  command:  " << shell_join(cmd.argv) << "\n  env:      " << env_line(cmd.env)
-              << "\n";
+    std::cout << "\n  command:  " << wrap_command(cmd.argv, width, 12)
+              << "\n  env:      " << wrap_text(env_line(cmd.env), width, 12) << "\n";
   }
   for (size_t i = 0; i < slot_envs.size(); ++i)
     std::cout << (i ? "" : "\n") << "GPU slot " << gpus[i] << " adds: " << env_line(slot_envs[i])

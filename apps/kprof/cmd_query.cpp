@@ -1,5 +1,7 @@
 // kprof query DB <view> [FAMILY] | kprof query DB --sql "SELECT ...": the analysis' named views.
 // Joins counter passes to the trace first when a pass has no stored mapping yet (and says so).
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
 
@@ -7,6 +9,7 @@
 #include "core/analysis/session.hpp"
 #include "core/base/duration.hpp"
 #include "core/base/error.hpp"
+#include "core/base/table.hpp"
 #include "core/base/text.hpp"
 
 namespace {
@@ -17,7 +20,7 @@ namespace po = kprof::app::po;
 int cmd_query(const kprof::app::Args& args) {
   po::options_description opts("options");
   std::string db_path, view, family_arg, sql, format = "table", family, phase, timeout_text = "60s";
-  int64_t limit = 0, run = 0, layers = 0, tokens = 0;
+  int64_t limit = 0, run = 0, layers = 0, tokens = 0, width = -1;
   opts.add_options()("db", po::value(&db_path), "capture database")(
       "view", po::value(&view),
       "top | families | variants | phases | explain | counters | metrics | roofline | passes")(
@@ -26,8 +29,10 @@ int cmd_query(const kprof::app::Args& args) {
       "run one SELECT on a read-only connection instead of a view (no writes, no ATTACH, no "
       "VACUUM, no PRAGMA assignments)")("timeout", po::value(&timeout_text),
                                         "--sql: stop the statement after this long (default 60s)")(
-      "format", po::value(&format), "table | csv | json")("family", po::value(&family),
-                                                          "only this kernel family")(
+      "format", po::value(&format), "table | csv | jsonl | json")(
+      "wide", po::bool_switch(), "full kernel names and no width limit in tables")(
+      "width", po::value(&width), "table width in columns, 0 = no limit (default: the terminal's)")(
+      "family", po::value(&family), "only this kernel family")(
       "phase", po::value(&phase),
       "only this phase: prefill | decode | step | irregular | partial | unknown | other")(
       "limit", po::value(&limit), "at most this many rows")("run", po::value(&run),
@@ -44,6 +49,11 @@ int cmd_query(const kprof::app::Args& args) {
     throw kprof::Error::input("missing capture database", "usage: kprof query DB <view>");
   }
   const an::Format f = an::parse_format(format);
+  an::PrintOptions print_options;
+  print_options.layout.wide = (*vm)["wide"].as<bool>();
+  print_options.layout.width = print_options.layout.wide ? 0
+                               : width >= 0              ? static_cast<size_t>(width)
+                                                         : kprof::terminal_width(STDOUT_FILENO);
   if (!family_arg.empty()) {
     if (!family.empty() && family != family_arg)
       throw kprof::Error::input(
@@ -61,8 +71,10 @@ int cmd_query(const kprof::app::Args& args) {
                                 "write e.g. 90s, 10m or 500ms");
     kprof::store::CaptureDb db(db_path, kprof::store::OpenMode::read_only);
     auto info = run_id ? db.find_run(*run_id) : db.find_last_run();
+    print_options.exact_columns = true;
     an::print(std::cout,
-              an::sql_table(db, sql, info && info->simulated, info ? info->id : 0, *timeout), f);
+              an::sql_table(db, sql, info && info->simulated, info ? info->id : 0, *timeout), f,
+              print_options);
     return 0;
   }
   if (view.empty()) {
@@ -86,7 +98,7 @@ int cmd_query(const kprof::app::Args& args) {
   o.family = family;
   o.phase = phase;
   o.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
-  an::print(std::cout, session.view(view, o), f);
+  an::print(std::cout, session.view(view, o), f, print_options);
   return 0;
 }
 

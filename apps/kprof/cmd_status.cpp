@@ -1,8 +1,11 @@
 // `kprof status DB [--run ID]`: every pass of a run with state, attempts, duration and reason.
+#include <unistd.h>
+
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
+#include "core/base/table.hpp"
 #include "core/exec/executor.hpp"
 
 namespace {
@@ -20,7 +23,8 @@ int cmd_status(const kprof::app::Args& args) {
     throw kprof::Error::input("no database given", "write 'kprof status path/to/captures.db'");
   std::optional<int64_t> run;
   if (vm->count("run")) run = (*vm)["run"].as<long long>();
-  std::cout << kprof::exec::status_text((*vm)["db"].as<std::string>(), run);
+  std::cout << kprof::exec::status_text((*vm)["db"].as<std::string>(), run,
+                                        kprof::terminal_width(STDOUT_FILENO));
   return 0;
 }
 

@@ -1,7 +1,8 @@
 #include "core/analysis/table.hpp"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "core/base/error.hpp"
@@ -10,114 +11,120 @@
 namespace kprof::analysis {
 namespace {
 
-std::string text_of(const Cell& c) {
-  if (std::holds_alternative<std::monostate>(c)) return "";
-  if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
-  if (auto* d = std::get_if<double>(&c)) {
-    char buf[64];
-    const double a = std::fabs(*d);
-    if (*d == 0 || (a >= 1e-3 && a < 1e7)) {
-      std::snprintf(buf, sizeof buf, "%.4g", *d);
-    } else {
-      std::snprintf(buf, sizeof buf, "%.4e", *d);
-    }
-    return buf;
-  }
-  return std::get<std::string>(c);
+std::string shortest(double d) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, d);  // shortest text that reads back as d
+  return std::string(buf, r.ptr);
 }
 
 std::string csv_quote(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return out + "\"";
 }
 
-nlohmann::ordered_json json_cell(const Cell& c) {
+using Json = nlohmann::ordered_json;
+
+Json json_cell(const Cell& c) {
   if (auto* i = std::get_if<int64_t>(&c)) return *i;
-  if (auto* d = std::get_if<double>(&c))
-    return std::isfinite(*d) ? nlohmann::ordered_json(*d) : nullptr;
+  if (auto* d = std::get_if<double>(&c)) return std::isfinite(*d) ? Json(*d) : Json(nullptr);
   if (auto* s = std::get_if<std::string>(&c)) return *s;
   return nullptr;
 }
 
-// UTF-8 aware width (kernel names are ASCII; "×" in explanations is not).
-size_t width(const std::string& s) {
-  size_t w = 0;
-  for (unsigned char ch : s) w += (ch & 0xC0) != 0x80;
-  return w;
+// Kernel names are bytes from a CSV; invalid UTF-8 is replaced rather than thrown on.
+std::string dump(const Json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string provenance(const Table& t) {
+  return "run " + std::to_string(t.run_id) + ", " +
+         (t.simulated ? "SIMULATED (rocprofv3 test double; figures are not measurements)"
+                      : "measured");
+}
+
+std::string omitted_note(const Table& t) {
+  return "(" + std::to_string(t.rows_omitted) + " more rows not shown; raise or drop --limit)";
 }
 
 }  // namespace
 
+std::string exact_text(const Cell& c) {
+  if (std::holds_alternative<std::monostate>(c)) return "";
+  if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
+  if (auto* d = std::get_if<double>(&c)) return shortest(*d);
+  return std::get<std::string>(c);
+}
+
 Cell opt(const std::optional<double>& v) { return v ? Cell(*v) : Cell(); }
+
+const std::vector<std::string>& format_names() {
+  static const std::vector<std::string> names = {"table", "csv", "jsonl", "json"};
+  return names;
+}
 
 Format parse_format(const std::string& s) {
   if (s == "table") return Format::table;
   if (s == "csv") return Format::csv;
   if (s == "json") return Format::json;
-  throw Error::input(
-      "unknown format '" + s + "'",
-      "choose table, csv or json" +
-          std::string(did_you_mean(nearest_names(s, {"table", "csv", "json"}, 1)).empty()
-                          ? ""
-                          : "; " + did_you_mean(nearest_names(s, {"table", "csv", "json"}, 1))));
+  if (s == "jsonl") return Format::jsonl;
+  const std::string dym = did_you_mean(nearest_names(s, format_names(), 1));
+  throw Error::input("unknown format '" + s + "'",
+                     "choose table, csv, jsonl or json" + (dym.empty() ? "" : "; " + dym));
 }
 
-void print(std::ostream& os, const Table& t, Format f) {
-  const std::string sim =
-      t.simulated ? "SIMULATED (rocprofv3 test double; figures are not measurements)" : "measured";
+void print(std::ostream& os, const Table& t, Format f, const PrintOptions& options) {
+  std::ostream& err = options.err ? *options.err : std::cerr;
+  const bool extra = !options.exact_columns;
   if (f == Format::json) {
-    nlohmann::ordered_json j = {{"run", t.run_id},
-                                {"simulated", t.simulated},
-                                {"title", t.title},
-                                {"columns", t.columns},
-                                {"rows", nlohmann::ordered_json::array()},
-                                {"notes", t.notes}};
+    Json j = {{"run", t.run_id},      {"simulated", t.simulated}, {"title", t.title},
+              {"columns", t.columns}, {"rows", Json::array()},    {"rows_omitted", t.rows_omitted},
+              {"notes", t.notes}};
     for (const auto& row : t.rows) {
-      nlohmann::ordered_json r = nlohmann::ordered_json::object();
+      Json r = Json::object();
       for (size_t i = 0; i < t.columns.size(); ++i) r[t.columns[i]] = json_cell(row[i]);
       j["rows"].push_back(std::move(r));
     }
-    os << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+    os << dump(j, 2) << "\n";
+    return;
+  }
+  if (f == Format::jsonl) {
+    // One object per row: pandas.read_json(path, lines=True) reads it as it is.
+    if (!extra) err << "kprof: " << t.title << ": " << provenance(t) << "\n";
+    for (const auto& row : t.rows) {
+      Json r = Json::object();
+      if (extra) {
+        r["run"] = t.run_id;
+        r["simulated"] = t.simulated;
+      }
+      for (size_t i = 0; i < t.columns.size(); ++i) r[t.columns[i]] = json_cell(row[i]);
+      os << dump(r) << "\n";
+    }
+    if (t.rows_omitted) err << "kprof: " << omitted_note(t) << "\n";
     return;
   }
   if (f == Format::csv) {
-    os << "simulated";
-    for (const auto& c : t.columns) os << "," << csv_quote(c);
-    os << "\n";
+    if (!extra) err << "kprof: " << t.title << ": " << provenance(t) << "\n";
+    std::vector<std::string> head;
+    if (extra) head = {"run", "simulated"};
+    for (const auto& c : t.columns) head.push_back(csv_quote(c));
+    os << join(head, ",") << "\n";
     for (const auto& row : t.rows) {
-      os << (t.simulated ? 1 : 0);
-      for (const auto& c : row) os << "," << csv_quote(text_of(c));
-      os << "\n";
+      std::vector<std::string> line;
+      if (extra) line = {std::to_string(t.run_id), t.simulated ? "1" : "0"};
+      for (const auto& c : row) line.push_back(csv_quote(exact_text(c)));
+      os << join(line, ",") << "\n";
     }
+    if (t.rows_omitted) err << "kprof: " << omitted_note(t) << "\n";
     return;
   }
-  os << "# " << t.title << " — run " << t.run_id << ", " << sim << "\n";
-  std::vector<size_t> w(t.columns.size());
-  std::vector<std::vector<std::string>> cells;
-  for (size_t i = 0; i < t.columns.size(); ++i) w[i] = width(t.columns[i]);
-  for (const auto& row : t.rows) {
-    std::vector<std::string> line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line.push_back(text_of(row[i]));
-      w[i] = std::max(w[i], width(line.back()));
-    }
-    cells.push_back(std::move(line));
-  }
-  auto emit = [&](const std::vector<std::string>& line, const std::vector<Cell>* typed) {
-    for (size_t i = 0; i < line.size(); ++i) {
-      const bool numeric = typed && (std::holds_alternative<int64_t>((*typed)[i]) ||
-                                     std::holds_alternative<double>((*typed)[i]));
-      const std::string pad(w[i] - width(line[i]), ' ');
-      const bool last = i + 1 == line.size();
-      os << (numeric ? pad + line[i] : line[i] + (last ? "" : pad)) << (last ? "" : "  ");
-    }
-    os << "\n";
-  };
-  if (t.columns.size() > 1 || !t.columns.empty()) emit(t.columns, nullptr);
-  for (size_t r = 0; r < cells.size(); ++r) emit(cells[r], &t.rows[r]);
-  for (const auto& n : t.notes) os << n << "\n";
+  const size_t width = options.layout.width;
+  const std::string head = wrap_text(t.title + " — " + provenance(t), width ? width - 2 : 0, 0);
+  for (const auto& line : split(head, '\n')) os << "# " << line << "\n";
+  render_text(os, t, options.layout);
+  for (const auto& n : t.notes) os << wrap_text(n, width, 2) << "\n";
+  if (t.rows_omitted) os << omitted_note(t) << "\n";
 }
 
 }  // namespace kprof::analysis

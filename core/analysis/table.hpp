@@ -1,32 +1,38 @@
-// A query result: named columns, typed cells, notes; printed as an aligned table, CSV or JSON.
-// Every printed form carries the run's simulated flag (the table in its header line, CSV as a
-// `simulated` column, JSON as a field), so a simulated figure never passes for a measured one.
+// A query result (kprof::Table, core/base/table.hpp) printed as a terminal table, CSV, JSON Lines
+// or one JSON document. Every form carries the run's simulated flag (the table in its header line,
+// CSV and JSONL as `run` and `simulated` columns, JSON as fields), so a simulated figure never
+// passes for a measured one. Machine forms keep every digit (shortest round-trip text) and the
+// full cell, never the brief terminal text. `--sql` results are printed with exactly the query's
+// columns; their provenance goes to a comment line (table) or to stderr (CSV, JSONL).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
-#include <variant>
 #include <vector>
+
+#include "core/base/table.hpp"
 
 namespace kprof::analysis {
 
-using Cell = std::variant<std::monostate, int64_t, double, std::string>;
+using kprof::Cell;
+using kprof::Table;
 
-struct Table {
-  std::string title;  // "top kernels of run 1"
-  std::vector<std::string> columns;
-  std::vector<std::vector<Cell>> rows;
-  std::vector<std::string> notes;  // printed under a table, as "notes" in JSON, not in CSV
-  bool simulated = false;
-  int64_t run_id = 0;
+enum class Format { table, csv, json, jsonl };
+Format parse_format(const std::string& s);  // throws Error(input) naming the choices
+const std::vector<std::string>& format_names();
+
+struct PrintOptions {
+  TextLayout layout;            // terminal tables: width and --wide
+  bool exact_columns = false;   // --sql: no run/simulated columns added
+  std::ostream* err = nullptr;  // provenance and omitted-row notes of CSV/JSONL (default std::cerr)
 };
 
-enum class Format { table, csv, json };
-Format parse_format(const std::string& s);  // throws Error(input) naming the choices
+void print(std::ostream& os, const Table& t, Format f, const PrintOptions& options = {});
 
-void print(std::ostream& os, const Table& t, Format f);
+// Cell as CSV/JSON text at full precision ("" / null when missing).
+std::string exact_text(const Cell& c);
 
 Cell opt(const std::optional<double>& v);
 

@@ -5,13 +5,34 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
+#include "core/analysis/brief.hpp"
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
 #include "core/store/user_query.hpp"
 
 namespace kprof::analysis {
 namespace {
+
+// One pass numbering everywhere: the ordinal (0 = trace, 1.. = counter passes in plan order), as
+// `kprof plan`, `status` and the progress lines print it; never the database's row id.
+int64_t ordinal_in(const Capture& cap, int64_t pass_id) {
+  for (const auto& p : cap.passes)
+    if (p.id == pass_id) return p.ordinal;
+  return pass_id;  // a test's hand-made capture without pass records
+}
+
+// "2" or "2+3 (mixed)": the counter passes a row's FLOPs and bytes came from.
+std::string passes_in(const Capture& cap, const GroupMetrics& g) {
+  std::set<int64_t> all;
+  for (auto id : g.flop_passes) all.insert(ordinal_in(cap, id));
+  for (auto id : g.byte_passes) all.insert(ordinal_in(cap, id));
+  std::string s;
+  for (auto p : all) s += (s.empty() ? "" : "+") + std::to_string(p);
+  if (all.size() > 1) s += " (mixed)";
+  return s;
+}
 
 std::string dims(const int64_t v[3]) {
   return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
@@ -21,9 +42,10 @@ Cell reg(int64_t v) { return v < 0 ? Cell() : Cell(v); }
 
 void apply_limit(Table& t, size_t limit) {
   if (limit && t.rows.size() > limit) {
-    t.notes.push_back("(" + std::to_string(t.rows.size() - limit) + " more rows; --limit " +
-                      std::to_string(limit) + ")");
+    t.rows_omitted = t.rows.size() - limit;
     t.rows.resize(limit);
+    for (auto& [column, texts] : t.brief)
+      if (texts.size() > limit) texts.resize(limit);
   }
 }
 
@@ -140,6 +162,12 @@ Table QueryContext::top(const ViewOptions& o) {
     t.rows.push_back({m_cap.names.name(name), m_model.family_of_name[name], s.count, s.total_ns,
                       s.mean_ns(), total ? 100.0 * s.total_ns / total : 0.0});
   }
+  std::vector<std::string> full, family;
+  for (const auto& row : t.rows) {
+    full.push_back(std::get<std::string>(row[0]));
+    family.push_back(std::get<std::string>(row[1]));
+  }
+  t.brief["kernel"] = brief_kernel_names(full, family);
   t.notes.push_back("share_pct: of summed kernel duration in the trace pass (not of wall time)");
   return t;
 }
@@ -278,7 +306,8 @@ Table QueryContext::counters(const ViewOptions& o) {
     }
   }
   for (const auto& [key, a] : acc)
-    t.rows.push_back({key.first, key.second, a.n, a.sum / a.n, a.min, a.max, a.sum});
+    t.rows.push_back(
+        {key.first, ordinal_in(m_cap, key.second), a.n, a.sum / a.n, a.min, a.max, a.sum});
   if (acc.empty())
     t.notes.push_back("no joined counter values (no counter pass, or not joined yet)");
   return t;
@@ -337,7 +366,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
         g.flops_per_s() ? std::optional<double>(*g.flops_per_s() / 1e12) : std::nullopt;
     const auto tbps =
         g.bytes_per_s() ? std::optional<double>(*g.bytes_per_s() / 1e12) : std::nullopt;
-    const std::string passes = g.passes_text();
+    const std::string passes = passes_in(m_cap, g);
     if (roofline) {
       Cell peak, pct_f, pct_b, ridge, bound;
       if (tgt && g.with_flops) {
@@ -398,21 +427,24 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
 
 Table QueryContext::passes(const ViewOptions&) {
   Table t = base_table("passes and the cross-pass join");
-  t.columns = {"pass_id",           "ordinal",         "kind",    "state",
-               "counters",          "dispatches",      "matched", "matched_pct",
-               "unmatched_counter", "unmatched_trace", "filtered"};
+  t.columns = {"pass",
+               "kind",
+               "state",
+               "counters",
+               "dispatches",
+               "matched",
+               "matched_pct",
+               "unmatched_counter",
+               "unmatched_trace",
+               "filtered"};
   const auto joins = read_joins(m_db, m_cap);
   for (const auto& p : m_cap.passes) {
     int64_t n = 0;
     if (p.id == m_cap.trace.pass_id) n = static_cast<int64_t>(m_cap.trace.dispatches.size());
     for (const auto& c : m_cap.counters)
       if (c.pass_id == p.id) n = static_cast<int64_t>(c.dispatches.size());
-    std::vector<Cell> row = {p.id,
-                             p.ordinal,
-                             std::string(store::to_string(p.kind)),
-                             std::string(store::to_string(p.state)),
-                             join(p.counters, " "),
-                             n};
+    std::vector<Cell> row = {p.ordinal, std::string(store::to_string(p.kind)),
+                             std::string(store::to_string(p.state)), join(p.counters, " "), n};
     const JoinSummary* js = nullptr;
     for (const auto& j : joins)
       if (j.counter_pass_id == p.id) js = &j;

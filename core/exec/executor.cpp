@@ -16,6 +16,7 @@
 #include "core/base/duration.hpp"
 #include "core/base/error.hpp"
 #include "core/base/sha256.hpp"
+#include "core/base/table.hpp"
 #include "core/base/text.hpp"
 #include "core/exec/failure.hpp"
 #include "core/exec/gpu_select.hpp"
@@ -37,6 +38,9 @@ using store::PassKind;
 using store::PassState;
 
 std::ostream& out_of(const ExecOptions& o) { return o.out ? *o.out : std::cout; }
+
+// The summary table fits the terminal when it goes to one.
+size_t summary_width(const ExecOptions& o) { return o.out ? 0 : terminal_width(STDOUT_FILENO); }
 
 // The pass folder is emptied before every attempt: rocprofv3 names files by pid (%pid%), so an
 // earlier attempt's files would otherwise be ingested with the new ones (paths: pass_plan.hpp).
@@ -81,7 +85,10 @@ class Driver {
   // Runs every pass that is `planned` (the caller reset the ones to re-run).
   ExecResult drive() {
     auto passes = m_db.list_passes(m_run_id);
-    m_progress.set_total(static_cast<int>(passes.size()));
+    m_progress.set_total(static_cast<int>(passes.size()),
+                         static_cast<int>(std::count_if(passes.begin(), passes.end(), [](auto& p) {
+                           return p.kind == PassKind::counters;
+                         })));
     for (const auto& p : passes) {
       if (p.state == PassState::done) m_progress.count_done_before();
     }
@@ -414,8 +421,8 @@ void lock_run_row(store::CaptureDb& db, int64_t run_id) {
   }
 }
 
-void print_summary(std::ostream& os, store::CaptureDb& db, const ExecResult& r) {
-  os << "\n" << status_text(db.path(), r.run_id);
+void print_summary(std::ostream& os, store::CaptureDb& db, const ExecResult& r, size_t width) {
+  os << "\n" << status_text(db.path(), r.run_id, width);
   os << "database: " << r.db.string() << "\n";
 }
 
@@ -463,7 +470,7 @@ ExecResult run_runbook(const runbook::Runbook& rb, const ExecOptions& options) {
   Driver driver(db, rb, *backend, run_id, options);
   ExecResult r = driver.drive();
   db.unlock_run(run_id, ::getpid(), host_name());
-  print_summary(out_of(options), db, r);
+  print_summary(out_of(options), db, r, summary_width(options));
   return r;
 }
 
@@ -549,11 +556,11 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
   Driver driver(db, rb, *backend, run->id, options);
   ExecResult r = driver.drive();
   db.unlock_run(run->id, ::getpid(), host_name());
-  print_summary(out_of(options), db, r);
+  print_summary(out_of(options), db, r, summary_width(options));
   return r;
 }
 
-std::string status_text(const fs::path& db_path, std::optional<int64_t> run_id) {
+std::string status_text(const fs::path& db_path, std::optional<int64_t> run_id, size_t width) {
   if (!fs::exists(db_path)) {
     throw Error::input("no capture database at '" + db_path.string() + "'",
                        "give the path of a kprof database");
@@ -579,12 +586,17 @@ std::string status_text(const fs::path& db_path, std::optional<int64_t> run_id) 
     os << "locked by kprof pid " << holder->pid << " on " << holder->host
        << (alive ? "" : " (dead)") << "\n";
   }
-  os << "pass  kind      state        attempts  duration  counters / reason\n";
+  Table t;
+  t.columns = {"pass",     "what",       "state",          "attempts", "duration",
+               "counters", "dispatches", "counter_values", "reason"};
   int done = 0, total = 0;
-  for (const auto& p : db.list_passes(run->id)) {
+  const auto passes = db.list_passes(run->id);
+  int counter_passes = 0;
+  for (const auto& p : passes) counter_passes += p.kind == PassKind::counters;
+  for (const auto& p : passes) {
     ++total;
     if (p.state == PassState::done) ++done;
-    std::string dur = "-";
+    Cell dur;
     if (p.started_ms && p.finished_ms)
       dur = format_duration(std::chrono::milliseconds(*p.finished_ms - *p.started_ms));
     std::string state(store::to_string(p.state));
@@ -592,21 +604,19 @@ std::string status_text(const fs::path& db_path, std::optional<int64_t> run_id) 
         !process_alive(static_cast<pid_t>(*p.owner_pid))) {
       state += " (owner dead)";
     }
-    auto pad = [](std::string s, size_t w) {
-      return s.size() < w ? s + std::string(w - s.size(), ' ') : s + " ";
-    };
-    std::string what =
-        p.kind == PassKind::trace ? std::string("kernel trace") : join(p.counters, " ");
-    if (what.size() > 60) what = what.substr(0, 57) + "...";
-    os << pad(std::to_string(p.ordinal), 6) << pad(std::string(store::to_string(p.kind)), 10)
-       << pad(state, 13) << pad(std::to_string(p.attempts), 10) << pad(dur, 10) << what << "\n";
-    if (!p.reason.empty()) os << std::string(49, ' ') << "reason: " << p.reason << "\n";
+    Cell dispatches, values;
     if (p.state == PassState::done) {
       const auto counts = db.row_counts(p.id);
-      os << std::string(49, ' ') << counts.dispatches << " dispatches, " << counts.counter_values
-         << " counter values" << (run->simulated ? " (simulated)" : "") << "\n";
+      dispatches = counts.dispatches;
+      values = counts.counter_values;
     }
+    t.rows.push_back({p.ordinal, pass_label(p.kind == PassKind::trace, p.ordinal, counter_passes),
+                      state, p.attempts, dur,
+                      p.kind == PassKind::trace ? Cell() : Cell(int64_t(p.counters.size())),
+                      dispatches, values, p.reason.empty() ? Cell() : Cell(p.reason)});
   }
+  render_text(os, t, TextLayout{width, false});
+  if (run->simulated) os << "(counts are of simulated captures)\n";
   const auto kernels = db.selected_kernels(run->id);
   os << done << "/" << total << " passes done";
   if (!kernels.empty())

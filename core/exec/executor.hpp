@@ -55,8 +55,8 @@ ExecResult resume_run(const std::filesystem::path& db_or_runbook, const ExecOpti
                       std::ostream* diff_out = nullptr);
 
 // `kprof status DB`: the last run (or `run_id`) and every pass with state, attempts, duration,
-// reason.
+// reason, as a table at most `width` columns wide (0 = no limit).
 std::string status_text(const std::filesystem::path& db,
-                        std::optional<int64_t> run_id = std::nullopt);
+                        std::optional<int64_t> run_id = std::nullopt, size_t width = 0);
 
 }  // namespace kprof::exec

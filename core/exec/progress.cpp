@@ -7,13 +7,16 @@
 
 namespace kprof::exec {
 
+std::string pass_label(bool trace, long long ordinal, int counter_passes) {
+  if (trace) return "trace";
+  return "counters " + std::to_string(ordinal) + "/" + std::to_string(counter_passes);
+}
+
 namespace {
-std::string label_of(long long ordinal, bool trace, const std::vector<std::string>& counters,
-                     int gpu) {
-  std::string what = trace ? std::string("kernel trace") : join(counters, " ");
-  if (what.size() > 48) what = what.substr(0, 45) + "...";
-  return "pass " + std::to_string(ordinal) + " (" + what + ")" +
-         (gpu >= 0 ? " on gpu " + std::to_string(gpu) : "");
+// "pass 2 (counters 2/3) on gpu 1": the ordinal, as `plan`, `status` and `query passes` print it.
+std::string label_of(long long ordinal, bool trace, int counter_passes, int gpu) {
+  return "pass " + std::to_string(ordinal) + " (" + pass_label(trace, ordinal, counter_passes) +
+         ")" + (gpu >= 0 ? " on gpu " + std::to_string(gpu) : "");
 }
 }  // namespace
 
@@ -59,7 +62,9 @@ void Progress::message(const std::string& text) {
 
 void Progress::pass_started(long long ordinal, bool trace, const std::vector<std::string>& counters,
                             int gpu) {
-  m_running[ordinal] = {label_of(ordinal, trace, counters, gpu), std::chrono::steady_clock::now()};
+  (void)counters;  // named in `kprof plan` and `kprof query DB passes`; too long for a label
+  m_running[ordinal] = {label_of(ordinal, trace, m_counter_passes, gpu),
+                        std::chrono::steady_clock::now()};
   if (m_quiet) return;
   if (!m_tty) {
     m_os << "kprof: [" << m_done << "/" << m_total << "] " << m_running[ordinal].label

@@ -10,11 +10,18 @@
 
 namespace kprof::exec {
 
+// The one name of a pass in every message: "trace" for ordinal 0, "counters 2/3" for the second
+// of three counter passes (ordinal 2).
+std::string pass_label(bool trace, long long ordinal, int counter_passes);
+
 class Progress {
  public:
   Progress(std::ostream& os, bool tty, bool quiet);
 
-  void set_total(int passes) { m_total = passes; }
+  void set_total(int passes, int counter_passes) {
+    m_total = passes;
+    m_counter_passes = counter_passes;
+  }
   void count_done_before() { ++m_done; }  // a pass done by an earlier kprof (resume)
   void message(const std::string& text);
   // gpu < 0: no --gpus.
@@ -41,6 +48,7 @@ class Progress {
   bool m_tty;
   bool m_quiet;
   int m_total = 0;
+  int m_counter_passes = 0;
   int m_done = 0;
   std::chrono::milliseconds m_finished_time{0};
   int m_finished_here = 0;

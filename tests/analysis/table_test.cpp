@@ -1,10 +1,11 @@
 #include "core/analysis/table.hpp"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/analysis/brief.hpp"
 #include "core/base/error.hpp"
 
 namespace kprof::analysis {
@@ -22,17 +23,68 @@ Table sample(bool simulated) {
 }
 
 TEST(Table, EveryFormatSaysWhetherTheRunWasSimulated) {
-  std::ostringstream tab, csv, json;
+  std::ostringstream tab, csv, json, jsonl;
   print(tab, sample(true), Format::table);
   print(csv, sample(true), Format::csv);
   print(json, sample(false), Format::json);
+  print(jsonl, sample(true), Format::jsonl);
   EXPECT_NE(tab.str().find("# demo — run 3, SIMULATED"), std::string::npos);
-  EXPECT_EQ(csv.str(), "simulated,kernel,launches,share\n1,\"a,\"\"b\"\"\",6144,25.72\n1,c,1,\n");
+  EXPECT_EQ(csv.str(),
+            "run,simulated,kernel,launches,share\n3,1,\"a,\"\"b\"\"\",6144,25.72\n3,1,c,1,\n");
   const auto j = nlohmann::json::parse(json.str());
   EXPECT_EQ(j["simulated"], false);
   EXPECT_EQ(j["rows"][0],
             nlohmann::json::parse(R"({"kernel": "a,\"b\"", "launches": 6144, "share": 25.72})"));
   EXPECT_TRUE(j["rows"][1]["share"].is_null());
+  EXPECT_EQ(jsonl.str(),
+            "{\"run\":3,\"simulated\":true,\"kernel\":\"a,\\\"b\\\"\",\"launches\":6144,"
+            "\"share\":25.72}\n"
+            "{\"run\":3,\"simulated\":true,\"kernel\":\"c\",\"launches\":1,\"share\":null}\n");
+}
+
+TEST(Table, MachineFormatsKeepEveryDigitAndTheFullName) {
+  Table t = sample(false);
+  t.rows[0][2] = 0.1 + 0.2;      // 0.30000000000000004
+  t.rows[1][2] = 38521234.5678;  // a table shows 38.52M
+  t.brief["kernel"] = {"short-a", "short-c"};
+  std::ostringstream csv, tab;
+  print(csv, t, Format::csv);
+  print(tab, t, Format::table);
+  EXPECT_NE(csv.str().find(",0.30000000000000004\n"), std::string::npos) << csv.str();
+  EXPECT_NE(csv.str().find(",38521234.5678\n"), std::string::npos) << csv.str();
+  EXPECT_NE(csv.str().find("\"a,\"\"b\"\"\""), std::string::npos);
+  EXPECT_NE(tab.str().find("short-a"), std::string::npos);
+  EXPECT_NE(tab.str().find("38.52M"), std::string::npos) << tab.str();
+}
+
+TEST(Table, SqlResultsHaveExactlyTheQueryColumnsAndProvenanceOnStderr) {
+  PrintOptions o;
+  o.exact_columns = true;
+  std::ostringstream err;
+  o.err = &err;
+  std::ostringstream csv, jsonl;
+  print(csv, sample(true), Format::csv, o);
+  print(jsonl, sample(true), Format::jsonl, o);
+  EXPECT_EQ(csv.str().substr(0, csv.str().find('\n')), "kernel,launches,share");
+  EXPECT_EQ(jsonl.str().substr(0, jsonl.str().find(',')), "{\"kernel\":\"a");
+  EXPECT_NE(err.str().find("demo: run 3, SIMULATED"), std::string::npos) << err.str();
+}
+
+TEST(Table, LimitedRowsAreNeverSilent) {
+  Table t = sample(false);
+  t.rows_omitted = 7;
+  std::ostringstream err, csv, jsonl, json, tab;
+  PrintOptions o;
+  o.err = &err;
+  print(csv, t, Format::csv, o);
+  print(jsonl, t, Format::jsonl, o);
+  print(json, t, Format::json, o);
+  print(tab, t, Format::table, o);
+  EXPECT_EQ(err.str(),
+            "kprof: (7 more rows not shown; raise or drop --limit)\n"
+            "kprof: (7 more rows not shown; raise or drop --limit)\n");
+  EXPECT_EQ(nlohmann::json::parse(json.str())["rows_omitted"], 7);
+  EXPECT_NE(tab.str().find("(7 more rows not shown"), std::string::npos);
 }
 
 TEST(Table, UnknownFormatIsAnInputError) {
@@ -43,6 +95,33 @@ TEST(Table, UnknownFormatIsAnInputError) {
     EXPECT_EQ(e.exit_code(), 2);
     EXPECT_NE(e.diagnostics()[0].hint.find("json"), std::string::npos);
   }
+  EXPECT_EQ(parse_format("jsonl"), Format::jsonl);
+}
+
+TEST(BriefNames, FamilyAloneOrWhatTellsTheKernelsApart) {
+  const std::vector<std::string> full = {
+      "fused_moe_kernel",
+      "void wvSplitK_hf_sml_<__hip_bfloat16, 64, 2, 16, 8, 2, 1>(int, int, __hip_bfloat16 "
+      "const*, __hip_bfloat16 const*, __hip_bfloat16*, int, int)",
+      "void wvSplitK_hf_sml_<__hip_bfloat16, 64, 2, 16, 8, 2, 4>(int, int, __hip_bfloat16 "
+      "const*, __hip_bfloat16 const*, __hip_bfloat16*, int, int)",
+      "void wvSplitK_hf_big_<__hip_bfloat16, 64, 2, 16, 8, 2, 4>(int, int, __hip_bfloat16 "
+      "const*, __hip_bfloat16 const*, __hip_bfloat16*, int, int)",
+      "void at::native::(anonymous namespace)::elementwise_kernel<128, 4>(int, float*)",
+      "void at::native::(anonymous namespace)::elementwise_kernel<128, 4>(int, double*)"};
+  const std::vector<std::string> family = {"fused_moe_kernel",   "wvSplitK",
+                                           "wvSplitK",           "wvSplitK",
+                                           "elementwise_kernel", "elementwise_kernel"};
+  const auto b = brief_kernel_names(full, family);
+  EXPECT_EQ(b[0], "fused_moe_kernel");
+  EXPECT_EQ(b[1], "wvSplitK_hf_sml_<1>");
+  EXPECT_EQ(b[2], "wvSplitK_hf_sml_<4>");
+  EXPECT_EQ(b[3], "wvSplitK_hf_big_<4>");
+  EXPECT_EQ(b[4], "elementwise_kernel #1");
+  EXPECT_EQ(b[5], "elementwise_kernel #2");
+  const auto parts = split_kernel_name(full[4]);
+  EXPECT_EQ(parts.identifier, "elementwise_kernel");
+  EXPECT_EQ(parts.template_args, (std::vector<std::string>{"128", "4"}));
 }
 
 }  // namespace

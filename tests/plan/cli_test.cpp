@@ -64,7 +64,7 @@ TEST_F(KprofPlanCli, PlansFullAtTwelvePasses) {
                 "optimal (proved)"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("pass 12/12"), std::string::npos);
+  EXPECT_NE(r.out.find("pass 12 (counters 12/12)"), std::string::npos);
   EXPECT_NE(r.out.find("command:  rocprofv3 --pmc "), std::string::npos);
 }
 
