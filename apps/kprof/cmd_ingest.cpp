@@ -1,12 +1,13 @@
 // `kprof ingest DB DIR|FILE...`: load rocprofv3 outputs captured by hand or on another machine
-// into a capture database: one run, one pass per discovered pass folder, one transaction per pass.
-// Every file is read once without the database first, so a broken file fails the command before
-// anything (not even the run) is written.
+// into a capture database: one run, one pass per discovered pass folder. Every file is read once
+// (validated, hashed and loaded in the same pass over its bytes), and the whole command is one
+// transaction: a broken file leaves the database as it was (a database this command created is
+// removed again).
 #include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
-#include <set>
+#include <sstream>
 
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
@@ -19,24 +20,80 @@ namespace {
 
 using namespace kprof;
 
-// The dry run's sink: keeps what the run and pass records need, drops the rows.
-class SurveySink : public store::RowSink {
- public:
-  std::set<std::string> counters;
-  bool simulated = false;
-  void begin_file(const std::string&, const std::string&) override {}
-  void agent(const store::AgentRow& r) override {
-    // The rocprofv3 test double appends " (simulated)" to product names.
-    if (r.product_name.find("(simulated)") != std::string::npos) simulated = true;
+// Loads every discovered pass in one transaction; returns the rows rejected. What it prints goes to
+// `out`, shown only once everything is committed.
+int64_t load_all(const std::string& db_path, const std::string& run_name,
+                 const ingest::Discovery& found, std::optional<store::PassKind> forced_kind,
+                 ingest::ReadOptions read_opts, std::ostream& out) {
+  // One writer per database file (exec::RunLock is keyed by the file's identity); the lock is
+  // declared first so that it outlives the connection.
+  exec::RunLock lock(db_path);
+  store::CaptureDb db(db_path);
+  store::WriteTransaction tx(db);
+  int64_t run_id = 0;
+  if (auto existing = db.find_run_by_name(run_name)) {
+    run_id = existing->id;
+  } else {
+    store::NewRun run;
+    run.name = run_name;
+    run.host = exec::host_name();
+    run.kprof_version = KPROF_VERSION;
+    run_id = db.create_run(run);  // simulated once a loaded agent says so (PassLoader::commit)
   }
-  void dispatch(const store::DispatchRow&) override {}
-  void counter(const store::CounterRow& r) override {
-    if (counters.size() < 4096 && !counters.count(r.counter)) counters.insert(r.counter);
+
+  // The root folder's files are the trace pass (ordinal 0) unless they hold counters; pass_N
+  // folders keep N.
+  int max_number = 0;
+  for (const auto& p : found.passes) max_number = std::max(max_number, p.number);
+  read_opts.pipelined = true;  // parse on a second thread while SQLite writes on this one
+  int64_t rejected_total = 0;
+  std::ostringstream passes_text;
+  for (const auto& pass : found.passes) {
+    store::PassKind kind =
+        forced_kind.value_or(store::parse_pass_kind(ingest::infer_pass_kind(pass)));
+    int64_t ordinal = pass.number;
+    if (ordinal == 0 && kind == store::PassKind::counters) ordinal = max_number + 1;
+    int64_t pass_id = 0;
+    if (auto existing = db.find_pass(run_id, ordinal)) {
+      pass_id = existing->id;
+    } else {
+      store::PlannedPass planned;
+      planned.ordinal = ordinal;
+      planned.kind = kind;
+      planned.output_dir = pass.folder;
+      pass_id = db.add_planned_pass(run_id, planned);  // counters: the names loaded (commit)
+    }
+    // No `running` state is recorded: inside the one transaction nobody could see it, and a
+    // killed ingest leaves no pass behind to call "owner dead".
+    std::vector<ingest::FileResult> results;
+    {
+      store::PassLoader loader(db, pass_id);
+      results = ingest::read_pass(pass, loader, read_opts);
+      loader.commit();
+    }
+    store::PassTransition done;
+    done.state = store::PassState::done;
+    db.set_pass_state(pass_id, done);
+    passes_text << "pass " << ordinal << " (" << store::to_string(kind) << ") " << pass.folder
+                << "\n";
+    Table files;
+    files.columns = {"file", "kind", "rows_read", "rejected"};
+    for (const auto& r : results) {
+      files.rows.push_back({std::filesystem::path(r.path).filename().string(), r.kind,
+                            static_cast<int64_t>(r.rows_read),
+                            static_cast<int64_t>(r.rows_rejected)});
+      rejected_total += r.rows_rejected;
+    }
+    render_text(passes_text, files, TextLayout{terminal_width(STDOUT_FILENO), false});
   }
-  void kernel_stat(const store::KernelStatRow&) override {}
-  void bad_row(const store::BadRow&) override {}
-  void end_file(int64_t) override {}
-};
+  db.set_run_status(run_id, store::RunStatus::done);
+  const bool simulated = db.find_run(run_id)->simulated;
+  tx.commit();
+  out << "run " << run_id << " '" << run_name << "' in " << db_path
+      << (simulated ? " (simulated: agents say so)" : " (measured)") << "\n"
+      << passes_text.str();
+  return rejected_total;
+}
 
 int cmd_ingest(const app::Args& args) {
   namespace po = app::po;
@@ -72,100 +129,30 @@ int cmd_ingest(const app::Args& args) {
   }
   ingest::ReadOptions read_opts;
   read_opts.strict = (*vm)["strict"].as<bool>();
-
-  // 1. Find and dry-read everything: a broken file stops us before the database is touched.
-  ingest::Discovery found = ingest::discover(inputs);
-  std::vector<SurveySink> surveys(found.passes.size());
-  for (size_t i = 0; i < found.passes.size(); ++i)
-    ingest::read_pass(found.passes[i], surveys[i], read_opts);
-  bool simulated = false;
-  for (const auto& s : surveys) simulated = simulated || s.simulated;
-
-  // 2. The run. One writer per database file (exec::RunLock is keyed by the file's identity); the
-  // lock is declared first so that it outlives the connection.
-  exec::RunLock lock(db_path);
-  store::CaptureDb db(db_path);
   std::filesystem::path first = std::filesystem::absolute(inputs.front()).lexically_normal();
   if (first.filename().empty()) first = first.parent_path();  // "dir/" names dir
   const std::string run_name =
       vm->count("run") ? (*vm)["run"].as<std::string>() : "ingest:" + first.filename().string();
-  int64_t run_id = 0;
-  if (auto existing = db.find_run_by_name(run_name)) {
-    run_id = existing->id;
-  } else {
-    store::NewRun run;
-    run.name = run_name;
-    run.host = exec::host_name();
-    run.kprof_version = KPROF_VERSION;
-    run.simulated = simulated;
-    run_id = db.create_run(run);
-  }
-  std::cout << "run " << run_id << " '" << run_name << "' in " << db_path
-            << (simulated ? " (simulated: agents say so)" : " (measured)") << "\n";
 
-  // 3. One transaction per pass. The root folder's files are the trace pass (ordinal 0) unless
-  // they hold counters; pass_N folders keep N.
-  int max_number = 0;
-  for (const auto& p : found.passes) max_number = std::max(max_number, p.number);
-  read_opts.pipelined = true;  // parse on a second thread while SQLite writes on this one
-  int64_t rejected_total = 0;
-  for (size_t i = 0; i < found.passes.size(); ++i) {
-    const auto& pass = found.passes[i];
-    store::PassKind kind =
-        forced_kind.value_or(store::parse_pass_kind(ingest::infer_pass_kind(pass)));
-    int64_t ordinal = pass.number;
-    if (ordinal == 0 && kind == store::PassKind::counters) ordinal = max_number + 1;
-    int64_t pass_id = 0;
-    if (auto existing = db.find_pass(run_id, ordinal)) {
-      pass_id = existing->id;
-    } else {
-      store::PlannedPass planned;
-      planned.ordinal = ordinal;
-      planned.kind = kind;
-      planned.counters.assign(surveys[i].counters.begin(), surveys[i].counters.end());
-      planned.output_dir = pass.folder;
-      pass_id = db.add_planned_pass(run_id, planned);
+  const ingest::Discovery found = ingest::discover(inputs);
+  std::error_code ec;
+  const bool created = !std::filesystem::exists(db_path, ec);
+  try {
+    std::ostringstream out;
+    const int64_t rejected_total = load_all(db_path, run_name, found, forced_kind, read_opts, out);
+    std::cout << out.str();
+    for (const auto& s : found.skipped)
+      std::cout << "skipped (not a format kprof reads): " << s << "\n";
+    if (rejected_total > 0)
+      std::cout << rejected_total
+                << " bad rows were skipped (see ingest_stats; --strict fails instead)\n";
+  } catch (...) {
+    // Nothing was committed; a database file this command created holds only an empty schema.
+    if (created) {
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db_path + suffix, ec);
     }
-    store::PassTransition running;
-    running.state = store::PassState::running;
-    // The owner lets `kprof status` say "owner dead" after a kill -9 of this ingest.
-    running.owner_pid = ::getpid();
-    running.owner_host = exec::host_name();
-    db.set_pass_state(pass_id, running);
-    std::vector<ingest::FileResult> results;
-    try {
-      store::PassLoader loader(db, pass_id);
-      results = ingest::read_pass(pass, loader, read_opts);
-      loader.commit();
-    } catch (const std::exception& e) {
-      store::PassTransition failed;
-      failed.state = store::PassState::failed;
-      failed.reason = e.what();
-      db.set_pass_state(pass_id, failed);
-      db.set_run_status(run_id, store::RunStatus::failed);
-      throw;
-    }
-    store::PassTransition done;
-    done.state = store::PassState::done;
-    db.set_pass_state(pass_id, done);
-    std::cout << "pass " << ordinal << " (" << store::to_string(kind) << ") " << pass.folder
-              << "\n";
-    Table files;
-    files.columns = {"file", "kind", "rows_read", "rejected"};
-    for (const auto& r : results) {
-      files.rows.push_back({std::filesystem::path(r.path).filename().string(), r.kind,
-                            static_cast<int64_t>(r.rows_read),
-                            static_cast<int64_t>(r.rows_rejected)});
-      rejected_total += r.rows_rejected;
-    }
-    render_text(std::cout, files, TextLayout{terminal_width(STDOUT_FILENO), false});
+    throw;
   }
-  db.set_run_status(run_id, store::RunStatus::done);
-  for (const auto& s : found.skipped)
-    std::cout << "skipped (not a format kprof reads): " << s << "\n";
-  if (rejected_total > 0)
-    std::cout << rejected_total
-              << " bad rows were skipped (see ingest_stats; --strict fails instead)\n";
   return 0;
 }
 

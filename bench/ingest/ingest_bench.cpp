@@ -64,9 +64,8 @@ double time_kprof_ingest(const fs::path& csv, const fs::path& db_path, ingest::F
   int64_t pass = new_pass(db, format == ingest::Format::kernel_trace ? store::PassKind::trace
                                                                      : store::PassKind::counters);
   double t0 = now_s();
-  store::LoaderOptions lo;
-  lo.hash_files = hash;
-  store::PassLoader loader(db, pass, lo);
+  (void)hash;  // the reader now always hashes as it reads (one pass over the file)
+  store::PassLoader loader(db, pass);
   ingest::ReadOptions ro;
   ro.pipelined = true;
   ingest::read_file(csv.string(), format, loader, ro);

@@ -35,7 +35,7 @@ void build(const std::filesystem::path& path, int64_t n) {
   const int64_t run = db.create_run(r);
   store::PlannedPass p;
   const int64_t pass = db.add_planned_pass(run, p);
-  store::PassLoader loader(db, pass, {false});
+  store::PassLoader loader(db, pass);
   loader.begin_file("synthetic", "kernel_trace");
   const int per_layer = 17, layers = 48, per_step_extra = 31;
   int64_t t = 1'000'000'000, id = 1;

@@ -1,11 +1,12 @@
 // SHA-256 (FIPS 180-4). Used to fingerprint runbooks (resume refuses a changed one) and ingested
-// files (provenance). Written here because Debian's choices (OpenSSL, nettle) are a large
-// dependency for 80 lines.
+// files (provenance). The compression function is OpenSSL's libcrypto (Debian's libssl-dev): its
+// SHA-NI/AVX2 code hashes ~1.9 GB/s where a portable C++ loop managed ~0.2 GB/s, and ingest hashes
+// every byte it reads (https://www.openssl.org/docs/man3.0/man3/EVP_DigestInit.html).
 #pragma once
 
-#include <array>
-#include <cstdint>
+#include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -14,17 +15,17 @@ namespace kprof {
 class Sha256 {
  public:
   Sha256();
+  ~Sha256();
+  Sha256(Sha256&&) noexcept;
+  Sha256& operator=(Sha256&&) noexcept;
   void update(const void* data, size_t len);
   void update(std::string_view s) { update(s.data(), s.size()); }
   // Lower-case hex digest; the object must not be updated afterwards.
   std::string hex();
 
  private:
-  void block(const uint8_t* p);
-  std::array<uint32_t, 8> m_h;
-  std::array<uint8_t, 64> m_buf{};
-  size_t m_buf_len = 0;
-  uint64_t m_total = 0;
+  struct Ctx;
+  std::unique_ptr<Ctx> m_ctx;
 };
 
 std::string sha256_hex(std::string_view data);

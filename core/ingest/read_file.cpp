@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/base/error.hpp"
+#include "core/base/sha256.hpp"
 #include "core/ingest/csv_readers.hpp"
 #include "core/ingest/rocpd_reader.hpp"
 #include "core/ingest/row_pipeline.hpp"
@@ -29,10 +30,17 @@ FileResult read_csv_file(const std::string& path, Format format, store::RowSink&
   }
   auto reader = make_csv_reader(format, path, kind_for(format, path), sink, options);
   CsvTokenizer tok(path, *reader);
+  // One read of the file: each chunk is hashed (provenance) and tokenized while it is in cache.
+  Sha256 hash;
+  int64_t size = 0;
   std::vector<char> buf(options.chunk_bytes > 0 ? options.chunk_bytes : size_t{1} << 20);
   for (;;) {
     size_t n = std::fread(buf.data(), 1, buf.size(), f.get());
-    if (n > 0) tok.feed(std::string_view(buf.data(), n));
+    if (n > 0) {
+      hash.update(buf.data(), n);
+      size += static_cast<int64_t>(n);
+      tok.feed(std::string_view(buf.data(), n));
+    }
     if (n < buf.size()) {
       if (std::ferror(f.get())) {
         throw Error::runtime("read error: " + std::string(std::strerror(errno)), "",
@@ -42,6 +50,7 @@ FileResult read_csv_file(const std::string& path, Format format, store::RowSink&
     }
   }
   tok.finish();
+  sink.file_digest(size, hash.hex());
   reader->finish();
   return reader->result();
 }

@@ -32,6 +32,7 @@ enum class Tag : uint8_t {
   begin_file,
   end_file,
   version,
+  digest,
   agent,
   dispatch,
   counter,
@@ -43,8 +44,8 @@ enum class Tag : uint8_t {
 
 struct Batch {
   std::vector<Tag> tags;
-  std::vector<std::string> strings;  // begin_file path and kind, profiler_version
-  std::vector<int64_t> ends;         // end_file rows_read
+  std::vector<std::string> strings;  // begin_file path and kind, profiler_version, file_digest
+  std::vector<int64_t> ends;         // end_file rows_read, file_digest size
   Slots<store::AgentRow> agents;
   Slots<store::DispatchRow> dispatches;
   Slots<store::CounterRow> counters;
@@ -74,6 +75,9 @@ struct Batch {
           break;
         case Tag::version:
           sink.profiler_version(strings[s++]);
+          break;
+        case Tag::digest:
+          sink.file_digest(ends[e++], strings[s++]);
           break;
         case Tag::agent:
           sink.agent(agents.rows[ag++]);
@@ -184,6 +188,11 @@ class BatchingSink : public store::RowSink {
   void profiler_version(const std::string& v) override {
     m_batch->strings.push_back(v);
     tag(Tag::version);
+  }
+  void file_digest(int64_t size_bytes, const std::string& sha256) override {
+    m_batch->ends.push_back(size_bytes);
+    m_batch->strings.push_back(sha256);
+    tag(Tag::digest);
   }
   void agent(const store::AgentRow& r) override { add(m_batch->agents, r, Tag::agent); }
   void dispatch(const store::DispatchRow& r) override {

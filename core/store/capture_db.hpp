@@ -156,7 +156,7 @@ struct IngestFileInfo {
   std::string
       kind;  // the kind given to RowSink::begin_file: "kernel_trace", "counter_collection"...
   int64_t size_bytes = 0;
-  std::string sha256;        // empty when hashing was turned off (LoaderOptions::hash_files)
+  std::string sha256;        // of the bytes the reader read; empty when no reader hashed it
   std::string tool_version;  // rocprofv3's version when the reader found it; else empty
   int64_t rows_read = 0;
   int64_t rows_rejected = 0;
@@ -260,27 +260,42 @@ class CaptureDb {
  private:
   std::unique_ptr<Impl> m_impl;
   friend class PassLoader;
+  friend class WriteTransaction;
   friend struct RawInsert;
 };
 
-struct LoaderOptions {
-  // sha256 of every file named in begin_file (read once more from disk); off for benchmarks that
-  // measure the loader alone.
-  bool hash_files = true;
+// Everything `kprof ingest` writes for one command (the run and pass records and every pass's rows)
+// in ONE transaction, so a broken file anywhere leaves the database as it was. PassLoaders made
+// while it is open load inside it (each in a savepoint, so a pass still replaces its old rows).
+// Destroying it without commit() rolls everything back.
+class WriteTransaction {
+ public:
+  explicit WriteTransaction(CaptureDb& db);
+  ~WriteTransaction();
+  WriteTransaction(const WriteTransaction&) = delete;
+  WriteTransaction& operator=(const WriteTransaction&) = delete;
+  void commit();
+
+ private:
+  CaptureDb& m_db;
+  bool m_open = false;
 };
 
 // Loads one pass's rows inside ONE transaction:
 //   PassLoader loader(db, pass_id); reader.read(file, loader); loader.commit();
-// The constructor begins an IMMEDIATE transaction and deletes the pass's previous rows, so a
-// repeated ingest replaces and never duplicates. Destroying it without commit() rolls everything
-// back (the database is exactly as before). A process killed mid-load leaves no partial pass:
-// SQLite discards the uncommitted WAL frames on the next open.
+// The constructor begins an IMMEDIATE transaction (a savepoint inside a WriteTransaction) and
+// deletes the pass's previous rows, so a repeated ingest replaces and never duplicates. Destroying
+// it without commit() rolls everything back (the database is exactly as before). A process killed
+// mid-load leaves no partial pass: SQLite discards the uncommitted WAL frames on the next open.
 //
 // Rejected rows (RowSink::bad_row) and duplicate counter values are counted per file in
-// ingest_stats with the first one's line and reason.
+// ingest_stats with the first one's line and reason; each file's size and sha256 come from the
+// reader (RowSink::file_digest), which hashes the bytes as it reads them. On commit, agents whose
+// product name says "(simulated)" (the rocprofv3 test double's) mark the pass's run simulated, and
+// a counter pass recorded without a counter list gets the names it holds.
 class PassLoader : public RowSink {
  public:
-  PassLoader(CaptureDb& db, int64_t pass_id, LoaderOptions options = {});
+  PassLoader(CaptureDb& db, int64_t pass_id);
   ~PassLoader() override;
   PassLoader(const PassLoader&) = delete;
   PassLoader& operator=(const PassLoader&) = delete;
@@ -295,6 +310,7 @@ class PassLoader : public RowSink {
   void memory_copy(const MemoryCopyRow& row) override;
   void api_call(const ApiCallRow& row) override;
   void profiler_version(const std::string& version) override;
+  void file_digest(int64_t size_bytes, const std::string& sha256) override;
 
   // Rows rejected so far across all files (what `kprof ingest --strict` checks before commit).
   int64_t rows_rejected() const;

@@ -25,6 +25,7 @@ struct CaptureDb::Impl {
   SQLite::Database db;
   bool loader_active = false;  // a PassLoader holds the write transaction
   bool fresh = false;          // a new file being created under its temporary name (no tables yet)
+  bool outer_write = false;    // a WriteTransaction is open: PassLoaders use savepoints in it
 };
 
 // Runs fn, turning SQLite's exceptions into kprof::Error naming the file and what was being done.

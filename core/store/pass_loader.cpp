@@ -1,8 +1,9 @@
 // PassLoader: one pass's rows into the database in one transaction.
+#include <algorithm>
 #include <unordered_map>
 
-#include "core/base/sha256.hpp"
 #include "core/store/bulk_insert.hpp"
+#include "core/store/json_text.hpp"
 
 namespace kprof::store {
 
@@ -18,11 +19,43 @@ void end_bulk_write(CaptureDb::Impl& impl) {
   sqlite3_exec(impl.db.getHandle(), "PRAGMA cache_size=-2000", nullptr, nullptr, nullptr);
 }
 
+WriteTransaction::WriteTransaction(CaptureDb& db) : m_db(db) {
+  CaptureDb::Impl& d = *db.m_impl;
+  if (d.outer_write || d.loader_active) {
+    throw Error::runtime("a write transaction is already open on '" + d.path.string() + "'",
+                         "commit or destroy it first (a kprof bug)");
+  }
+  guarded(d, "starting a write transaction", [&] {
+    begin_bulk_write(d);
+    d.db.exec("BEGIN IMMEDIATE");
+  });
+  m_open = true;
+  d.outer_write = true;
+}
+
+WriteTransaction::~WriteTransaction() {
+  CaptureDb::Impl& d = *m_db.m_impl;
+  if (m_open) sqlite3_exec(d.db.getHandle(), "ROLLBACK", nullptr, nullptr, nullptr);
+  if (d.outer_write) end_bulk_write(d);
+  d.outer_write = false;
+}
+
+void WriteTransaction::commit() {
+  CaptureDb::Impl& d = *m_db.m_impl;
+  if (!m_open || d.loader_active) {
+    throw Error::runtime("WriteTransaction::commit with a PassLoader open, or twice",
+                         "a kprof bug");
+  }
+  guarded(d, "committing", [&] { d.db.exec("COMMIT"); });
+  m_open = false;
+  end_bulk_write(d);
+  d.outer_write = false;
+}
+
 struct PassLoader::Impl {
-  Impl(CaptureDb::Impl& d, int64_t pass, LoaderOptions o)
+  Impl(CaptureDb::Impl& d, int64_t pass)
       : db(d),
         pass_id(pass),
-        options(o),
         ins(d.db.getHandle()),
         intern_insert(d.db.getHandle(),
                       "INSERT INTO strings(value) VALUES (?1) "
@@ -46,11 +79,11 @@ struct PassLoader::Impl {
                    "correlation_id, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
         file_insert(d.db.getHandle(),
                     "INSERT INTO ingest_stats(pass_id, path, kind, size_bytes, sha256, rows_read, "
-                    "rows_rejected, loaded_ms) VALUES (?1, ?2, ?3, ?4, ?5, 0, 0, ?6)"),
+                    "rows_rejected, loaded_ms) VALUES (?1, ?2, ?3, 0, '', 0, 0, ?4)"),
         file_update(d.db.getHandle(),
                     "UPDATE ingest_stats SET rows_read = ?2, rows_rejected = ?3, "
-                    "first_reject_line = ?4, first_reject_reason = ?5, tool_version = ?6 "
-                    "WHERE id = ?1") {}
+                    "first_reject_line = ?4, first_reject_reason = ?5, tool_version = ?6, "
+                    "size_bytes = ?7, sha256 = ?8 WHERE id = ?1") {}
 
   // Interned ids are cached for this transaction only: after a rollback they would be wrong.
   int64_t intern(const std::string& s) {
@@ -79,10 +112,21 @@ struct PassLoader::Impl {
     }
   }
 
+  // Counter names get their own cache: its keys are the pass's counter list at commit.
+  int64_t intern_counter(const std::string& s) {
+    auto it = counter_names.find(s);
+    if (it != counter_names.end()) return it->second;
+    const int64_t id = intern(s);
+    counter_names.emplace(s, id);
+    return id;
+  }
+
   CaptureDb::Impl& db;
   int64_t pass_id;
-  LoaderOptions options;
   bool in_transaction = false;
+  bool nested = false;     // a savepoint inside a WriteTransaction
+  bool simulated = false;  // an agent's product name says the rocprofv3 test double wrote it
+  std::unordered_map<std::string, int64_t> counter_names;
 
   BulkInserters ins;
   BulkStmt intern_insert, intern_select, agent_insert, stat_insert, copy_insert, api_insert,
@@ -93,6 +137,8 @@ struct PassLoader::Impl {
   std::optional<int64_t> file_id;
   std::string file_path;
   std::string tool_version;
+  int64_t file_size = 0;
+  std::string file_sha256;
   int64_t file_rejected = 0;
   std::optional<int64_t> first_reject_line;
   std::string first_reject_reason;
@@ -120,7 +166,33 @@ PassLoader::Impl& PassLoader::open_impl() {
   return *m_impl;
 }
 
-PassLoader::PassLoader(CaptureDb& db, int64_t pass_id, LoaderOptions options) {
+namespace {
+
+// A PassLoader's own transaction, or a savepoint inside an open WriteTransaction.
+void begin_load(CaptureDb::Impl& d, bool nested) {
+  if (nested) {
+    d.db.exec("SAVEPOINT pass_load");
+  } else {
+    begin_bulk_write(d);
+    // IMMEDIATE: take the write lock now rather than fail half-way when another writer holds it.
+    d.db.exec("BEGIN IMMEDIATE");
+  }
+}
+
+void rollback_load(CaptureDb::Impl& d, bool nested) {
+  sqlite3* h = d.db.getHandle();
+  if (nested) {
+    sqlite3_exec(h, "ROLLBACK TO pass_load", nullptr, nullptr, nullptr);
+    sqlite3_exec(h, "RELEASE pass_load", nullptr, nullptr, nullptr);
+  } else {
+    sqlite3_exec(h, "ROLLBACK", nullptr, nullptr, nullptr);
+    end_bulk_write(d);
+  }
+}
+
+}  // namespace
+
+PassLoader::PassLoader(CaptureDb& db, int64_t pass_id) {
   CaptureDb::Impl& d = *db.m_impl;
   if (d.read_only) {
     throw Error::runtime("capture database '" + d.path.string() + "' was opened read-only",
@@ -130,10 +202,9 @@ PassLoader::PassLoader(CaptureDb& db, int64_t pass_id, LoaderOptions options) {
     throw Error::runtime("a PassLoader is already loading into '" + d.path.string() + "'",
                          "commit or destroy it first (one transaction per connection)");
   }
+  const bool nested = d.outer_write;
   guarded(d, "starting a pass load", [&] {
-    begin_bulk_write(d);
-    // IMMEDIATE: take the write lock now rather than fail half-way when another writer holds it.
-    d.db.exec("BEGIN IMMEDIATE");
+    begin_load(d, nested);
     try {
       SQLite::Statement exists(d.db, "SELECT 1 FROM passes WHERE id = ?");
       exists.bind(1, pass_id);
@@ -143,28 +214,31 @@ PassLoader::PassLoader(CaptureDb& db, int64_t pass_id, LoaderOptions options) {
             "add the pass (CaptureDb::add_planned_pass) before loading it");
       }
       delete_pass_rows(d.db, pass_id);
-      m_impl = std::make_unique<Impl>(d, pass_id, options);
+      m_impl = std::make_unique<Impl>(d, pass_id);
     } catch (...) {
-      sqlite3_exec(d.db.getHandle(), "ROLLBACK", nullptr, nullptr, nullptr);
-      end_bulk_write(d);
+      m_impl.reset();
+      rollback_load(d, nested);
       throw;
     }
   });
   m_impl->in_transaction = true;
+  m_impl->nested = nested;
   d.loader_active = true;
 }
 
 PassLoader::~PassLoader() {
   if (!m_impl) return;
   CaptureDb::Impl& d = m_impl->db;
-  if (m_impl->in_transaction) {
-    // Statements must be reset before ROLLBACK can release everything; finalizing them (Impl's
-    // destructor) does that.
-    m_impl.reset();
-    sqlite3_exec(d.db.getHandle(), "ROLLBACK", nullptr, nullptr, nullptr);
-  }
+  const bool nested = m_impl->nested;
+  const bool open = m_impl->in_transaction;
+  // Statements must be reset before ROLLBACK can release everything; finalizing them (Impl's
+  // destructor) does that.
   m_impl.reset();
-  end_bulk_write(d);
+  if (open) {
+    rollback_load(d, nested);
+  } else if (!nested) {
+    end_bulk_write(d);
+  }
   d.loader_active = false;
 }
 
@@ -172,23 +246,16 @@ void PassLoader::begin_file(const std::string& path, const std::string& kind) {
   Impl& m = open_impl();
   guarded(m.db, "recording an ingested file", [&] {
     if (m.file_id) end_file(0);  // a reader that forgot end_file still gets its file recorded
-    std::error_code ec;
-    int64_t size = 0;
-    std::string sha;
-    if (std::filesystem::is_regular_file(path, ec)) {
-      size = static_cast<int64_t>(std::filesystem::file_size(path, ec));
-      if (m.options.hash_files) sha = sha256_file(path);
-    }
     m.file_insert.bind(1, m.pass_id);
     m.file_insert.bind_text(2, path);
     m.file_insert.bind_text(3, kind);
-    m.file_insert.bind(4, size);
-    m.file_insert.bind_text(5, sha);
-    m.file_insert.bind(6, now_unix_ms());
+    m.file_insert.bind(4, now_unix_ms());
     m.file_insert.run();
     m.file_id = sqlite3_last_insert_rowid(m.db.db.getHandle());
     m.file_path = path;
     m.tool_version.clear();
+    m.file_size = 0;
+    m.file_sha256.clear();
     m.file_rejected = 0;
     m.first_reject_line.reset();
     m.first_reject_reason.clear();
@@ -205,6 +272,8 @@ void PassLoader::end_file(int64_t rows_read) {
     m.file_update.bind_opt(4, m.first_reject_line);
     m.file_update.bind_text(5, m.first_reject_reason);
     m.file_update.bind_text(6, m.tool_version);
+    m.file_update.bind(7, m.file_size);
+    m.file_update.bind_text(8, m.file_sha256);
     m.file_update.run();
     m.file_id.reset();
   });
@@ -212,6 +281,12 @@ void PassLoader::end_file(int64_t rows_read) {
 
 void PassLoader::profiler_version(const std::string& version) {
   open_impl().tool_version = version;
+}
+
+void PassLoader::file_digest(int64_t size_bytes, const std::string& sha256) {
+  Impl& m = open_impl();
+  m.file_size = size_bytes;
+  m.file_sha256 = sha256;
 }
 
 void PassLoader::agent(const AgentRow& a) {
@@ -232,6 +307,8 @@ void PassLoader::agent(const AgentRow& a) {
     s.bind(12, a.max_engine_clk_mhz);
     // Multi-process captures repeat the same agents once per process: the first one stays.
     s.run();
+    // The rocprofv3 test double appends " (simulated)" to product names.
+    if (a.product_name.find("(simulated)") != std::string::npos) m.simulated = true;
   });
 }
 
@@ -251,7 +328,7 @@ void PassLoader::dispatch(const DispatchRow& row) {
 void PassLoader::counter(const CounterRow& row) {
   Impl& m = open_impl();
   guarded(m.db, "loading a counter value", [&] {
-    if (!m.ins.counter(m.pass_id, row, m.intern(row.counter))) {
+    if (!m.ins.counter(m.pass_id, row, m.intern_counter(row.counter))) {
       m.reject(std::nullopt, "duplicate value of counter " + row.counter + " for dispatch " +
                                  std::to_string(row.dispatch_id) + " of pid " +
                                  std::to_string(row.pid) + " (the first one was kept)");
@@ -321,7 +398,28 @@ void PassLoader::commit() {
   }
   Impl& m = *m_impl;
   if (m.file_id) end_file(0);
-  guarded(m.db, "committing a pass load", [&] { m.db.db.exec("COMMIT"); });
+  guarded(m.db, "committing a pass load", [&] {
+    auto& db = m.db.db;
+    if (m.simulated) {
+      SQLite::Statement st(db,
+                           "UPDATE runs SET simulated = 1 WHERE simulated = 0 AND id = "
+                           "(SELECT run_id FROM passes WHERE id = ?)");
+      st.bind(1, m.pass_id);
+      st.exec();
+    }
+    if (!m.counter_names.empty()) {
+      std::vector<std::string> names;
+      for (const auto& [name, id] : m.counter_names) names.push_back(name);
+      std::sort(names.begin(), names.end());
+      SQLite::Statement st(db,
+                           "UPDATE passes SET counters = ? WHERE id = ? AND kind = 'counters' "
+                           "AND counters = '[]'");
+      st.bind(1, json_string_array(names));
+      st.bind(2, m.pass_id);
+      st.exec();
+    }
+    db.exec(m.nested ? "RELEASE pass_load" : "COMMIT");
+  });
   m.in_transaction = false;
 }
 

@@ -118,6 +118,9 @@ class RowSink {
   // Provenance: the rocprofv3 version the reader found in the current file (e.g. a rocpd
   // metadata table), called between begin_file and end_file. Sinks may ignore it.
   virtual void profiler_version(const std::string& /*version*/) {}
+  // Provenance: the file's size and the lower-case hex SHA-256 of exactly the bytes the reader
+  // read (hashed as they were read, so the file is read once), called before end_file.
+  virtual void file_digest(int64_t /*size_bytes*/, const std::string& /*sha256*/) {}
 };
 
 }  // namespace kprof::store

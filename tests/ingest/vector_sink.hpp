@@ -4,6 +4,7 @@
 
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/store/rows.hpp"
@@ -21,7 +22,8 @@ class VectorSink : public store::RowSink {
   std::vector<store::MemoryCopyRow> copies;
   std::vector<store::ApiCallRow> apis;
   std::vector<int64_t> ends;
-  std::vector<std::string> events;  // every call, in order, as text
+  std::vector<std::pair<int64_t, std::string>> digests;  // file_digest: size, sha256
+  std::vector<std::string> events;                       // every call, in order, as text
 
   void begin_file(const std::string& path, const std::string& kind) override {
     files.push_back(kind + " " + path);
@@ -76,6 +78,9 @@ class VectorSink : public store::RowSink {
                      std::to_string(r.start_ns));
   }
   void profiler_version(const std::string& v) override { events.push_back("version " + v); }
+  void file_digest(int64_t size, const std::string& sha256) override {
+    digests.emplace_back(size, sha256);
+  }
 };
 
 }  // namespace kprof::ingest::test

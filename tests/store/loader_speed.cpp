@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
     CaptureDb db(dir / "load.db");
     int64_t pass = new_pass(db, PassKind::trace);
     Clock t0;
-    PassLoader loader(db, pass, {.hash_files = false});
+    PassLoader loader(db, pass);
     loader.begin_file("synthetic", "kernel_trace");
     for (const auto& r : rows) loader.dispatch(r);
     loader.end_file(n);
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
     CaptureDb db(dir / "loadc.db");
     int64_t pass = new_pass(db, PassKind::counters);
     Clock t0;
-    PassLoader loader(db, pass, {.hash_files = false});
+    PassLoader loader(db, pass);
     loader.begin_file("synthetic", "counter_collection");
     for (const auto& c : crows) loader.counter(c);
     loader.end_file(static_cast<int64_t>(crows.size()));

@@ -61,7 +61,7 @@ std::vector<DispatchRow> read_dispatches(CaptureDb& db, int64_t pass) {
 
 // Loads n dispatches named from `names` round-robin into pass, committing.
 void load_trace(CaptureDb& db, int64_t pass, int64_t n, const std::vector<std::string>& names) {
-  PassLoader loader(db, pass, {.hash_files = false});
+  PassLoader loader(db, pass);
   loader.begin_file("kernel_trace.csv", "kernel_trace");
   for (int64_t i = 0; i < n; ++i) {
     loader.dispatch(dispatch(i + 1, names[static_cast<size_t>(i) % names.size()]));
@@ -110,6 +110,9 @@ TEST(PassLoader, StoresEveryRowKindAndProvenance) {
                     "integer, got 'abc'"});
     loader.bad_row({trace_file.string(), 30, "second problem"});
     loader.counter({1, 77, "SQ_WAVES", 99});  // duplicate: rejected, first kept
+    // The reader hashes the bytes it reads; the loader stores what it is given.
+    loader.file_digest(static_cast<int64_t>(std::filesystem::file_size(trace_file)),
+                       sha256_file(trace_file));
     loader.end_file(9);
     loader.begin_file((dir / "missing_stats.csv").string(), "kernel_stats");
     loader.kernel_stat(stat);
@@ -241,7 +244,7 @@ TEST(PassLoader, DestroyedWithoutCommitLeavesDatabaseExactlyAsBefore) {
   const std::string before = testing::dump_all_tables(db.sql());
   ASSERT_NE(before.find("k2"), std::string::npos);
   {
-    PassLoader loader(db, pass, {.hash_files = false});
+    PassLoader loader(db, pass);
     loader.begin_file("other.csv", "kernel_trace");
     for (int i = 0; i < 5000; ++i)
       loader.dispatch(dispatch(i + 1, "new_kernel_" + std::to_string(i % 7)));
@@ -272,7 +275,7 @@ TEST(PassLoader, ProcessKilledMidLoadLeavesNoPartialPass) {
   if (child == 0) {
     // The child never returns to GoogleTest: it dies by SIGKILL mid-transaction.
     CaptureDb db(path);
-    PassLoader loader(db, pass, {.hash_files = false});
+    PassLoader loader(db, pass);
     // A small page cache makes SQLite spill the uncommitted pages into the WAL file, so the
     // kill leaves real uncommitted frames behind (not only memory).
     db.sql().exec("PRAGMA cache_size=-500");
@@ -305,7 +308,7 @@ TEST(PassLoader, ReadersSeeTheOldPassUntilCommit) {
   load_trace(db, pass, 50, {"old"});
   CaptureDb reader(dir / "c.db", OpenMode::read_only);
   {
-    PassLoader loader(db, pass, {.hash_files = false});
+    PassLoader loader(db, pass);
     loader.begin_file("t.csv", "kernel_trace");
     for (int i = 0; i < 80; ++i) loader.dispatch(dispatch(i + 1, "new"));
     EXPECT_EQ(reader.row_counts(pass).dispatches, 50);
@@ -373,6 +376,83 @@ TEST(RawInsert, StoresTheSameRowsAsTheLoader) {
   EXPECT_EQ(RawInsert::counters(db, p1, cs, ids), 2);  // the duplicate is skipped
   EXPECT_EQ(db.row_counts(p1).counter_values, 2);
   EXPECT_THROW(RawInsert::counters(db, p1, cs, std::span<const int64_t>(ids).first(1)), Error);
+}
+
+}  // namespace
+}  // namespace kprof::store
+
+namespace kprof::store {
+namespace {
+
+using testing::TempDir;
+
+// `kprof ingest` writes the run, its passes and all their rows in one WriteTransaction.
+TEST(WriteTransaction, SeveralPassesAreAllOrNothing) {
+  TempDir dir;
+  CaptureDb db(dir / "c.db");
+  int64_t kept_run = testing::make_run(db, "kept");
+  int64_t kept = testing::make_pass(db, kept_run, 0);
+  load_trace(db, kept, 50, {"k1"});
+  const std::string before = testing::dump_all_tables(db.sql());
+  {
+    WriteTransaction tx(db);
+    int64_t run = testing::make_run(db, "new");
+    int64_t p0 = testing::make_pass(db, run, 0);
+    int64_t p1 = testing::make_pass(db, run, 1, PassKind::counters);
+    load_trace(db, p0, 100, {"a", "b"});  // a PassLoader inside: a savepoint
+    {
+      PassLoader loader(db, p1);
+      loader.begin_file("c.csv", "counter_collection");
+      loader.dispatch(dispatch(1, "a"));
+      loader.counter({1, 77, "SQ_WAVES", 1});
+      // No commit: this pass's savepoint rolls back, the transaction goes on.
+    }
+    EXPECT_EQ(db.row_counts(p0).dispatches, 100);
+    EXPECT_EQ(db.row_counts(p1).dispatches, 0);
+    EXPECT_THROW(WriteTransaction again(db), Error);
+    // Destroyed without commit: a broken file later in the command.
+  }
+  EXPECT_EQ(testing::dump_all_tables(db.sql()), before);
+  {
+    WriteTransaction tx(db);
+    int64_t run = testing::make_run(db, "new");
+    load_trace(db, testing::make_pass(db, run, 0), 100, {"a"});
+    tx.commit();
+  }
+  CaptureDb reader(dir / "c.db", OpenMode::read_only);
+  auto run = reader.find_run_by_name("new");
+  ASSERT_TRUE(run);
+  EXPECT_EQ(reader.row_counts(reader.list_passes(run->id).at(0).id).dispatches, 100);
+}
+
+// The loader decides "simulated" from the agents it stores, and records a counter pass's counters
+// when the pass was made without a list (kprof ingest does not know them before reading).
+TEST(PassLoader, MarksRunSimulatedAndRecordsCounterNames) {
+  TempDir dir;
+  CaptureDb db(dir / "c.db");
+  int64_t run = db.create_run({"r", "", "", "", "h", "0.1.0", false, std::nullopt});
+  int64_t pass = testing::make_pass(db, run, 1, PassKind::counters);
+  int64_t planned =
+      db.add_planned_pass(run, {2, PassKind::counters, {"SQ_WAVES", "GRBM_COUNT"}, {}, {}, "", ""});
+  for (int64_t p : {pass, planned}) {
+    PassLoader loader(db, p);
+    loader.begin_file("a.csv", "agent_info");
+    AgentRow gpu;
+    gpu.node_id = 2;
+    gpu.type = "GPU";
+    gpu.product_name = p == pass ? "AMD Instinct MI300X" : "AMD Instinct MI300X (simulated)";
+    loader.agent(gpu);
+    loader.begin_file("c.csv", "counter_collection");
+    loader.dispatch(dispatch(1, "k"));
+    loader.counter({1, 77, "TCC_HIT_sum", 1});
+    loader.counter({1, 77, "SQ_WAVES", 2});
+    loader.counter({2, 77, "SQ_WAVES", 3});
+    loader.commit();
+    EXPECT_EQ(db.find_run(run)->simulated, p == planned);
+  }
+  EXPECT_EQ(db.find_pass(pass)->counters, (std::vector<std::string>{"SQ_WAVES", "TCC_HIT_sum"}));
+  // A pass planned with its counters keeps what was requested.
+  EXPECT_EQ(db.find_pass(planned)->counters, (std::vector<std::string>{"SQ_WAVES", "GRBM_COUNT"}));
 }
 
 }  // namespace
