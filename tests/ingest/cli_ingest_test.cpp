@@ -47,9 +47,11 @@ std::string bytes_of(const fs::path& p) {
 class CliIngest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // The pid keeps two checkouts' test runs on one machine out of each other's way.
     m_dir = fs::temp_directory_path() /
             ("kprof_cli_ingest_" +
-             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+             std::to_string(getpid()));
     fs::remove_all(m_dir);
     fs::create_directories(m_dir / "cap" / "host");
     fs::create_directories(m_dir / "cap" / "pass_1" / "host");
