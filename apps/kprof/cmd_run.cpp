@@ -1,41 +1,76 @@
 // `kprof run RUNBOOK [--simulate] [--gpus LIST] [--db PATH] [--quiet]`: plan, run every pass under
 // rocprofv3 (or the test double), ingest each as it finishes, print the summary.
+// `kprof run [--metric-set S | --counters A,B] [--kernels REGEX] [--simulate] -- app args...`: the
+// same for the runbook that command line stands for, written next to the database first.
+#include <fstream>
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
+#include "apps/kprof/one_line_args.hpp"
 #include "core/base/error.hpp"
 #include "core/exec/executor.hpp"
 #include "core/exec/gpu_list.hpp"
+#include "core/runbook/one_line.hpp"
 #include "core/runbook/runbook.hpp"
 
 namespace {
 
-int cmd_run(const kprof::app::Args& args) {
+int cmd_run(const kprof::app::Args& all_args) {
   namespace po = kprof::app::po;
+  const auto [args, app] = kprof::app::split_at_dashes(all_args);
   po::options_description opts("options");
   opts.add_options()("simulate",
                      "run the rocprofv3 test double (rocprofv3-sim) instead of rocprofv3")(
       "gpus", po::value<std::string>(),
       "run up to that many passes at once, one per GPU, e.g. 0,1,2,3")(
-      "db", po::value<std::string>(), "capture database (default: the runbook's `database`)")(
+      "db", po::value<std::string>(),
+      "capture database (default: the runbook's `database`; one-line: NAME.db here)")(
       "quiet,q", "no progress lines; only the summary")("runbook", po::value<std::string>(),
                                                         "the runbook (.yaml)");
+  kprof::app::add_one_line_options(opts);
   po::positional_options_description pos;
   pos.add("runbook", 1);
-  auto vm = kprof::app::parse_args(
-      "run", "RUNBOOK [--simulate] [--gpus LIST] [--db PATH] [--quiet]", args, opts, pos);
+  auto vm = kprof::app::parse_args("run",
+                                   "RUNBOOK [--simulate] [--gpus LIST] [--db PATH] [--quiet]\n"
+                                   "       kprof run [--metric-set S | --counters A,B] [--kernels "
+                                   "REGEX] [--simulate] [--db PATH] -- APP [ARGS...]",
+                                   args, opts, pos);
   if (!vm) return 0;
-  if (!vm->count("runbook"))
-    throw kprof::Error::input("no runbook given", "write 'kprof run path/to/runbook.yaml'");
-  const auto rb = kprof::runbook::load_runbook((*vm)["runbook"].as<std::string>());
   kprof::exec::ExecOptions o;
   o.simulate = vm->count("simulate") > 0;
   o.quiet = vm->count("quiet") > 0;
   if (vm->count("gpus")) o.gpus = kprof::exec::parse_gpu_list((*vm)["gpus"].as<std::string>());
   if (vm->count("db")) o.db = (*vm)["db"].as<std::string>();
+  std::string runbook_path;
+  if (!app.empty()) {
+    if (vm->count("runbook"))
+      throw kprof::Error::input("give a runbook or an application after '--', not both",
+                                "kprof run RUNBOOK, or kprof run [options] -- APP [ARGS...]");
+    const auto line = kprof::app::one_line_from(*vm, app, all_args, o.simulate);
+    const auto db =
+        line.database.empty() ? std::filesystem::path(line.name + ".db") : line.database;
+    const auto path = kprof::runbook::one_line_runbook_path(db);
+    if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << kprof::runbook::one_line_yaml(line);
+    std::cerr << "kprof: runbook written to " << path.string() << " (edit it and run 'kprof run "
+              << path.string() << (o.simulate ? " --simulate" : "") << "')\n";
+    runbook_path = path.string();
+  } else if (vm->count("runbook")) {
+    if (kprof::app::has_one_line_options(*vm))
+      throw kprof::Error::input(
+          "--metric-set, --counters, --kernels and --name describe a "
+          "one-line profile; the runbook already says what to collect",
+          "edit the runbook, or put the application after '--'");
+    runbook_path = (*vm)["runbook"].as<std::string>();
+  } else {
+    throw kprof::Error::input("no runbook and no application given",
+                              "write 'kprof run path/to/runbook.yaml' or 'kprof run --simulate "
+                              "--metric-set roofline -- APP [ARGS...]'");
+  }
+  const auto rb = kprof::runbook::load_runbook(runbook_path);
   return kprof::exec::run_runbook(rb, o).exit_code;
 }
 
 }  // namespace
 
-KPROF_COMMAND("run", "run a runbook's passes under rocprofv3 and ingest them", cmd_run);
+KPROF_COMMAND("run", "run a runbook's passes (or a one-line profile) and ingest them", cmd_run);

@@ -43,6 +43,11 @@ check_prefix() {  # PREFIX: files, then plan / validate / one-line simulated run
   hidden "$p/bin/kprof" counters --explain FETCH_SIZE >"$tmp/counters.txt" ||
     fail "installed kprof counters failed"
   grep -q 'slots in one pass:' "$tmp/counters.txt" || fail "unexpected counters output"
+  # one-line profiling with no runbook, on the installed test double
+  rm -rf "$tmp/work"
+  hidden "$p/bin/kprof" run --simulate --quiet --metric-set roofline --kernels fused_moe -- true \
+    >"$tmp/run.txt" 2>&1 || fail "installed one-line kprof run failed: $(tail -5 "$tmp/run.txt")"
+  grep -q '^4/4 passes done' "$tmp/run.txt" || fail "unexpected run: $(tail -5 "$tmp/run.txt")"
   # configs are found from the prefix, not from a tree the binary was built in
   if hidden sh -c "'$p/bin/kprof' plan /nonexistent.yaml" 2>"$tmp/err.txt"; then
     fail "plan of a missing runbook succeeded"
