@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "apps/kprof/command.hpp"
+#include "core/base/crash_point.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
 #include "core/exec/run_lock.hpp"
@@ -39,6 +40,7 @@ int64_t load_all(const std::string& db_path, const std::string& run_name,
     run.host = exec::host_name();
     run.kprof_version = KPROF_VERSION;
     run_id = db.create_run(run);  // simulated once a loaded agent says so (PassLoader::commit)
+    crash_point("ingest_cmd.run_created");
   }
 
   // The root folder's files are the trace pass (ordinal 0) unless they hold counters; pass_N
@@ -63,17 +65,22 @@ int64_t load_all(const std::string& db_path, const std::string& run_name,
       planned.output_dir = pass.folder;
       pass_id = db.add_planned_pass(run_id, planned);  // counters: the names loaded (commit)
     }
+    crash_point("ingest_cmd.pass_added");
     // No `running` state is recorded: inside the one transaction nobody could see it, and a
     // killed ingest leaves no pass behind to call "owner dead".
     std::vector<ingest::FileResult> results;
     {
       store::PassLoader loader(db, pass_id);
+      crash_point("ingest.loader_open");
       results = ingest::read_pass(pass, loader, read_opts);
+      crash_point("ingest.before_commit");
       loader.commit();
+      crash_point("commit.rows_committed");
     }
     store::PassTransition done;
     done.state = store::PassState::done;
     db.set_pass_state(pass_id, done);
+    crash_point("commit.pass_done");
     passes_text << "pass " << ordinal << " (" << store::to_string(kind) << ") " << pass.folder
                 << "\n";
     Table files;
@@ -88,6 +95,7 @@ int64_t load_all(const std::string& db_path, const std::string& run_name,
   }
   db.set_run_status(run_id, store::RunStatus::done);
   const bool simulated = db.find_run(run_id)->simulated;
+  crash_point("commit.run_status");
   tx.commit();
   out << "run " << run_id << " '" << run_name << "' in " << db_path
       << (simulated ? " (simulated: agents say so)" : " (measured)") << "\n"

@@ -1,6 +1,7 @@
 #include "core/exec/executor.hpp"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/base/crash_point.hpp"
 #include "core/base/duration.hpp"
 #include "core/base/error.hpp"
 #include "core/base/sha256.hpp"
@@ -111,6 +113,7 @@ class Driver {
         Selection sel =
             select_kernels(m_rb.passes.counters.kernels, kernel_totals(m_db, trace->id));
         m_db.set_selected_kernels(m_run_id, sel.kernels);
+        crash_point("run.selection_stored");
         include_regex = sel.include_regex;
         if (!include_regex && m_backend.counters_count_outside_regions()) {
           // This profiler counts outside the selected region too (rocprofv3_version.hpp): keep
@@ -182,6 +185,7 @@ class Driver {
     s.on_started = [owner](pid_t pid) {
       const auto t = process_start_time(pid);
       std::ofstream(owner) << pid << " " << (t ? *t : 0) << "\n";
+      crash_point("launch.spawned");
     };
     return s;
   }
@@ -197,6 +201,7 @@ class Driver {
     t.reason = std::string();
     t.argv = j.argv;
     m_db.set_pass_state(j.pass_id, t);
+    crash_point("launch.state_running");
 
     std::error_code ec;
     fs::remove_all(pass_dir(m_rb, m_run_id, j.ordinal), ec);
@@ -272,6 +277,7 @@ class Driver {
 
   // Records how an attempt ended; returns the job when it is to be retried.
   std::optional<Job> handle(Finished& f) {
+    crash_point("run.pass_exited");
     Job& j = f.job;
     std::error_code ec;
     fs::remove(pass_owner_file(pass_log(m_rb, m_run_id, j.ordinal)), ec);
@@ -303,6 +309,7 @@ class Driver {
                                           : "succeeded on attempt " + std::to_string(j.tries) +
                                                 " after: " + j.last_failure;
         m_db.set_pass_state(j.pass_id, t);
+        crash_point("commit.pass_done");
         m_progress.pass_finished(j.ordinal, "done", r.duration, "");
         return std::nullopt;
       }
@@ -365,8 +372,11 @@ class Driver {
     const fs::path dir = pass_dir(m_rb, m_run_id, j.ordinal);
     ingest::Discovery found = ingest::discover({dir.string()});
     store::PassLoader loader(m_db, j.pass_id);
+    crash_point("ingest.loader_open");
     for (const auto& p : found.passes) ingest::read_pass(p, loader, ingest::ReadOptions{});
+    crash_point("ingest.before_commit");
     loader.commit();
+    crash_point("commit.rows_committed");
   }
 
   ExecResult finish() {
@@ -389,6 +399,7 @@ class Driver {
       res.status = store::RunStatus::failed;
       res.exit_code = 1;
     }
+    crash_point("commit.run_status");
     m_db.set_run_status(m_run_id, res.status);
     m_progress.finish();
     return res;
@@ -450,22 +461,30 @@ ExecResult run_runbook(const runbook::Runbook& rb, const ExecOptions& options) {
   nr.simulated = backend->simulated();
   nr.seed = backend->seed();
   nr.profiler_version = backend->version().text;
-  const int64_t run_id = db.create_run(nr);
-  lock_run_row(db, run_id);
-
-  // A counter pass's include regex from the trace is not known yet; each attempt records the
-  // exact command line that ran.
-  for (const auto& c : commands_for_run(rp, rb, *backend, run_id)) {
-    store::PlannedPass p;
-    p.ordinal = c.ordinal;
-    p.kind = c.kind;
-    p.counters = c.request.counters;
-    p.argv = c.argv;
-    p.env = c.env;
-    p.output_dir = c.output_dir.string();
-    p.log_path = c.log_path.string();
-    db.add_planned_pass(run_id, p);
+  // The run and every planned pass are stored together: a kill -9 while planning leaves no run
+  // rather than one that resume would find with passes missing.
+  int64_t run_id = 0;
+  {
+    store::WriteTransaction tx(db);
+    run_id = db.create_run(nr);
+    crash_point("plan.run_created");
+    // A counter pass's include regex from the trace is not known yet; each attempt records the
+    // exact command line that ran.
+    for (const auto& c : commands_for_run(rp, rb, *backend, run_id)) {
+      store::PlannedPass p;
+      p.ordinal = c.ordinal;
+      p.kind = c.kind;
+      p.counters = c.request.counters;
+      p.argv = c.argv;
+      p.env = c.env;
+      p.output_dir = c.output_dir.string();
+      p.log_path = c.log_path.string();
+      db.add_planned_pass(run_id, p);
+      crash_point("plan.pass_added");
+    }
+    tx.commit();
   }
+  lock_run_row(db, run_id);  // its own transaction; the file lock is what guards the run
 
   Driver driver(db, rb, *backend, run_id, options);
   ExecResult r = driver.drive();
@@ -586,6 +605,13 @@ std::string status_text(const fs::path& db_path, std::optional<int64_t> run_id, 
     os << "locked by kprof pid " << holder->pid << " on " << holder->host
        << (alive ? "" : " (dead)") << "\n";
   }
+  // Every writer (run, resume) holds the file lock while it works (RunLock): when nobody holds
+  // it, a pass recorded as running on this host belongs to a kprof that was killed. The pid alone
+  // could have been reused.
+  std::optional<pid_t> writer;
+  if (struct stat st{}; ::stat(db_path.c_str(), &st) == 0)
+    writer = flock_holder(st.st_dev, st.st_ino);
+  std::vector<std::string> dead_owners;
   Table t;
   t.columns = {"pass",     "what",       "state",          "attempts", "duration",
                "counters", "dispatches", "counter_values", "reason"};
@@ -601,8 +627,11 @@ std::string status_text(const fs::path& db_path, std::optional<int64_t> run_id, 
       dur = format_duration(std::chrono::milliseconds(*p.finished_ms - *p.started_ms));
     std::string state(store::to_string(p.state));
     if (p.state == PassState::running && p.owner_host == host_name() && p.owner_pid &&
-        !process_alive(static_cast<pid_t>(*p.owner_pid))) {
+        (!writer || *writer != static_cast<pid_t>(*p.owner_pid) ||
+         !process_alive(static_cast<pid_t>(*p.owner_pid)))) {
       state += " (owner dead)";
+      dead_owners.push_back("pass " + std::to_string(p.ordinal) + " (kprof pid " +
+                            std::to_string(*p.owner_pid) + ")");
     }
     Cell dispatches, values;
     if (p.state == PassState::done) {
@@ -622,6 +651,10 @@ std::string status_text(const fs::path& db_path, std::optional<int64_t> run_id, 
   if (!kernels.empty())
     os << "; " << kernels.size() << " kernels of interest (" << kernels.front().reason << ")";
   os << "\n";
+  if (!dead_owners.empty()) {
+    os << "the kprof that ran " << join(dead_owners, ", ") << " was killed; `kprof resume "
+       << db_path.string() << "` runs it again\n";
+  }
   return os.str();
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/base/crash_point.hpp"
 #include "core/base/error.hpp"
 #include "core/base/sha256.hpp"
 #include "core/ingest/csv_readers.hpp"
@@ -41,6 +42,7 @@ FileResult read_csv_file(const std::string& path, Format format, store::RowSink&
       size += static_cast<int64_t>(n);
       tok.feed(std::string_view(buf.data(), n));
     }
+    crash_point("ingest.chunk_read");
     if (n < buf.size()) {
       if (std::ferror(f.get())) {
         throw Error::runtime("read error: " + std::string(std::strerror(errno)), "",

@@ -152,48 +152,60 @@ TEST_F(CliIngest, UsageErrors) {
   EXPECT_NE(r.out.find("no such file or directory"), std::string::npos) << r.out;
 }
 
-// SIGKILL while the pass is being written: the next open sees no partial pass.
+// SIGKILL in the middle of the load: the command is one transaction, so the next open sees
+// nothing of it, and the same ingest again loads everything. The kill comes at a named crash point
+// (core/base/crash_point.hpp) halfway through the load, not after a guessed wait (which failed on a
+// loaded machine when the ingest finished first: "ingest ended before it could be killed").
 TEST_F(CliIngest, KilledIngestLeavesNoPartialPass) {
-  // A trace big enough that the load phase lasts a while: the real capture repeated.
+  // A trace big enough to take several 1 MiB chunks: the real capture repeated.
   std::string text = bytes_of(k_probe / "1323859_kernel_trace.csv");
   const auto header_end = text.find('\n') + 1;
   const std::string body = text.substr(header_end);
   {
     std::ofstream big(m_dir / "cap/host/1323859_kernel_trace.csv");
     big << text.substr(0, header_end);
-    for (int i = 0; i < 40000; ++i) big << body;  // 640k rows
+    for (int i = 0; i < 4000; ++i) big << body;  // 64k rows, ~10 MB
   }
   const std::string db = m_db.string(), cap = (m_dir / "cap/host").string();
+  // Count the chunks an ingest reads (into another database), then kill it halfway.
+  const fs::path hits = m_dir / "hits.log";
+  ::setenv("KPROF_CRASH_LOG", hits.c_str(), 1);
+  const Ran counted = run("ingest " + (m_dir / "count.db").string() + " " + cap);
+  ::unsetenv("KPROF_CRASH_LOG");
+  ASSERT_EQ(counted.code, 0) << counted.out;
+  int chunks = 0;
+  {
+    std::ifstream in(hits);
+    for (std::string line; std::getline(in, line);) chunks += line == "ingest.chunk_read";
+  }
+  ASSERT_GE(chunks, 4);
+  const std::string crash_at = "ingest.chunk_read:" + std::to_string(chunks / 2);
   pid_t child = fork();
   if (child == 0) {
+    ::setenv("KPROF_CRASH_AT", crash_at.c_str(), 1);
     execl(k_kprof.c_str(), "kprof", "ingest", db.c_str(), cap.c_str(), "--run", "killed",
           static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Wait until the loader is writing (the WAL grows), then kill it.
-  const fs::path wal = db + "-wal";
-  bool killed = false;
-  for (int i = 0; i < 600000; ++i) {
-    std::error_code ec;
-    if (fs::exists(wal, ec) && fs::file_size(wal, ec) > (4u << 20)) {
-      kill(child, SIGKILL);
-      killed = true;
-      break;
-    }
-    int status = 0;
-    if (waitpid(child, &status, WNOHANG) == child) break;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  ASSERT_TRUE(killed) << "ingest ended before it could be killed";
   int status = 0;
   waitpid(child, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status));
-  // The command is one transaction: the run record went with the rows it was created with.
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  {
+    // The command is one transaction: the run record went with the rows it was created with.
+    store::CaptureDb cdb(m_db, store::OpenMode::read_only);
+    EXPECT_FALSE(cdb.find_run_by_name("killed"));
+    EXPECT_EQ(cdb.sql().execAndGet("SELECT count(*) FROM dispatches").getInt(), 0);
+    EXPECT_EQ(cdb.sql().execAndGet("SELECT count(*) FROM ingest_stats").getInt(), 0);
+    EXPECT_EQ(cdb.sql().execAndGet("PRAGMA integrity_check").getString(), "ok");
+  }
+  const Ran again = run("ingest " + db + " " + cap + " --run killed");
+  ASSERT_EQ(again.code, 0) << again.out;
   store::CaptureDb cdb(m_db, store::OpenMode::read_only);
-  EXPECT_FALSE(cdb.find_run_by_name("killed"));
-  EXPECT_EQ(cdb.sql().execAndGet("SELECT count(*) FROM dispatches").getInt(), 0);
-  EXPECT_EQ(cdb.sql().execAndGet("SELECT count(*) FROM ingest_stats").getInt(), 0);
-  EXPECT_EQ(cdb.sql().execAndGet("PRAGMA integrity_check").getString(), "ok");
+  const auto r = cdb.find_run_by_name("killed");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(cdb.list_runs().size(), 1u);
+  EXPECT_EQ(cdb.sql().execAndGet("SELECT count(*) FROM dispatches").getInt(), 16 * 4000);
 }
 
 }  // namespace
