@@ -94,7 +94,9 @@ int cmd_counters(const app::Args& args) {
   po::positional_options_description pos;
   pos.add("pattern", 1);
   auto vm =
-      app::parse_args("counters", "[--arch gfx942] [PATTERN] | --explain NAME", args, opts, pos);
+      app::parse_args("counters", "[--arch gfx942] [PATTERN] | --explain NAME", args, opts, pos,
+                      "examples:\n  kprof counters TCC_EA0\n  kprof counters "
+                      "'SQ_INSTS_VALU_*_F16'\n  kprof counters --explain FETCH_SIZE");
   if (!vm) return 0;
   const hw::Target t = hw::Target::load_arch((*vm)["arch"].as<std::string>());
   if (vm->count("explain")) return explain(t, (*vm)["explain"].as<std::string>());

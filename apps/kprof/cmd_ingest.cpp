@@ -118,7 +118,9 @@ int cmd_ingest(const app::Args& args) {
   pos.add("db", 1).add("inputs", -1);
   auto vm = app::parse_args("ingest",
                             "DB DIR|FILE... [--pass-kind trace|counters] [--run NAME] [--strict]",
-                            args, opts, pos);
+                            args, opts, pos,
+                            "examples:\n  kprof ingest k.db path/to/rocprofv3-output/\n  kprof "
+                            "ingest k.db pass_1/ pass_2/ --run mi300x-2026-07-26 --strict");
   if (!vm) return 0;
   if (!vm->count("db") || !vm->count("inputs")) {
     throw Error::input("expected a database and at least one directory or file",

@@ -74,7 +74,10 @@ int cmd_plan(const app::Args& args) {
   pos.add("runbook", 1);
   auto vm =
       app::parse_args("plan", "RUNBOOK [--format text|json] [--simulate] [--gpus LIST] [--db PATH]",
-                      args, opts, pos);
+                      args, opts, pos,
+                      "examples:\n  kprof plan runbooks/qwen3-30b-a3b-sim.yaml\n  kprof plan "
+                      "runbooks/qwen3-30b-a3b-mi300x.yaml --format json > plan.json\n      each "
+                      "pass's counters, block slots and exact rocprofv3 argv, as JSON");
   if (!vm) return 0;
   if (!vm->count("runbook"))
     throw Error::input("no runbook given", "write 'kprof plan path/to/runbook.yaml'");

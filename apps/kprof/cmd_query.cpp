@@ -43,7 +43,22 @@ int cmd_query(const kprof::app::Args& args) {
   pos.add("db", 1).add("view", 1).add("family-arg", 1);
   auto vm = kprof::app::parse_args(
       "query", "kprof query DB <view> [FAMILY] [options]  |  kprof query DB --sql \"SELECT ...\"",
-      args, opts, pos);
+      args, opts, pos,
+      "views:\n"
+      "  top       kernels by summed trace duration (short names; --wide for full ones)\n"
+      "  families  kernel families (configs/families rules) with launches and variant counts\n"
+      "  variants  distinct launch configurations: grid, workgroup, LDS, scratch, registers\n"
+      "  phases    steps found from the dispatch sequence: prefill, decode, layers, evidence\n"
+      "  explain   launches = steps x layers x launches per layer x variants, per family\n"
+      "  counters  counter values joined onto trace dispatches, per counter and pass\n"
+      "  metrics   per variant and phase: FLOPs, bytes, intensity, achieved rates\n"
+      "  roofline  per family and phase: rates against the target's peaks, and the bound\n"
+      "  passes    the run's passes (0 = trace), states and the join's match rate\n"
+      "\nexamples:\n"
+      "  kprof query out/q.db top --limit 10\n"
+      "  kprof query out/q.db explain fused_moe_kernel\n"
+      "  kprof query out/q.db roofline --phase decode --format csv > roofline.csv\n"
+      "  kprof query out/q.db --sql \"SELECT kernel_name, count(*) FROM v_dispatches GROUP BY 1\"");
   if (!vm) return 0;
   if (db_path.empty()) {
     throw kprof::Error::input("missing capture database", "usage: kprof query DB <view>");

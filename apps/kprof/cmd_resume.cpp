@@ -13,17 +13,19 @@ int cmd_resume(const kprof::app::Args& args) {
   po::options_description opts("options");
   opts.add_options()("retry-failed", "re-run failed passes too")(
       "force", "resume even though the runbook changed since the run was recorded")(
-      "gpus", po::value<std::string>(),
-      "run up to that many passes at once, one per GPU, e.g. 0,1,2,3")(
-      "db", po::value<std::string>(),
-      "with a RUNBOOK: the database, instead of the runbook's `database`")(
+      "gpus", po::value<std::string>()->value_name("LIST"),
+      "GPU indices, e.g. 0,1,2,3: counter passes run at once, one per listed GPU (default: one "
+      "pass at a time)")("db", po::value<std::string>(),
+                         "with a RUNBOOK: the database, instead of the runbook's `database`")(
       "quiet,q", "no progress lines; only the summary")(
       "target", po::value<std::string>(),
       "the capture database, or the runbook whose database to resume");
   po::positional_options_description pos;
   pos.add("target", 1);
   auto vm = kprof::app::parse_args(
-      "resume", "DB|RUNBOOK [--retry-failed] [--force] [--gpus LIST] [--quiet]", args, opts, pos);
+      "resume", "DB|RUNBOOK [--retry-failed] [--force] [--gpus LIST] [--quiet]", args, opts, pos,
+      "examples:\n  kprof resume out/q.db\n      after Ctrl-C or kill -9: reruns interrupted "
+      "passes, skips done ones\n  kprof resume out/q.db --retry-failed");
   if (!vm) return 0;
   if (!vm->count("target")) {
     throw kprof::Error::input("no database or runbook given",

@@ -21,8 +21,9 @@ int cmd_run(const kprof::app::Args& all_args) {
   po::options_description opts("options");
   opts.add_options()("simulate",
                      "run the rocprofv3 test double (rocprofv3-sim) instead of rocprofv3")(
-      "gpus", po::value<std::string>(),
-      "run up to that many passes at once, one per GPU, e.g. 0,1,2,3")(
+      "gpus", po::value<std::string>()->value_name("LIST"),
+      "GPU indices, e.g. 0,1,2,3: counter passes run at once, one per listed GPU (default: one "
+      "pass at a time)")(
       "db", po::value<std::string>(),
       "capture database (default: the runbook's `database`; one-line: NAME.db here)")(
       "quiet,q", "no progress lines; only the summary")("runbook", po::value<std::string>(),
@@ -30,11 +31,18 @@ int cmd_run(const kprof::app::Args& all_args) {
   kprof::app::add_one_line_options(opts);
   po::positional_options_description pos;
   pos.add("runbook", 1);
-  auto vm = kprof::app::parse_args("run",
-                                   "RUNBOOK [--simulate] [--gpus LIST] [--db PATH] [--quiet]\n"
-                                   "       kprof run [--metric-set S | --counters A,B] [--kernels "
-                                   "REGEX] [--simulate] [--db PATH] -- APP [ARGS...]",
-                                   args, opts, pos);
+  auto vm = kprof::app::parse_args(
+      "run",
+      "RUNBOOK [--simulate] [--gpus LIST] [--db PATH] [--quiet]\n"
+      "       kprof run [--metric-set S | --counters A,B] [--kernels "
+      "REGEX] [--simulate] [--db PATH] -- APP [ARGS...]",
+      args, opts, pos,
+      "examples:\n"
+      "  kprof run runbooks/qwen3-30b-a3b-sim.yaml --simulate\n"
+      "  kprof run runbooks/qwen3-30b-a3b-mi300x.yaml --gpus 0,1,2,3\n"
+      "  kprof run --simulate --metric-set roofline --kernels fused_moe -- true\n"
+      "      one-line profile: writes true.runbook.yaml beside true.db, then runs it\n"
+      "\nCtrl-C stops the running pass; 'kprof resume DB' continues the run.");
   if (!vm) return 0;
   kprof::exec::ExecOptions o;
   o.simulate = vm->count("simulate") > 0;

@@ -17,7 +17,9 @@ int cmd_status(const kprof::app::Args& args) {
       "db", po::value<std::string>(), "the capture database");
   po::positional_options_description pos;
   pos.add("db", 1);
-  auto vm = kprof::app::parse_args("status", "DB [--run ID]", args, opts, pos);
+  auto vm =
+      kprof::app::parse_args("status", "DB [--run ID]", args, opts, pos,
+                             "examples:\n  kprof status out/q.db\n  kprof status out/q.db --run 2");
   if (!vm) return 0;
   if (!vm->count("db"))
     throw kprof::Error::input("no database given", "write 'kprof status path/to/captures.db'");

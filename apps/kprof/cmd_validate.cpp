@@ -15,7 +15,9 @@ int cmd_validate(const kprof::app::Args& args) {
       "runbook", po::value<std::string>(), "the runbook (.yaml)");
   po::positional_options_description pos;
   pos.add("runbook", 1);
-  auto vm = kprof::app::parse_args("validate", "RUNBOOK [--quiet]", args, opts, pos);
+  auto vm = kprof::app::parse_args("validate", "RUNBOOK [--quiet]", args, opts, pos,
+                                   "examples:\n  kprof validate runbooks/qwen3-30b-a3b-sim.yaml\n  "
+                                   "kprof validate --quiet my.yaml && echo valid");
   if (!vm) return 0;
   if (!vm->count("runbook"))
     throw kprof::Error::input("no runbook given", "write 'kprof validate path/to/runbook.yaml'");

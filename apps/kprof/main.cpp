@@ -2,7 +2,10 @@
 // kprof::Error and turns it into stderr lines and an exit code (0 ok, 1 runtime, 2 usage/input).
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
@@ -10,15 +13,52 @@
 
 namespace {
 
-void print_usage(std::ostream& os) {
-  os << "usage: kprof <command> [options]\n\n"
-        "kprof runs rocprofv3 through a kernel-trace pass and the fewest hardware-counter passes,\n"
-        "keeps every capture in one SQLite database, and explains the trace.\n\ncommands:\n";
-  for (const auto& c : kprof::app::commands()) {
-    os << "  " << c.name << std::string(c.name.size() < 12 ? 12 - c.name.size() : 1, ' ')
-       << c.summary << "\n";
+void print_usage(std::ostream& os) { kprof::app::print_main_help(os); }
+
+// `kprof __man DIR`: kprof.1 and kprof-<command>.1 from the --help texts. `kprof __completion`:
+// a bash completion script from the same. Run by the build (apps/kprof/CMakeLists.txt).
+int generate_man(const std::string& dir) {
+  namespace app = kprof::app;
+  std::filesystem::create_directories(dir);
+  app::set_help_format(app::HelpFormat::man);
+  {
+    std::ofstream out(std::filesystem::path(dir) / "kprof.1");
+    app::print_main_help(out);
   }
-  os << "\n'kprof <command> --help' shows a command's options.\n";
+  for (const auto& c : app::commands()) {
+    std::ostringstream text;
+    auto* old = std::cout.rdbuf(text.rdbuf());
+    c.run({"--help"});
+    std::cout.rdbuf(old);
+    std::ofstream(std::filesystem::path(dir) / ("kprof-" + c.name + ".1")) << text.str();
+  }
+  return 0;
+}
+
+int generate_completion() {
+  namespace app = kprof::app;
+  app::set_help_format(app::HelpFormat::words);
+  std::cout << "# bash completion for kprof, generated from kprof's --help texts\n"
+               "_kprof() {\n  local cur=\"${COMP_WORDS[COMP_CWORD]}\" opts=\"\"\n"
+               "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n    COMPREPLY=($(compgen -W \"";
+  std::string names;
+  for (const auto& c : app::commands()) names += (names.empty() ? "" : " ") + c.name;
+  std::cout << names << " --help --version\" -- \"$cur\"))\n    return\n  fi\n"
+            << "  case \"${COMP_WORDS[1]}\" in\n";
+  for (const auto& c : app::commands()) {
+    std::ostringstream words;
+    auto* old = std::cout.rdbuf(words.rdbuf());
+    c.run({"--help"});
+    std::cout.rdbuf(old);
+    std::string w = words.str();
+    for (auto& ch : w) ch = ch == '\n' ? ' ' : ch;
+    std::cout << "    " << c.name << ") opts=\"" << kprof::trim(w) << "\" ;;\n";
+  }
+  std::cout << "  esac\n  if [[ \"$cur\" == -* ]]; then\n"
+               "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n  else\n"
+               "    COMPREPLY=($(compgen -f -- \"$cur\"))\n  fi\n}\n"
+               "complete -o filenames -F _kprof kprof\n";
+  return 0;
 }
 
 int run(int argc, char** argv) {
@@ -27,6 +67,8 @@ int run(int argc, char** argv) {
     return 2;
   }
   const std::string name = argv[1];
+  if (name == "__man" && argc == 3) return generate_man(argv[2]);
+  if (name == "__completion") return generate_completion();
   if (name == "--help" || name == "-h" || name == "help") {
     print_usage(std::cout);
     return 0;

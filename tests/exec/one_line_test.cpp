@@ -77,5 +77,35 @@ TEST(OneLine, RefusesARunbookAndAnApplicationTogether) {
       << r.out;
 }
 
+// --help teaches: usage forms with positionals, arguments apart from options, defaults, examples;
+// `query` describes every view. The man pages are made from the same text.
+TEST(Help, UsageArgumentsDefaultsExamples) {
+  TempDir dir;
+  const Ran q = kprof_in(dir.path(), {"query", "--help"}, "q.log");
+  ASSERT_EQ(q.code, 0) << q.out;
+  EXPECT_EQ(q.out.rfind("usage: kprof query DB <view> [FAMILY] [options]\n"
+                        "       kprof query DB --sql \"SELECT ...\"\n",
+                        0),
+            0u)
+      << q.out;
+  EXPECT_EQ(q.out.find("kprof query kprof query"), std::string::npos);
+  EXPECT_NE(q.out.find("\narguments:\n  DB "), std::string::npos) << q.out;
+  EXPECT_EQ(q.out.find("--db"), std::string::npos) << q.out;  // a positional is not an option
+  for (const char* view : {"top", "families", "variants", "phases", "explain", "counters",
+                           "metrics", "roofline", "passes"})
+    EXPECT_NE(q.out.find("\n  " + std::string(view) + " "), std::string::npos) << view;
+  EXPECT_NE(q.out.find("examples:\n  kprof query"), std::string::npos);
+  const Ran c = kprof_in(dir.path(), {"counters", "--help"}, "c.log");
+  EXPECT_NE(c.out.find("--arch ARCH        target architecture (default: gfx942)"),
+            std::string::npos)
+      << c.out;
+  const Ran r = kprof_in(dir.path(), {"run", "--help"}, "r.log");
+  EXPECT_NE(r.out.find("--gpus LIST"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-- APP [ARGS...]"), std::string::npos) << r.out;
+  const std::string man = read_text(fs::path(KPROF_BIN_DIR) / "../share/man/man1/kprof-query.1");
+  EXPECT_NE(man.find(".SH EXAMPLES"), std::string::npos);
+  EXPECT_NE(man.find("roofline  per family and phase"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kprof::exec

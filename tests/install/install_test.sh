@@ -34,7 +34,9 @@ hidden() {
 check_prefix() {  # PREFIX: files, then plan / validate / one-line simulated run from there
   local p=$1
   for f in bin/kprof bin/rocprofv3-sim share/kprof/configs/hw/gfx942.yaml \
-           share/kprof/configs/metrics/roofline.yaml share/kprof/runbooks/qwen3-30b-a3b-sim.yaml; do
+           share/kprof/configs/metrics/roofline.yaml share/kprof/runbooks/qwen3-30b-a3b-sim.yaml \
+           share/man/man1/kprof.1 share/man/man1/kprof-query.1 share/man/man1/kprof-run.1 \
+           share/bash-completion/completions/kprof; do
     [ -e "$p/$f" ] || fail "$p/$f is not installed"
   done
   hidden "$p/bin/kprof" plan "$p/share/kprof/runbooks/qwen3-30b-a3b-sim.yaml" >"$tmp/plan.txt" ||
@@ -43,6 +45,10 @@ check_prefix() {  # PREFIX: files, then plan / validate / one-line simulated run
   hidden "$p/bin/kprof" counters --explain FETCH_SIZE >"$tmp/counters.txt" ||
     fail "installed kprof counters failed"
   grep -q 'slots in one pass:' "$tmp/counters.txt" || fail "unexpected counters output"
+  # the man page says what --help says; the completion knows query's options
+  grep -q 'jsonl' "$p/share/man/man1/kprof-query.1" || fail "kprof-query.1 lacks --format jsonl"
+  grep -q 'query) opts=.*--wide' "$p/share/bash-completion/completions/kprof" ||
+    fail "completion lacks query --wide"
   # one-line profiling with no runbook, on the installed test double
   rm -rf "$tmp/work"
   hidden "$p/bin/kprof" run --simulate --quiet --metric-set roofline --kernels fused_moe -- true \
