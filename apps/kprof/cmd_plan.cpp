@@ -156,8 +156,10 @@ int cmd_plan(const app::Args& args) {
 
   std::cout << "plan for " << rb.name.value << " (" << rb.source.string() << "), target "
             << rb.target.arch.value << "\n";
-  std::cout << "profiler: " << backend->executable() << ", " << version.summary()
-            << (backend->simulated() ? " — SIMULATED (test double)" : "") << "\n";
+  std::cout << wrap_text("profiler: " + backend->executable() + ", " + version.summary() +
+                             (backend->simulated() ? " — SIMULATED (test double)" : ""),
+                         terminal_width(STDOUT_FILENO), 2)
+            << "\n";
   if (rp.counters) {
     const auto& c = *rp.counters;
     const auto& p = c.plan;
@@ -194,14 +196,18 @@ int cmd_plan(const app::Args& args) {
   } else {
     std::cout << "no counter passes (the runbook asks for none)\n";
   }
-  std::cout << "\ncommands of run " << run_id << " in " << db_path.string()
-            << ", exactly as `kprof run` launches them";
-  if (rp.filter_after_trace)
-    std::cout << ";\ncounter passes' kernel filter: " << *rp.filter_after_trace;
-  std::cout << "\n";
-  // Passes by ordinal (0 = trace) and label, as `status`, `query passes` and progress name them;
-  // on a terminal the long lines wrap (commands with " \\" so they still paste into a shell).
+  // On a terminal the long lines wrap (commands with " \\" so they still paste into a shell).
   const size_t width = terminal_width(STDOUT_FILENO);
+  std::cout << "\n"
+            << wrap_text("commands of run " + std::to_string(run_id) + " in " + db_path.string() +
+                             ", exactly as `kprof run` launches them" +
+                             (rp.filter_after_trace ? ";" : ""),
+                         width);
+  if (rp.filter_after_trace)
+    std::cout << "\n"
+              << wrap_text("counter passes' kernel filter: " + *rp.filter_after_trace, width, 2);
+  std::cout << "\n";
+  // Passes by ordinal (0 = trace) and label, as `status`, `query passes` and progress name them.
   for (const auto& cmd : rp.passes) {
     if (cmd.kind == store::PassKind::trace) {
       std::cout << "\npass 0 (trace)";
