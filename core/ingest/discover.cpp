@@ -39,6 +39,8 @@ int order(Format f) {
       return 3;
     case Format::memory_copy_trace:
       return 4;
+    case Format::memory_allocation_trace:
+      return 5;
     case Format::api_trace:
       return 5;
     case Format::stats:
@@ -139,6 +141,9 @@ class AgentTap : public store::RowSink {
   void bad_row(const store::BadRow& r) override { m_next.bad_row(r); }
   void end_file(int64_t n) override { m_next.end_file(n); }
   void memory_copy(const store::MemoryCopyRow& r) override { m_next.memory_copy(r); }
+  void memory_allocation(const store::MemoryAllocationRow& r) override {
+    m_next.memory_allocation(r);
+  }
   void api_call(const store::ApiCallRow& r) override { m_next.api_call(r); }
   void profiler_version(const std::string& v) override { m_next.profiler_version(v); }
 

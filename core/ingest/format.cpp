@@ -35,6 +35,8 @@ std::string_view format_name(Format f) {
       return "stats";
     case Format::memory_copy_trace:
       return "memory_copy_trace";
+    case Format::memory_allocation_trace:
+      return "memory_allocation_trace";
     case Format::api_trace:
       return "api_trace";
     case Format::rocpd:
@@ -50,6 +52,7 @@ std::optional<Format> format_from_name(std::string_view filename) {
   if (ends_with(name, "agent_info.csv")) return Format::agent_info;
   if (ends_with(name, "_stats.csv") || name == "stats.csv") return Format::stats;
   if (ends_with(name, "memory_copy_trace.csv")) return Format::memory_copy_trace;
+  if (ends_with(name, "memory_allocation_trace.csv")) return Format::memory_allocation_trace;
   if (ends_with(name, "hip_api_trace.csv") || ends_with(name, "hsa_api_trace.csv") ||
       ends_with(name, "marker_api_trace.csv"))
     return Format::api_trace;
@@ -75,6 +78,7 @@ std::optional<Format> format_from_header(std::string_view header_line) {
   if (has("node_id") && has("agent_type")) return Format::agent_info;
   if (has("name") && has("calls") && has("totaldurationns")) return Format::stats;
   if (has("direction") && has("source_agent_id")) return Format::memory_copy_trace;
+  if (has("operation") && has("allocation_size")) return Format::memory_allocation_trace;
   if (has("domain") && has("function") && has("correlation_id")) return Format::api_trace;
   return std::nullopt;
 }

@@ -15,6 +15,7 @@ enum class Format {
   agent_info,
   stats,  // kernel_stats.csv, domain_stats.csv, hip_api_stats.csv, ...
   memory_copy_trace,
+  memory_allocation_trace,
   api_trace,  // hip_api_trace.csv, hsa_api_trace.csv, marker_api_trace.csv
   rocpd,      // <prefix>_results.db
 };
@@ -24,7 +25,7 @@ enum class Format {
 std::string_view format_name(Format f);
 
 // By file name alone; nullopt for files that are not rocprofv3 outputs kprof reads (json, txt,
-// memory_allocation_trace.csv, ...).
+// scratch_memory_trace.csv, pc_sampling_*.csv, ...).
 std::optional<Format> format_from_name(std::string_view filename);
 
 // By a CSV header line (the raw first line); nullopt when it matches no known format.

@@ -39,6 +39,7 @@ enum class Tag : uint8_t {
   stat,
   bad,
   copy,
+  alloc,
   api
 };
 
@@ -52,6 +53,7 @@ struct Batch {
   Slots<store::KernelStatRow> stats;
   Slots<store::BadRow> bads;
   Slots<store::MemoryCopyRow> copies;
+  Slots<store::MemoryAllocationRow> allocs;
   Slots<store::ApiCallRow> apis;
 
   void clear() {
@@ -59,11 +61,11 @@ struct Batch {
     strings.clear();
     ends.clear();
     agents.used = dispatches.used = counters.used = stats.used = bads.used = copies.used =
-        apis.used = 0;
+        allocs.used = apis.used = 0;
   }
 
   void replay(store::RowSink& sink) const {
-    size_t s = 0, e = 0, ag = 0, d = 0, c = 0, st = 0, b = 0, cp = 0, ap = 0;
+    size_t s = 0, e = 0, ag = 0, d = 0, c = 0, st = 0, b = 0, cp = 0, al = 0, ap = 0;
     for (Tag t : tags) {
       switch (t) {
         case Tag::begin_file:
@@ -96,6 +98,9 @@ struct Batch {
           break;
         case Tag::copy:
           sink.memory_copy(copies.rows[cp++]);
+          break;
+        case Tag::alloc:
+          sink.memory_allocation(allocs.rows[al++]);
           break;
         case Tag::api:
           sink.api_call(apis.rows[ap++]);
@@ -202,6 +207,9 @@ class BatchingSink : public store::RowSink {
   void kernel_stat(const store::KernelStatRow& r) override { add(m_batch->stats, r, Tag::stat); }
   void bad_row(const store::BadRow& r) override { add(m_batch->bads, r, Tag::bad); }
   void memory_copy(const store::MemoryCopyRow& r) override { add(m_batch->copies, r, Tag::copy); }
+  void memory_allocation(const store::MemoryAllocationRow& r) override {
+    add(m_batch->allocs, r, Tag::alloc);
+  }
   void api_call(const store::ApiCallRow& r) override { add(m_batch->apis, r, Tag::api); }
 
   void flush() {

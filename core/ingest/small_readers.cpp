@@ -1,7 +1,7 @@
-// The small rocprofv3 CSV formats (rocprofiler-sdk source/lib/output/generateCSV.cpp):
-// agent_info.csv,
-// *_stats.csv, memory_copy_trace.csv and hip/hsa/marker_api_trace.csv (
-// real files: jyohukuchan/uLLM-project benchmarks/results/...), plus the factory for all readers.
+// The small rocprofv3 CSV formats (ROCm/rocprofiler-sdk source/lib/output/generateCSV.cpp):
+// agent_info.csv, *_stats.csv, memory_copy_trace.csv, memory_allocation_trace.csv and
+// hip/hsa/marker_api_trace.csv (real files: jyohukuchan/uLLM-project benchmarks/results/...), plus
+// the factory for all readers.
 #include <memory>
 
 #include "core/ingest/counter_collection_reader.hpp"
@@ -117,6 +117,44 @@ class MemoryCopyReader : public CsvFormatReader {
       m_end = -1, m_pid = -1;
 };
 
+// Columns as ROCm/rocprofiler-sdk source/lib/output/generateCSV.cpp writes them (generate_csv for
+// memory_allocation records): Kind, Operation, Agent_Id (empty for frees: the SDK does not track
+// their agent), Allocation_Size, Address (hex), Correlation_Id, Start_Timestamp, End_Timestamp.
+class MemoryAllocationReader : public CsvFormatReader {
+ public:
+  using CsvFormatReader::CsvFormatReader;
+
+ private:
+  void bind_columns() override {
+    m_operation = require({"Operation"});
+    m_agent = column({"Agent_Id"});
+    m_size = require({"Allocation_Size"});
+    m_address = column({"Address"});
+    m_corr = require({"Correlation_Id"});
+    m_start = require({"Start_Timestamp"});
+    m_end = require({"End_Timestamp"});
+    m_pid = column({"Process_Id", "Pid"});
+  }
+  void read_row(const CsvRow& row) override {
+    store::MemoryAllocationRow& m = m_row;
+    m.pid = pid_or_default(row, m_pid);
+    m.operation.assign(text(row, m_operation));
+    m.agent.reset();
+    if (m_agent >= 0 && !text(row, m_agent).empty()) m.agent = agent(row, m_agent);
+    m.size_bytes = i64(row, m_size);
+    if (m.size_bytes < 0) throw RowProblem{m_size, "expected a size of 0 or more"};
+    m.address.assign(m_address >= 0 ? text(row, m_address) : std::string_view());
+    m.correlation_id = i64(row, m_corr);
+    m.start_ns = i64(row, m_start);
+    m.end_ns = i64(row, m_end);
+    if (m.end_ns < m.start_ns) throw RowProblem{m_end, "ends before it starts"};
+    sink().memory_allocation(m);
+  }
+  int m_operation = -1, m_agent = -1, m_size = -1, m_address = -1, m_corr = -1, m_start = -1,
+      m_end = -1, m_pid = -1;
+  store::MemoryAllocationRow m_row;
+};
+
 class ApiTraceReader : public CsvFormatReader {
  public:
   using CsvFormatReader::CsvFormatReader;
@@ -164,6 +202,8 @@ std::unique_ptr<CsvFormatReader> make_csv_reader(Format format, const std::strin
       return std::make_unique<StatsReader>(file, kind, sink, options);
     case Format::memory_copy_trace:
       return std::make_unique<MemoryCopyReader>(file, kind, sink, options);
+    case Format::memory_allocation_trace:
+      return std::make_unique<MemoryAllocationReader>(file, kind, sink, options);
     case Format::api_trace:
       return std::make_unique<ApiTraceReader>(file, kind, sink, options);
     case Format::rocpd:

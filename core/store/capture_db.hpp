@@ -172,6 +172,7 @@ struct PassRowCounts {
   int64_t counter_values = 0;
   int64_t kernel_stats = 0;
   int64_t memory_copies = 0;
+  int64_t memory_allocations = 0;
   int64_t api_calls = 0;
   int64_t ingest_files = 0;
 };
@@ -247,6 +248,7 @@ class CaptureDb {
   void for_each_dispatch(int64_t pass_id, const std::function<void(const DispatchRow&)>& fn);
   void for_each_counter(int64_t pass_id, const std::function<void(const CounterRow&)>& fn);
   std::vector<MemoryCopyRow> memory_copies(int64_t pass_id);
+  std::vector<MemoryAllocationRow> memory_allocations(int64_t pass_id);  // in file order
   std::vector<ApiCallRow> api_calls(int64_t pass_id);
   // Deletes every ingested row of a pass (not the pass itself), in one transaction.
   void clear_pass_rows(int64_t pass_id);
@@ -308,6 +310,7 @@ class PassLoader : public RowSink {
   void bad_row(const BadRow& row) override;
   void end_file(int64_t rows_read) override;
   void memory_copy(const MemoryCopyRow& row) override;
+  void memory_allocation(const MemoryAllocationRow& row) override;
   void api_call(const ApiCallRow& row) override;
   void profiler_version(const std::string& version) override;
   void file_digest(int64_t size_bytes, const std::string& sha256) override;

@@ -19,7 +19,7 @@ int64_t count_where_pass(SQLite::Database& db, const char* table, int64_t pass_i
 // Children first: kernel_stats refers to ingest_stats.
 void delete_pass_rows(SQLite::Database& db, int64_t pass_id) {
   for (const char* table : {"counter_values", "dispatches", "kernel_stats", "agents",
-                            "memory_copies", "api_calls", "ingest_stats"}) {
+                            "memory_copies", "memory_allocations", "api_calls", "ingest_stats"}) {
     SQLite::Statement st(db, std::string("DELETE FROM ") + table + " WHERE pass_id = ?");
     st.bind(1, pass_id);
     st.exec();
@@ -35,6 +35,7 @@ PassRowCounts CaptureDb::row_counts(int64_t pass_id) {
     c.counter_values = count_where_pass(db, "counter_values", pass_id);
     c.kernel_stats = count_where_pass(db, "kernel_stats", pass_id);
     c.memory_copies = count_where_pass(db, "memory_copies", pass_id);
+    c.memory_allocations = count_where_pass(db, "memory_allocations", pass_id);
     c.api_calls = count_where_pass(db, "api_calls", pass_id);
     c.ingest_files = count_where_pass(db, "ingest_stats", pass_id);
     return c;
@@ -196,6 +197,31 @@ std::vector<MemoryCopyRow> CaptureDb::memory_copies(int64_t pass_id) {
       m.stream_id = st.getColumn(2).getInt64();
       m.src_agent = st.getColumn(3).getInt64();
       m.dst_agent = st.getColumn(4).getInt64();
+      m.correlation_id = st.getColumn(5).getInt64();
+      m.start_ns = st.getColumn(6).getInt64();
+      m.end_ns = st.getColumn(7).getInt64();
+      out.push_back(std::move(m));
+    }
+    return out;
+  });
+}
+
+std::vector<MemoryAllocationRow> CaptureDb::memory_allocations(int64_t pass_id) {
+  return guarded(*m_impl, "reading memory allocations", [&] {
+    SQLite::Statement st(m_impl->db,
+                         "SELECT m.pid, s.value, m.agent, m.size_bytes, m.address, "
+                         "m.correlation_id, m.start_ns, m.end_ns FROM memory_allocations m "
+                         "JOIN strings s ON s.id = m.operation_id WHERE m.pass_id = ? "
+                         "ORDER BY m.rowid");
+    st.bind(1, pass_id);
+    std::vector<MemoryAllocationRow> out;
+    while (st.executeStep()) {
+      MemoryAllocationRow m;
+      m.pid = st.getColumn(0).getInt64();
+      m.operation = st.getColumn(1).getString();
+      if (!st.getColumn(2).isNull()) m.agent = st.getColumn(2).getInt64();
+      m.size_bytes = st.getColumn(3).getInt64();
+      m.address = st.getColumn(4).getString();
       m.correlation_id = st.getColumn(5).getInt64();
       m.start_ns = st.getColumn(6).getInt64();
       m.end_ns = st.getColumn(7).getInt64();

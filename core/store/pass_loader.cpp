@@ -74,6 +74,10 @@ struct PassLoader::Impl {
                     "INSERT INTO memory_copies(pass_id, pid, direction_id, stream_id, src_agent, "
                     "dst_agent, correlation_id, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4, ?5, "
                     "?6, ?7, ?8, ?9)"),
+        alloc_insert(d.db.getHandle(),
+                     "INSERT INTO memory_allocations(pass_id, pid, operation_id, agent, "
+                     "size_bytes, address, correlation_id, start_ns, end_ns) VALUES (?1, ?2, ?3, "
+                     "?4, ?5, ?6, ?7, ?8, ?9)"),
         api_insert(d.db.getHandle(),
                    "INSERT INTO api_calls(pass_id, domain_id, function_id, pid, tid, "
                    "correlation_id, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
@@ -129,8 +133,8 @@ struct PassLoader::Impl {
   std::unordered_map<std::string, int64_t> counter_names;
 
   BulkInserters ins;
-  BulkStmt intern_insert, intern_select, agent_insert, stat_insert, copy_insert, api_insert,
-      file_insert, file_update;
+  BulkStmt intern_insert, intern_select, agent_insert, stat_insert, copy_insert, alloc_insert,
+      api_insert, file_insert, file_update;
   std::unordered_map<std::string, int64_t> names;
 
   // The file between begin_file and end_file.
@@ -365,6 +369,27 @@ void PassLoader::memory_copy(const MemoryCopyRow& r) {
     s.bind(4, r.stream_id);
     s.bind(5, r.src_agent);
     s.bind(6, r.dst_agent);
+    s.bind(7, r.correlation_id);
+    s.bind(8, r.start_ns);
+    s.bind(9, r.end_ns);
+    s.run();
+  });
+}
+
+void PassLoader::memory_allocation(const MemoryAllocationRow& r) {
+  Impl& m = open_impl();
+  guarded(m.db, "loading a memory allocation", [&] {
+    if (r.size_bytes < 0) {
+      m.reject(std::nullopt, "allocation of negative size " + std::to_string(r.size_bytes));
+      return;
+    }
+    BulkStmt& s = m.alloc_insert;
+    s.bind(1, m.pass_id);
+    s.bind(2, r.pid);
+    s.bind(3, m.intern(r.operation));
+    s.bind_opt(4, r.agent);
+    s.bind(5, r.size_bytes);
+    s.bind_text(6, r.address);
     s.bind(7, r.correlation_id);
     s.bind(8, r.start_ns);
     s.bind(9, r.end_ns);

@@ -88,6 +88,22 @@ struct MemoryCopyRow {
   int64_t end_ns = 0;
 };
 
+// One row of memory_allocation_trace.csv: columns Kind, Operation, Agent_Id, Allocation_Size,
+// Address, Correlation_Id, Start_Timestamp, End_Timestamp, as ROCm/rocprofiler-sdk writes them
+// (source/lib/output/generateCSV.cpp, generate_csv for memory_allocation records). rocprofv3
+// leaves Agent_Id empty for free operations (it does not track their agent), and the file has no
+// Process_Id column.
+struct MemoryAllocationRow {
+  int64_t pid = 0;               // from the %pid% file prefix
+  std::string operation;         // "MEMORY_ALLOCATION_ALLOCATE", "MEMORY_ALLOCATION_FREE", ...
+  std::optional<int64_t> agent;  // the N of "Agent N"; empty for frees
+  int64_t size_bytes = 0;        // Allocation_Size
+  std::string address;           // Address as written ("0x000074a5da000000")
+  int64_t correlation_id = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
 // One row of hip_api_trace.csv, hsa_api_trace.csv or marker_api_trace.csv (added by ingest;
 // optional formats). For markers `function` is the range/marker text.
 struct ApiCallRow {
@@ -115,6 +131,7 @@ class RowSink {
   // Optional formats; sinks that do not store them keep these defaults and drop the rows.
   virtual void memory_copy(const MemoryCopyRow& /*row*/) {}
   virtual void api_call(const ApiCallRow& /*row*/) {}
+  virtual void memory_allocation(const MemoryAllocationRow& /*row*/) {}
   // Provenance: the rocprofv3 version the reader found in the current file (e.g. a rocpd
   // metadata table), called between begin_file and end_file. Sinks may ignore it.
   virtual void profiler_version(const std::string& /*version*/) {}

@@ -71,7 +71,7 @@ TEST(Captures, EveryRocprofv3CsvIngestsWithoutRejects) {
   for (const auto& e : fs::recursive_directory_iterator(k_captures)) {
     if (!e.is_regular_file() || e.path().extension() != ".csv") continue;
     auto format = format_from_name(e.path().string());
-    if (!format) continue;  // omniperf's rocprofv2 files, memory_allocation_trace.csv
+    if (!format) continue;  // omniperf's rocprofv2 files
     SCOPED_TRACE(e.path().string());
     VectorSink sink;
     FileResult r = read_file(e.path().string(), sink);
@@ -85,7 +85,7 @@ TEST(Captures, EveryRocprofv3CsvIngestsWithoutRejects) {
     ++files;
   }
   EXPECT_GE(files, 60);
-  EXPECT_EQ(seen.size(), 6u);  // every CSV format kprof reads occurs among the captures
+  EXPECT_EQ(seen.size(), 7u);  // every CSV format kprof reads occurs among the captures
 }
 
 TEST(Captures, KernelTrace7xMatchesIndependentCountsAndRocprofStats) {
@@ -310,6 +310,33 @@ TEST(Captures, AgentInfoStatsAndApiTraces) {
   EXPECT_EQ(copies.copies[0].src_agent, 0);
   EXPECT_EQ(copies.copies[0].dst_agent, 2);
   EXPECT_EQ(copies.copies[0].direction, "MEMORY_COPY_HOST_TO_DEVICE");
+
+  // The one rocprofv3 CSV kind that used to be refused: 12 allocations (4 on the CPU agent 0, 8 on
+  // the GPU agent 2) and 11 frees, whose Agent_Id rocprofv3 leaves empty.
+  VectorSink allocs;
+  r = read_file(capture(moe + "memory_allocation_trace.csv"), allocs);
+  EXPECT_EQ(r.kind, "memory_allocation_trace");
+  EXPECT_EQ(r.rows_rejected, 0);
+  ASSERT_EQ(allocs.allocs.size(), 23u);
+  const auto& first = allocs.allocs[0];
+  EXPECT_EQ(first.operation, "MEMORY_ALLOCATION_ALLOCATE");
+  EXPECT_EQ(first.agent, 0);
+  EXPECT_EQ(first.size_bytes, 4194304);
+  EXPECT_EQ(first.address, "0x000074a5da000000");
+  EXPECT_EQ(first.correlation_id, 1);
+  EXPECT_EQ(first.start_ns, 144007985926304);
+  EXPECT_EQ(first.end_ns, 144007987763073);
+  int frees = 0, on_gpu = 0;
+  for (const auto& a : allocs.allocs) {
+    if (a.operation == "MEMORY_ALLOCATION_FREE") {
+      ++frees;
+      EXPECT_FALSE(a.agent);
+      EXPECT_EQ(a.size_bytes, 0);
+    }
+    on_gpu += a.agent == 2;
+  }
+  EXPECT_EQ(frees, 11);
+  EXPECT_EQ(on_gpu, 8);
 }
 
 // The same file in random chunk sizes (seeded) — and pipelined on a second thread — gives

@@ -20,6 +20,7 @@ class VectorSink : public store::RowSink {
   std::vector<store::KernelStatRow> stats;
   std::vector<store::BadRow> bad;
   std::vector<store::MemoryCopyRow> copies;
+  std::vector<store::MemoryAllocationRow> allocs;
   std::vector<store::ApiCallRow> apis;
   std::vector<int64_t> ends;
   std::vector<std::pair<int64_t, std::string>> digests;  // file_digest: size, sha256
@@ -71,6 +72,11 @@ class VectorSink : public store::RowSink {
     copies.push_back(r);
     events.push_back("copy " + r.direction + " " + std::to_string(r.src_agent) + ">" +
                      std::to_string(r.dst_agent) + " " + std::to_string(r.start_ns));
+  }
+  void memory_allocation(const store::MemoryAllocationRow& r) override {
+    allocs.push_back(r);
+    events.push_back("alloc " + r.operation + " " + std::to_string(r.size_bytes) + " " +
+                     (r.agent ? std::to_string(*r.agent) : std::string("-")) + " " + r.address);
   }
   void api_call(const store::ApiCallRow& r) override {
     apis.push_back(r);

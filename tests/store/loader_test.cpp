@@ -92,6 +92,10 @@ TEST(PassLoader, StoresEveryRowKindAndProvenance) {
   MemoryCopyRow copy{77, "MEMORY_COPY_HOST_TO_DEVICE", 3, 0, 2, 55, 900, 950};
   ApiCallRow call{"HIP_RUNTIME_API_EXT", "hipLaunchKernel", 77, 78, 1001, 800, 810};
   ApiCallRow marker{"MARKER_CORE_RANGE_API", "decode step 3", 77, 78, 0, 700, 990};
+  MemoryAllocationRow alloc{
+      77, "MEMORY_ALLOCATION_ALLOCATE", 2, 4096, "0x00007f0000001000", 12, 600, 640};
+  MemoryAllocationRow free{
+      77, "MEMORY_ALLOCATION_FREE", std::nullopt, 0, "0x00007f0000001000", 13, 980, 985};
 
   {
     PassLoader loader(db, pass);
@@ -119,6 +123,8 @@ TEST(PassLoader, StoresEveryRowKindAndProvenance) {
     loader.memory_copy(copy);
     loader.api_call(call);
     loader.api_call(marker);
+    loader.memory_allocation(alloc);
+    loader.memory_allocation(free);
     loader.end_file(1);
     EXPECT_EQ(loader.rows_rejected(), 3);
     loader.commit();
@@ -171,6 +177,16 @@ TEST(PassLoader, StoresEveryRowKindAndProvenance) {
   EXPECT_EQ(copies[0].direction, "MEMORY_COPY_HOST_TO_DEVICE");
   EXPECT_EQ(copies[0].dst_agent, 2);
   EXPECT_EQ(copies[0].end_ns, 950);
+  auto allocs = db.memory_allocations(pass);
+  ASSERT_EQ(allocs.size(), 2u);
+  EXPECT_EQ(allocs[0].operation, "MEMORY_ALLOCATION_ALLOCATE");
+  EXPECT_EQ(allocs[0].agent, 2);
+  EXPECT_EQ(allocs[0].size_bytes, 4096);
+  EXPECT_EQ(allocs[0].address, "0x00007f0000001000");
+  EXPECT_EQ(allocs[0].correlation_id, 12);
+  EXPECT_EQ(allocs[1].operation, "MEMORY_ALLOCATION_FREE");
+  EXPECT_FALSE(allocs[1].agent);
+  EXPECT_EQ(allocs[1].end_ns, 985);
   auto calls = db.api_calls(pass);
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[0].function, "hipLaunchKernel");
@@ -208,6 +224,7 @@ TEST(PassLoader, StoresEveryRowKindAndProvenance) {
   EXPECT_EQ(counts.counter_values, 3);
   EXPECT_EQ(counts.kernel_stats, 1);
   EXPECT_EQ(counts.memory_copies, 1);
+  EXPECT_EQ(counts.memory_allocations, 2);
   EXPECT_EQ(counts.api_calls, 2);
   EXPECT_EQ(counts.ingest_files, 2);
 }

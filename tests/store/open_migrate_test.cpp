@@ -26,15 +26,16 @@ std::string error_line(const std::function<void()>& fn) {
 TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
   TempDir dir;
   CaptureDb db(dir / "c.db");
-  EXPECT_EQ(db.schema_version(), 2);
-  EXPECT_EQ(CaptureDb::latest_schema_version(), 2);
+  EXPECT_EQ(db.schema_version(), 3);
+  EXPECT_EQ(CaptureDb::latest_schema_version(), 3);
   SQLite::Statement st(db.sql(),
                        "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
                        "WHERE type = 'table' ORDER BY name)");
   ASSERT_TRUE(st.executeStep());
   EXPECT_EQ(st.getColumn(0).getString(),
             "agents,api_calls,counter_values,dispatches,ingest_stats,kernel_stats,"
-            "memory_copies,passes,run_lock,runs,schema_version,selected_kernels,strings");
+            "memory_allocations,memory_copies,passes,run_lock,runs,schema_version,selected_kernels,"
+            "strings");
   EXPECT_EQ(db.sql().execAndGet("PRAGMA journal_mode").getString(), "wal");
   EXPECT_EQ(db.sql().execAndGet("PRAGMA foreign_keys").getInt(), 1);
   EXPECT_EQ(db.sql().execAndGet("PRAGMA synchronous").getInt(), 1);  // NORMAL
@@ -50,7 +51,8 @@ TEST(OpenMigrate, ReopenKeepsDataAndDoesNotReapply) {
     run = testing::make_run(db, "first");
   }
   CaptureDb db(dir / "c.db");
-  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM schema_version").getInt(), 2);
+  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM schema_version").getInt(),
+            CaptureDb::latest_schema_version());
   auto r = db.find_run(run);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->name, "first");
@@ -83,7 +85,25 @@ TEST(OpenMigrate, ProcessesCreatingOneFileTogetherMigrateOnce) {
   }
   CaptureDb db(path);
   EXPECT_EQ(db.list_runs().size(), 4u);
-  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM schema_version").getInt(), 2);
+  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM schema_version").getInt(),
+            CaptureDb::latest_schema_version());
+}
+
+// Version 3 adds memory_allocations (memory_allocation_trace.csv).
+TEST(OpenMigrate, AVersionTwoDatabaseGainsTheMemoryAllocationsTable) {
+  TempDir dir;
+  const auto path = dir / "c.db";
+  int64_t run;
+  {
+    CaptureDb db(path);
+    run = testing::make_run(db, "old");
+    db.sql().exec("DROP TABLE memory_allocations");
+    db.sql().exec("DELETE FROM schema_version WHERE version = 3");
+  }
+  CaptureDb db(path);
+  EXPECT_EQ(db.schema_version(), 3);
+  EXPECT_TRUE(db.find_run(run));
+  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM memory_allocations").getInt(), 0);
 }
 
 TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
@@ -91,11 +111,11 @@ TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
   const auto path = dir / "c.db";
   {
     CaptureDb db(path);
-    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (3, 0)");
+    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (4, 0)");
   }
   const std::string expected = "capture database '" + path.string() +
-                               "' has schema version 3, but this kprof (" KPROF_VERSION
-                               ") knows versions up to 2 (open it with a newer kprof, or give "
+                               "' has schema version 4, but this kprof (" KPROF_VERSION
+                               ") knows versions up to 3 (open it with a newer kprof, or give "
                                "this one another database file)";
   EXPECT_EQ(error_line([&] { CaptureDb db(path); }), expected);
   EXPECT_EQ(error_line([&] { CaptureDb db(path, OpenMode::read_only); }), expected);
@@ -115,10 +135,11 @@ TEST(OpenMigrate, VersionOneFileGainsTheProfilerVersionColumn) {
     testing::make_run(db, "old");
     // Back to the version-1 shape: the column and its schema_version row gone.
     db.sql().exec("ALTER TABLE runs DROP COLUMN profiler_version");
-    db.sql().exec("DELETE FROM schema_version WHERE version = 2");
+    db.sql().exec("DROP TABLE memory_allocations");
+    db.sql().exec("DELETE FROM schema_version WHERE version >= 2");
   }
   CaptureDb db(path);
-  EXPECT_EQ(db.schema_version(), 2);
+  EXPECT_EQ(db.schema_version(), 3);
   const auto runs = db.list_runs();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].profiler_version, "");
