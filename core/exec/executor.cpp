@@ -370,6 +370,10 @@ class Driver {
 
   void ingest(const Job& j) {
     const fs::path dir = pass_dir(m_rb, m_run_id, j.ordinal);
+    // rocprofv3 writes a file only for a domain that recorded something (its agent_info.csv only
+    // beside another file), so a profiler that exited 0 and wrote nothing recorded nothing: an
+    // empty capture, judged by judge_capture(), not an unreadable one.
+    if (!holds_a_file(dir)) return;
     ingest::Discovery found = ingest::discover({dir.string()});
     store::PassLoader loader(m_db, j.pass_id);
     crash_point("ingest.loader_open");
@@ -377,6 +381,14 @@ class Driver {
     crash_point("ingest.before_commit");
     loader.commit();
     crash_point("commit.rows_committed");
+  }
+
+  static bool holds_a_file(const fs::path& dir) {
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_regular_file(ec)) return true;
+    }
+    return false;
   }
 
   ExecResult finish() {

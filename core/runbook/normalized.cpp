@@ -118,7 +118,10 @@ std::string format_normalized(const Runbook& rb) {
   const Profiler& pr = rb.profiler;
   p.section(0, "profiler");
   p.line(1, "path", scalar(pr.path.value), pr.path, "found on PATH");
-  p.line(1, "output_format", std::string(to_string(pr.output_format.value)), pr.output_format);
+  // Unwritten, the profiler's own default applies (core/exec/rocprofv3_backend.hpp).
+  p.line(1, "output_format",
+         pr.output_format.from_file ? std::string(to_string(pr.output_format.value)) : "~",
+         pr.output_format, "rocprofv3's (rocpd from ROCm 7.0, csv before)");
   p.line(1, "selected_regions", b(pr.selected_regions.value), pr.selected_regions);
   p.line(1, "truncate_kernels", b(pr.truncate_kernels.value), pr.truncate_kernels);
   p.line(1, "extra_args", flow(pr.extra_args.value), pr.extra_args);

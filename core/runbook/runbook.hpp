@@ -71,7 +71,9 @@ struct Profiler {
   // "rocprofv3" (default, searched on PATH) or, when written with a '/', an absolute normalised
   // path resolved against the runbook's folder.
   LocatedString path;
-  Located<OutputFormat> output_format;  // default csv (kernel_stats.csv exists only for csv)
+  // Unwritten (from_file false): the profiler's own default, rocpd from ROCm 7.0 and csv before
+  // (the backend decides, core/exec/rocprofv3_backend.hpp); `value` then reads csv.
+  Located<OutputFormat> output_format;
   // `--selected-regions`: profile only between roctxProfilerResume/Pause. Default false.
   Located<bool> selected_regions;
   // `--truncate-kernels`. A profiler-wide setting, not a trace option, because kernel names must

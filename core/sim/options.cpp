@@ -179,6 +179,8 @@ void apply(Options& o, const Spec& s, const std::vector<std::string>& values,
     j.iteration_range = values;
   else if (d == "selected_regions")
     j.selected_regions = on;
+  else if (d == "marker_trace")
+    j.marker_trace = on;
   else if (d == "truncate_kernels")
     j.truncate_kernels = on;
   else if (d == "agent_index")
@@ -382,6 +384,7 @@ std::vector<JobOptions> load_jobs(const std::string& path, const JobOptions& cli
     boolean("kernel_trace", j.kernel_trace);
     boolean("stats", j.stats);
     boolean("selected_regions", j.selected_regions);
+    boolean("marker_trace", j.marker_trace);
     boolean("truncate_kernels", j.truncate_kernels);
     text("kernel_include_regex", j.include_regex);
     text("kernel_exclude_regex", j.exclude_regex);

@@ -36,6 +36,7 @@ struct JobOptions {
   std::optional<std::string> exclude_regex;
   std::vector<std::string> iteration_range;  // raw tokens, parsed by the stream
   bool selected_regions = false;
+  bool marker_trace = false;  // --marker-trace (ROCm 7.0: needed for --selected-regions)
   bool truncate_kernels = false;
   std::string agent_index = "relative";  // absolute | relative | type-relative
   std::vector<std::string> output_format = {"rocpd"};

@@ -104,7 +104,8 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
     r.correlation_id = correlation;
     const auto& sym = model.symbols[d->symbol];
     // Outside the selected region the tool is paused: it neither counts iterations nor collects.
-    const bool visible = !st.selected_regions || d->in_region;
+    const bool visible =
+        !st.selected_regions || (d->in_region ? st.region_active_inside : st.region_active_outside);
     if (st.counter_pass && visible) {
       // The regex sees the formatted (default: demangled) name; partial match (regex_search).
       bool in = !include || std::regex_search(sym.name, *include);

@@ -26,6 +26,10 @@ struct StreamSettings {
   uint64_t clock_base_ns = 0;  // timestamps of the process start
   bool counter_pass = false;
   bool selected_regions = false;
+  // Under selected_regions: whether the process had resumed the profiler when it ran the model's
+  // part inside the region (`in_region` dispatches) and the part before it (the warm-up).
+  bool region_active_inside = true;
+  bool region_active_outside = false;
   bool perturb = false;  // apply the rerun perturbations (missing/extra optional kernel)
   std::optional<std::string> include_regex;
   std::optional<std::string> exclude_regex;

@@ -21,8 +21,11 @@
 #include "core/sim/avail.hpp"
 #include "core/sim/capture.hpp"
 #include "core/sim/counters.hpp"
+#include "core/sim/devices.hpp"
+#include "core/sim/events.hpp"
 #include "core/sim/format.hpp"
 #include "core/sim/options.hpp"
+#include "core/sim/version.hpp"
 
 extern char** environ;
 
@@ -142,14 +145,45 @@ void truncate_mid_row(const std::filesystem::path& p) {
 }
 
 struct PassContext {
-  const Model* model;
+  const Model* model;  // as the application sees it (its visible GPUs); nullptr: HIP sees none
   const hw::Target* target;
   JobOptions job;
   std::string pass_dir;  // "" or "pass_N"
   uint64_t seed;
   bool counter_pass;
   int layout;
+  SimVersion version;
+  Visibility visibility;
 };
+
+// The application's environment as the double will hand it over: the simulation stand-ins first
+// on its library and module paths (as rocprofv3 puts its tool in LD_PRELOAD), the events file and
+// the GPU list the stand-ins report against.
+void prepare_app_environment(const std::string& events, const Visibility& v) {
+  setenv("ROCPROF_SIM_EVENTS", events.c_str(), 1);
+  std::string gpus;
+  for (int g : v.gpus) gpus += (gpus.empty() ? "" : ",") + std::to_string(g);
+  setenv("ROCPROF_SIM_VISIBLE_GPUS", gpus.c_str(), 1);
+  if (const auto dir = standins_dir()) {
+    const auto prepend = [](const char* var, const std::filesystem::path& p) {
+      const char* old = std::getenv(var);
+      std::string value = p.string();
+      if (old && *old) value += std::string(":") + old;
+      setenv(var, value.c_str(), 1);
+    };
+    prepend("PYTHONPATH", *dir / "python");
+    prepend("LD_LIBRARY_PATH", *dir / "lib");
+  }
+}
+
+std::string make_events_file() {
+  std::string path =
+      (std::filesystem::temp_directory_path() / "rocprofv3-sim-events-XXXXXX").string();
+  const int fd = mkstemp(path.data());
+  if (fd < 0) throw Error::runtime("cannot create the events file " + path, "check TMPDIR");
+  ::close(fd);
+  return path;
+}
 
 struct Faults {
   std::optional<long long> crash_after, hang_after, exit_code;
@@ -226,6 +260,8 @@ class PassRunner {
     const uint64_t t0 = monotonic_ns();
     install_handlers();
     std::cerr << timer_line(getpid(), "tool initialization", double(monotonic_ns() - t0) * 1e-9);
+    m_events = make_events_file();
+    prepare_app_environment(m_events, m_ctx.visibility);
     const pid_t pid = spawn_app(app);
     g_child = pid;
     if (g_signal) kill(pid, g_signal);  // arrived before the child existed
@@ -233,20 +269,10 @@ class PassRunner {
                                     ? t0
                                     : static_cast<uint64_t>(*env_int("ROCPROF_SIM_CLOCK_BASE_NS"));
 
-    // The profiled process(es): the app itself, and in multi-process mode a worker that makes the
-    // model's dispatches while the app process only makes the model's parent_process_sequence.
-    const bool multi = env("ROCPROF_SIM_PROCESSES") == "2";
-    std::vector<ProcessCapture> caps;
-    caps.push_back(capture(pid, getpid(), app, clock_base,
-                           multi ? m_ctx.model->parent_dispatches : m_ctx.model->dispatches, req,
-                           0));
-    if (multi) {
-      const pid_t worker = spare_pid();
-      caps.push_back(
-          capture(worker, pid, app, clock_base + 1500000000ULL, m_ctx.model->dispatches, req, 1));
-    }
+    // The profiled process(es), known once the application ended (captures()).
+    const auto captures = [&] { return this->captures(pid, app, clock_base, req); };
 
-    if (!req.missing.empty()) {
+    if (!req.missing.empty() && m_ctx.model) {
       const Agent& g = m_ctx.model->agents[m_ctx.model->gpu];
       std::cerr << glog_prefix('W', uint64_t(pid), "tool.cpp:1042")
                 << "Unable to find all counters for agent " << g.node_id << " (gpu-" << g.type_index
@@ -255,11 +281,12 @@ class PassRunner {
     }
 
     // Error 38: the profile is built lazily at the first dispatch that is to be counted.
-    if (m_ctx.counter_pass && !req.found.empty() && !req.occupancy.fits()) {
-      for (auto& c : caps) cut_before_first_collected(c);
+    if (m_ctx.model && m_ctx.counter_pass && !req.found.empty() && !req.occupancy.fits()) {
       kill(pid, SIGKILL);
       wait_child(pid);
       g_child = 0;
+      auto caps = captures();
+      for (auto& c : caps) cut_before_first_collected(c);
       std::cerr << glog_prefix('F', uint64_t(pid), "tool.cpp:1146") << " :: [tool.cpp:1006]\n"
                 << "\trocprofiler_create_counter_config( agent_id, counters_v.data(), "
                    "counters_v.size(), &profile_v)\n\n"
@@ -275,6 +302,7 @@ class PassRunner {
       kill(pid, SIGKILL);  // the app "crashes": it is gone, whatever the signal reported
       wait_child(pid);
       g_child = 0;
+      auto caps = captures();
       for (auto& c : caps) keep_first(c, static_cast<uint64_t>(*faults.crash_after));
       if (handled_signal(faults.crash_signal)) {
         handler_lines(pid, faults.crash_signal, 0);
@@ -285,6 +313,14 @@ class PassRunner {
 
     int status = wait_child(pid);
     g_child = 0;
+    auto caps = captures();
+    if (!m_ctx.model && !m_app_reported && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      // A HIP application with no device fails at its first HIP call; the modelled one does too.
+      std::cerr << "rocprofv3-sim: the modelled application found no GPU: hipErrorNoDevice (no "
+                   "ROCm-capable device is detected; "
+                << m_ctx.visibility.why << ")\n";
+      return {1, 0};
+    }
     if (faults.hang_after) {
       // The workload hangs at dispatch N+1: nothing more completes; wait to be told to stop.
       for (auto& c : caps) keep_first(c, static_cast<uint64_t>(*faults.hang_after));
@@ -318,9 +354,48 @@ class PassRunner {
   }
 
  private:
+  // Who ran the model's dispatches, and whether each part of them fell inside a selected region.
+  //  - The application reported through the stand-ins (events.hpp): the process that ran the
+  //    vLLM work makes the model's dispatches; its warm-up (the model's `region: outside` part)
+  //    maps to its first work, the measured part to its last; each part is inside the region only
+  //    if that process had called roctxProfilerResume itself.
+  //  - It did not (a plain program such as `true`): it is taken to bracket the model's region
+  //    itself, in its own process (or, with ROCPROF_SIM_PROCESSES=2, in a second one).
+  std::vector<ProcessCapture> captures(pid_t pid, const std::vector<std::string>& app,
+                                       uint64_t clock_base, const CounterRequest& req) {
+    std::vector<ProcessCapture> caps;
+    const AppEvents ev = read_app_events(m_events);
+    std::error_code ec;
+    std::filesystem::remove(m_events, ec);
+    m_app_reported = ev.any;
+    if (!m_ctx.model) return caps;
+    if (ev.any) {
+      if (ev.work.empty()) return caps;  // no model work ran (it failed before, or never asked)
+      const WorkEvent& measured = ev.work.back();
+      const bool outside = ev.work.size() > 1 ? ev.work.front().region_active : false;
+      // In-process (VLLM_ENABLE_V1_MULTIPROCESSING=0) the work ran in the application itself,
+      // whose parent is the double; otherwise in a child of the application (EngineCore).
+      const pid_t parent = measured.pid == pid ? getpid() : pid;
+      caps.push_back(capture(measured.pid, parent, app, clock_base, m_ctx.model->dispatches, req, 0,
+                             outside, measured.region_active));
+      return caps;
+    }
+    const bool multi = env("ROCPROF_SIM_PROCESSES") == "2";
+    caps.push_back(capture(pid, getpid(), app, clock_base,
+                           multi ? m_ctx.model->parent_dispatches : m_ctx.model->dispatches, req, 0,
+                           false, true));
+    if (multi) {
+      const pid_t worker = spare_pid();
+      caps.push_back(capture(worker, pid, app, clock_base + 1500000000ULL, m_ctx.model->dispatches,
+                             req, 1, false, true));
+    }
+    return caps;
+  }
+
   ProcessCapture capture(pid_t pid, pid_t ppid, const std::vector<std::string>& app,
                          uint64_t clock_base, const std::vector<PlannedDispatch>& plan,
-                         const CounterRequest& req, int process_index) {
+                         const CounterRequest& req, int process_index, bool active_outside,
+                         bool active_inside) {
     ProcessCapture c;
     c.pid = pid;
     c.ppid = ppid;
@@ -333,6 +408,17 @@ class PassRunner {
     st.clock_base_ns = clock_base;
     st.counter_pass = m_ctx.counter_pass && !req.found.empty();
     st.selected_regions = m_ctx.job.selected_regions;
+    st.region_active_outside = active_outside;
+    st.region_active_inside = active_inside;
+    if (st.selected_regions && !m_ctx.version.regions_pause_all_contexts()) {
+      // ROCm 7.0's tool (version.hpp): counter collection is never paused, and the tracing
+      // context only follows the markers when --marker-trace registered the callback.
+      if (m_ctx.counter_pass) {
+        st.selected_regions = false;
+      } else if (!m_ctx.job.marker_trace) {
+        st.region_active_outside = st.region_active_inside = false;
+      }
+    }
     const std::string perturb = env("ROCPROF_SIM_PERTURB", "counters");
     st.perturb = perturb == "all" || (perturb == "counters" && m_ctx.counter_pass);
     st.include_regex = m_ctx.job.include_regex;
@@ -363,7 +449,8 @@ class PassRunner {
     if (faults.write_nothing) return;
     const uint64_t t = monotonic_ns();
     std::optional<CounterModel> cm;
-    if (counters && m_ctx.counter_pass) cm.emplace(*m_ctx.target, *m_ctx.model, m_ctx.seed);
+    if (counters && m_ctx.counter_pass && m_ctx.model)
+      cm.emplace(*m_ctx.target, *m_ctx.model, m_ctx.seed);
     for (auto& c : caps) {
       if (!counters) c.counters.clear();
       c.counter_model = cm ? &*cm : nullptr;
@@ -407,16 +494,18 @@ class PassRunner {
         }
       }
     }
-    std::cerr << timer_line(caps.front().pid, "output generation",
+    std::cerr << timer_line(caps.empty() ? getpid() : caps.front().pid, "output generation",
                             double(monotonic_ns() - t) * 1e-9);
   }
 
   PassContext m_ctx;
+  std::string m_events;         // the events file the stand-ins append to
+  bool m_app_reported = false;  // the application reported through the stand-ins
 };
 
-std::string version_text() {
+std::string version_text(const SimVersion& v) {
   const std::pair<const char*, std::string> rows[] = {
-      {"version", "1.0.0"},
+      {"version", v.sdk_text()},
       {"git_revision", "rocprofv3-sim (simulated, not ROCm)"},
       {"library_arch", "x86_64-linux-gnu"},
       {"system_name", "Linux"},
@@ -424,12 +513,13 @@ std::string version_text() {
       {"system_version", "simulated"},
       {"compiler_id", "GNU"},
       {"compiler_version", "12"},
-      {"rocm_version", "7.0.0"},
+      {"rocm_version", v.rocm},
   };
   std::string out;
-  for (const auto& [k, v] : rows) {
+  for (const auto& [k, value] : rows) {
     std::string key(k);
-    out += "    " + std::string(16 - std::min<size_t>(16, key.size()), ' ') + key + ": " + v + "\n";
+    out += "    " + std::string(16 - std::min<size_t>(16, key.size()), ' ') + key + ": " + value +
+           "\n";
   }
   return out;
 }
@@ -448,8 +538,12 @@ Outcome run_tool(const std::vector<std::string>& args) {
       std::cout << help_text();
       return {0, 0};
     }
+    const SimVersion version = sim_version_from_env();
     if (o.version) {
-      std::cout << version_text();
+      if (!version.has_version_option())
+        throw CliFailure(2,
+                         usage_line() + "\nrocprofv3: error: unrecognized arguments: --version\n");
+      std::cout << version_text(version);
       return {0, 0};
     }
     const Model model = load_model_named(env("ROCPROF_SIM_MODEL", "qwen3-30b-a3b-mi300x"));
@@ -482,10 +576,50 @@ Outcome run_tool(const std::vector<std::string>& args) {
         std::cerr << "Warning: No tracing options were enabled.\n";
       }
     };
+    for (auto& j : jobs) {
+      const bool given = std::find(j.explicit_keys.begin(), j.explicit_keys.end(),
+                                   "output_format") != j.explicit_keys.end();
+      if (!version.has_rocpd()) {
+        // Before ROCm 7.0: csv is the default, and rocpd is not a choice.
+        if (!given) j.output_format = {"csv"};
+        for (const auto& f : j.output_format)
+          if (f == "rocpd")
+            throw CliFailure(2, usage_line() +
+                                    "\nrocprofv3: error: argument -f/--output-format: invalid "
+                                    "choice: 'rocpd' (choose from 'csv', 'json', 'pftrace', "
+                                    "'otf2')\n");
+      }
+    }
+    // The GPUs the application sees (ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES).
+    std::map<std::string, std::string> app_env;
+    for (char** e = environ; e && *e; ++e) {
+      const std::string kv(*e);
+      const auto eq = kv.find('=');
+      if (eq != std::string::npos) app_env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    int gpu_count = 0;
+    std::vector<std::string> uuids;
+    for (const auto& a : model.agents) {
+      if (!a.gpu) continue;
+      ++gpu_count;
+      auto it = a.fields.find("Uuid");
+      uuids.push_back(it == a.fields.end() ? std::string() : it->second);
+    }
+    const Visibility visibility = visible_gpus(app_env, gpu_count, uuids);
+    const std::optional<Model> seen = model_for_visibility(model, visibility, app_env);
+
     const auto run_job = [&](size_t i) {
       const JobOptions& j = jobs[i];
       check_tracing(j);
-      PassContext ctx{&model, &target, j, pass_dir(i), pass_seed(seed, j, i), j.pmc_given, layout};
+      PassContext ctx{seen ? &*seen : nullptr,
+                      &target,
+                      j,
+                      pass_dir(i),
+                      pass_seed(seed, j, i),
+                      j.pmc_given,
+                      layout,
+                      version,
+                      visibility};
       return PassRunner(ctx).run(o.app);
     };
 

@@ -10,6 +10,10 @@
 //   lose/repeat the
 //                          model's optional kernel
 //   ROCPROF_SIM_PROCESSES  2: a second profiled process (vLLM V1 EngineCore) runs the model
+//   ROCPROF_SIM_VERSION    the rocprofv3 release imitated (core/sim/version.hpp); default 7.13
+//   ROCPROF_SIM_STANDINS   the stand-ins' folder (core/sim/devices.hpp); the application gets
+//                          them on PYTHONPATH/LD_LIBRARY_PATH and reports through
+//                          ROCPROF_SIM_EVENTS (core/sim/events.hpp)
 //   ROCPROF_SIM_CLOCK_BASE_NS  fixed timestamp origin (tests); default CLOCK_MONOTONIC at start
 //   Faults: ROCPROF_SIM_CRASH_AFTER=N (+ ROCPROF_SIM_CRASH_SIGNAL=SEGV|ABRT|TERM|INT|QUIT|KILL),
 //   ROCPROF_SIM_HANG_AFTER=N, ROCPROF_SIM_TRUNCATE=1, ROCPROF_SIM_EXIT_CODE=N,

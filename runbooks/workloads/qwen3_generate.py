@@ -1,94 +1,215 @@
 #!/usr/bin/env python3
 """The measured workload: Qwen3-30B-A3B generating N tokens with vLLM on one AMD GPU.
 
-What the seed's run did (shared/seed/reading-gpu-kernel-traces.txt), as a script kprof can run
-under rocprofv3:
-  * vLLM is called directly from Python (no HTTP server);
+Run under `rocprofv3 --selected-regions ... -- python3 qwen3_generate.py --tokens 64` (the runbook
+runbooks/qwen3-30b-a3b-mi300x.yaml does it for every pass):
+  * vLLM is called directly from Python (no HTTP server), tensor parallel 1;
   * the model is loaded and warmed up first, outside the measured region;
-  * the GPU is synchronized, then the profiler is resumed with roctxProfilerResume (rocprofv3
-    --selected-regions records only between resume and pause);
-  * exactly N output tokens (default 64) are generated one at a time for a single prompt, greedy,
-    ignore_eos, so the trace holds 1 prefill step and N-1 single-token decode steps;
+  * the GPU is synchronized, then the profiler is resumed with roctxProfilerResume;
+  * exactly N output tokens (default 64) are generated for one prompt, greedy, ignore_eos, so the
+    trace holds 1 prefill step and N-1 single-token decode steps;
   * the GPU is synchronized again and the profiler paused.
 
-Exit codes: 0 done, 2 when vLLM, torch or a GPU is missing (nothing is measured then), 1 on a
-runtime failure. Runs under `rocprofv3 --selected-regions ... -- python3 qwen3_generate.py`.
+Where the region is opened (the process that launches the kernels)
+-------------------------------------------------------------------
+rocprofiler-sdk's region state is per process: rocprofv3 preloads its tool into every process it
+starts, each tool starts paused under --selected-regions, and roctxProfilerResume resumes only the
+contexts of the process that calls it (ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/
+rocprofiler-sdk-tool/tool.cpp, cntrl_tracing_callback; the active-context registry is a process
+global in source/lib/rocprofiler-sdk/context/context.cpp). vLLM V1 runs the model in a separate
+EngineCore process by default: "VLLM_ENABLE_V1_MULTIPROCESSING" defaults to 1
+(vllm-project/vllm vllm/envs.py), and LLMEngine then talks to EngineCore through SyncMPClient
+(vllm/v1/engine/core_client.py). Resuming in this script's process would leave the engine process
+paused: an empty trace and no counters.
+
+Two ways reach the right process; this script takes the first:
+  1. In-process engine, VLLM_ENABLE_V1_MULTIPROCESSING=0 (set by the runbook). LLMEngine then uses
+     InprocClient (vllm/v1/engine/core_client.py), and with tensor_parallel_size=1 the executor is
+     UniProcExecutor (vllm/v1/executor/uniproc_executor.py): the worker, its model and every kernel
+     launch live in this process, so roctxProfilerResume/Pause and torch.cuda.synchronize() here
+     bracket exactly the measured kernels. It also keeps the profiled process the one rocprofv3
+     exec'd: the EngineCore child is started with multiprocessing (fork by default,
+     VLLM_WORKER_MULTIPROC_METHOD), and how rocprofiler-sdk's tool behaves in a forked-but-not-
+     exec'd child is not settled by its source.
+  2. Reaching the worker with LLM.collective_rpc (vllm/entrypoints/llm.py) and a worker extension
+     (ParallelConfig.worker_extension_cls) that resumes inside the worker. It would keep vLLM's
+     default process layout and scale to tensor_parallel_size > 1 (one region per rank), but it
+     relies on the forked engine's tool state, on serializing callables or importing this module
+     in the engine process, and on RPC ordering against the engine's busy loop. With one GPU it
+     buys nothing, so it is not used; a tensor-parallel runbook would need it.
+The kernels measured are the same either way: the multiprocessing setting moves the scheduler,
+not the model's GPU work.
+
+HIP graphs
+----------
+`--graph-mode none` (the default, and the runbook's choice) passes vLLM
+compilation_config={"cudagraph_mode": "NONE"} (vllm/config/compilation.py, CUDAGraphMode.NONE):
+no HIP graphs are captured or replayed, and torch.compile still fuses the model, so the kernels
+are the ones vLLM serves with, launched one by one. Graph replay is avoided because several
+rocprofv3 7.x releases lost or crashed on graph-replay records (ROCm/rocm-systems PRs #4361,
+#4221, #4276; queue-interception crash reports such as vllm-project/vllm#56521).
+`--graph-mode eager` is vLLM's --enforce-eager, which AMD's own rocprofv3 recipes use
+(ROCm/rocm-systems#5902) but which also disables torch.compile, so different (unfused) kernels
+run. `--graph-mode vllm-default` leaves vLLM's choice (graphs on). Every pass of a runbook runs
+the same command line, so the trace and counter passes always use the same mode.
+
+`--check` validates the arguments and the environment without importing vLLM or touching a GPU
+and prints one line; run it on a node before `kprof run`.
+
+Exit codes: 0 done (or check passed), 2 usage or environment error (nothing was measured; the
+reason is one line on stderr), 1 runtime failure.
 """
 
 import argparse
 import ctypes
 import ctypes.util
+import importlib.util
 import os
 import sys
 
 EXIT_USAGE = 2
+PROG = "qwen3_generate.py"
+GRAPH_MODES = ("none", "eager", "vllm-default")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Argument errors as one line (`qwen3_generate.py: <reason>`, exit 2), like every other
+    refusal of this script, so kprof's pass reason and --check output stay one line."""
+
+    def error(self, message):
+        fail_usage(message + " (see --help)")
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("--model", default="Qwen/Qwen3-30B-A3B", help="HF model id or local path")
     p.add_argument("--prompt-tokens", type=int, default=128, help="prompt length in tokens")
     p.add_argument("--tokens", type=int, default=64, help="output tokens to generate (>= 1)")
     p.add_argument("--warmup-tokens", type=int, default=3, help="tokens of the warm-up generate")
-    p.add_argument("--enforce-eager", action="store_true", help="disable HIP graphs in vLLM")
+    p.add_argument("--graph-mode", choices=GRAPH_MODES, default="none",
+                   help="HIP graphs while profiling: none (cudagraph_mode NONE, torch.compile "
+                        "kept), eager (--enforce-eager), vllm-default")
     p.add_argument("--max-model-len", type=int, default=4096)
     p.add_argument("--gpu-memory-utilization", type=float, default=0.90)
+    p.add_argument("--check", action="store_true",
+                   help="validate arguments and environment only (no vLLM import, no GPU)")
     args = p.parse_args(argv)
-    if args.tokens < 1 or args.prompt_tokens < 1:
-        p.error("--tokens and --prompt-tokens must be >= 1")
+    if args.tokens < 1 or args.prompt_tokens < 1 or args.warmup_tokens < 1:
+        p.error("--tokens, --prompt-tokens and --warmup-tokens must be >= 1")
+    if args.prompt_tokens + args.tokens > args.max_model_len:
+        p.error("--prompt-tokens + --tokens exceed --max-model-len")
+    if not 0.0 < args.gpu_memory_utilization <= 1.0:
+        p.error("--gpu-memory-utilization must be in (0, 1]")
     return args
 
 
 def fail_usage(message):
-    print(f"qwen3_generate.py: {message}", file=sys.stderr)
+    print(f"{PROG}: {message}", file=sys.stderr)
     sys.exit(EXIT_USAGE)
 
 
-def load_roctx():
-    """roctxProfilerResume/Pause from the ROCm library; None when not available.
-
-    rocprofiler-sdk ships librocprofiler-sdk-roctx.so (ROCm 6.2+); older ROCm has libroctx64.so.
-    """
-    names = ["librocprofiler-sdk-roctx.so", "librocprofiler-sdk-roctx.so.1", "libroctx64.so"]
+def roctx_candidates():
+    """librocprofiler-sdk-roctx.so (ROCm 6.2+) or the legacy libroctx64.so: by bare name first
+    (LD_LIBRARY_PATH and the loader's cache), then under $ROCM_PATH/lib."""
     rocm = os.environ.get("ROCM_PATH", "/opt/rocm")
-    for name in names:
-        for candidate in (os.path.join(rocm, "lib", name), name, ctypes.util.find_library(name[3:-3])):
-            if not candidate:
-                continue
-            try:
-                lib = ctypes.CDLL(candidate)
-            except OSError:
-                continue
-            if hasattr(lib, "roctxProfilerResume") and hasattr(lib, "roctxProfilerPause"):
-                for fn in (lib.roctxProfilerResume, lib.roctxProfilerPause):
-                    fn.argtypes = [ctypes.c_uint64]
-                    fn.restype = ctypes.c_int
-                return lib
+    for name in ("librocprofiler-sdk-roctx.so", "librocprofiler-sdk-roctx.so.1", "libroctx64.so"):
+        yield name
+        yield os.path.join(rocm, "lib", name)
+        found = ctypes.util.find_library(name[3:-3])
+        if found:
+            yield found
+
+
+def load_roctx():
+    """roctxProfilerResume/Pause from the ROCTx library; None when not available."""
+    for candidate in roctx_candidates():
+        try:
+            lib = ctypes.CDLL(candidate)
+        except OSError:
+            continue
+        if hasattr(lib, "roctxProfilerResume") and hasattr(lib, "roctxProfilerPause"):
+            for fn in (lib.roctxProfilerResume, lib.roctxProfilerPause):
+                fn.argtypes = [ctypes.c_uint64]
+                fn.restype = ctypes.c_int
+            return lib
     return None
+
+
+def visible_device_problem():
+    """A reason no GPU would be visible, read from the isolation variables as ROCm applies them
+    (ROCR_VISIBLE_DEVICES filters, HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES index what is left;
+    https://rocm.docs.amd.com/projects/HIP/en/latest/reference/env_variables.html), or None."""
+    rocr = os.environ.get("ROCR_VISIBLE_DEVICES")
+    hip_name = "HIP_VISIBLE_DEVICES" if "HIP_VISIBLE_DEVICES" in os.environ else \
+        "CUDA_VISIBLE_DEVICES"
+    hip = os.environ.get(hip_name)
+    if rocr is not None and not [x for x in rocr.split(",") if x.strip()]:
+        return "ROCR_VISIBLE_DEVICES is set but empty: no GPU would be visible"
+    if rocr is None or hip is None:
+        return None
+    left = len([x for x in rocr.split(",") if x.strip()])
+    for entry in hip.split(","):
+        entry = entry.strip()
+        if not entry.isdigit() or int(entry) >= left:
+            return (f"{hip_name}={hip} indexes the {left} device(s) ROCR_VISIBLE_DEVICES={rocr} "
+                    f"leaves, so '{entry}' is no device; set only ROCR_VISIBLE_DEVICES")
+    return None
+
+
+def environment_problem():
+    """The first reason this script cannot measure here, or None. Imports nothing heavy."""
+    mp = os.environ.get("VLLM_ENABLE_V1_MULTIPROCESSING")
+    if mp != "0":
+        return (f"VLLM_ENABLE_V1_MULTIPROCESSING={mp if mp is not None else '(unset, vLLM default 1)'}"
+                ": vLLM would run the model in its EngineCore process, which never resumes the "
+                "profiler; set VLLM_ENABLE_V1_MULTIPROCESSING=0 (the runbook's workload.env does)")
+    for module, what in (("torch", "PyTorch (ROCm build)"), ("vllm", "vLLM (ROCm build)")):
+        if importlib.util.find_spec(module) is None:
+            return f"{what} is not installed for {sys.executable}; nothing can be measured"
+    problem = visible_device_problem()
+    if problem:
+        return problem
+    if load_roctx() is None:
+        return ("roctx library not found (librocprofiler-sdk-roctx.so or libroctx64.so on "
+                "LD_LIBRARY_PATH or under $ROCM_PATH/lib); the measured region could not be "
+                "marked")
+    return None
+
+
+def llm_graph_kwargs(mode):
+    if mode == "none":
+        return {"compilation_config": {"cudagraph_mode": "NONE"}}
+    if mode == "eager":
+        return {"enforce_eager": True}
+    return {}
 
 
 def main(argv):
     args = parse_args(argv)
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        fail_usage("PyTorch is not installed; this workload needs vLLM on a ROCm GPU node")
-    try:
-        from vllm import LLM, SamplingParams
-    except ImportError:
-        fail_usage("vLLM is not installed (pip install vllm, ROCm build); nothing was measured")
+    problem = environment_problem()
+    if args.check:
+        if problem:
+            fail_usage(f"check failed: {problem}")
+        print(f"{PROG}: check ok: {args.model}, {args.tokens} tokens after a "
+              f"{args.prompt_tokens}-token prompt, graph mode {args.graph_mode}, in-process vLLM "
+              "engine, ROCTx found")
+        return 0
+    if problem:
+        fail_usage(problem)
+
     import torch
+    from vllm import LLM, SamplingParams
 
     if not torch.cuda.is_available():
-        fail_usage("no GPU visible to PyTorch (HIP); run this on an AMD GPU node")
+        fail_usage("no GPU visible to PyTorch (HIP: hipErrorNoDevice); check ROCR_VISIBLE_DEVICES")
     roctx = load_roctx()
-    if roctx is None:
-        fail_usage("roctx library not found (librocprofiler-sdk-roctx.so or libroctx64.so under "
-                   "$ROCM_PATH/lib); the measured region could not be marked")
 
+    # In-process engine and tensor_parallel_size=1: every kernel is launched by this process (see
+    # the module docstring), so the region and the synchronizations below are in the right place.
     llm = LLM(model=args.model, tensor_parallel_size=1, dtype="bfloat16",
-              enforce_eager=args.enforce_eager, max_model_len=args.max_model_len,
-              gpu_memory_utilization=args.gpu_memory_utilization, enable_prefix_caching=False)
+              max_model_len=args.max_model_len,
+              gpu_memory_utilization=args.gpu_memory_utilization, enable_prefix_caching=False,
+              **llm_graph_kwargs(args.graph_mode))
     tokenizer = llm.get_tokenizer()
     # A fixed prompt of exactly prompt_tokens token ids, so every run has the same shapes.
     base = tokenizer.encode("The quick brown fox jumps over the lazy dog. ", add_special_tokens=False)
@@ -98,7 +219,7 @@ def main(argv):
     def params(n):
         return SamplingParams(max_tokens=n, min_tokens=n, ignore_eos=True, temperature=0.0)
 
-    # Warm-up: compiles Triton kernels, captures graphs, allocates the KV cache.
+    # Warm-up, outside the region: compiles Triton kernels, allocates the KV cache.
     llm.generate([prompt], params(args.warmup_tokens), use_tqdm=False)
     torch.cuda.synchronize()
 
@@ -110,8 +231,7 @@ def main(argv):
 
     generated = len(out[0].outputs[0].token_ids)
     if generated != args.tokens:
-        print(f"qwen3_generate.py: generated {generated} tokens, expected {args.tokens}",
-              file=sys.stderr)
+        print(f"{PROG}: generated {generated} tokens, expected {args.tokens}", file=sys.stderr)
         return 1
     print(f"generated {generated} tokens for a {args.prompt_tokens}-token prompt")
     return 0

@@ -475,6 +475,10 @@ TEST(Executor, ParallelGpusRunEveryPassOnItsOwnDevice) {
       small_runbook(dir, "",
                     "D=$(dirname \"$0\")\n"
                     "echo \"H=$HIP_VISIBLE_DEVICES R=$ROCR_VISIBLE_DEVICES\" >> \"$D/devices\"\n");
+  // Two GPUs are asked: the model's node must have them (doc-vector-ops' node has one).
+  std::string text = read_text(rb);
+  text.replace(text.find("model: doc-vector-ops"), 21, "model: vector-ops-8gpu");
+  write_file(rb, text);
   Kprof k = kprof(dir, {"run", rb.string(), "--simulate", "--gpus", "0,1", "--quiet"});
   ASSERT_EQ(k.result.exit_code, 0) << k.output;
   EXPECT_EQ(scalar(dir / "small.db", "SELECT count(*) FROM passes WHERE state = 'done'"), 3);

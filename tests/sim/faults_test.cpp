@@ -173,8 +173,8 @@ TEST(SimWorkloadScript, ExitsTwoWithAClearMessageWithoutVllmOrAGpu) {
   TempDir t;
   const std::string script =
       (fs::path(KPROF_SOURCE_DIR) / "runbooks/workloads/qwen3_generate.py").string();
-  const std::string cmd = "python3 " + script + " --tokens 64 > " + (t.path / "o").string() +
-                          " 2> " + (t.path / "e").string();
+  const std::string cmd = "VLLM_ENABLE_V1_MULTIPROCESSING=0 python3 " + script + " --tokens 64 > " +
+                          (t.path / "o").string() + " 2> " + (t.path / "e").string();
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 2);

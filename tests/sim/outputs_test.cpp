@@ -303,9 +303,24 @@ TEST(SimOutputs, ListAvailPrintsTheCatalogInRocprofv3AvailFormat) {
 
 TEST(SimOutputs, VersionAndUsageErrors) {
   TempDir t;
+  // The default is the newest behaviour the double models (core/sim/version.hpp); each release
+  // answers --version as it would, and before ROCm 7.0 there is no --version at all.
   const auto v = run_sim(t.path, {"--version"});
   EXPECT_EQ(v.exit_code(), 0);
-  EXPECT_EQ(v.out.rfind("             version: 1.0.0\n", 0), 0u);
+  EXPECT_EQ(v.out.rfind("             version: 1.3.0\n", 0), 0u) << v.out;
+  EXPECT_NE(v.out.find("    rocm_version: 7.13.0\n"), std::string::npos) << v.out;
+  const auto v70 = run_sim(t.path, {"--version"}, {{"ROCPROF_SIM_VERSION", "7.0"}});
+  EXPECT_EQ(v70.exit_code(), 0);
+  EXPECT_EQ(v70.out.rfind("             version: 1.0.0\n", 0), 0u) << v70.out;
+  EXPECT_NE(v70.out.find("    rocm_version: 7.0.0\n"), std::string::npos) << v70.out;
+  const auto v64 = run_sim(t.path, {"--version"}, {{"ROCPROF_SIM_VERSION", "6.4"}});
+  EXPECT_EQ(v64.exit_code(), 2);
+  EXPECT_NE(v64.err.find("rocprofv3: error: unrecognized arguments: --version"), std::string::npos)
+      << v64.err;
+  const auto unknown = run_sim(t.path, {"--version"}, {{"ROCPROF_SIM_VERSION", "5.7"}});
+  EXPECT_EQ(unknown.exit_code(), 1);
+  EXPECT_NE(unknown.err.find("ROCPROF_SIM_VERSION='5.7' is not a ROCm release"), std::string::npos)
+      << unknown.err;
   const auto bad = run_sim(t.path, {"--kernel-trace", "--bogus", "--", "true"});
   EXPECT_EQ(bad.exit_code(), 2);
   EXPECT_NE(bad.err.find("rocprofv3: error: unrecognized arguments: --bogus"), std::string::npos);
