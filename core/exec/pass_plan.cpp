@@ -105,7 +105,10 @@ RunPlan plan_run(const runbook::Runbook& rb, const ProfilerBackend& backend, int
   } else if (backend.counters_count_outside_regions() && rb.passes.trace.enabled.value) {
     rp.filter_after_trace = "the kernels the trace pass saw inside the region" +
                             std::string(k.include_regex.value ? " that match include_regex" : "") +
-                            " (" + backend.version().summary() +
+                            " (" +
+                            (backend.version().known() ? backend.version().summary()
+                                                       : std::string("a rocprofv3 of unknown "
+                                                                     "version")) +
                             " does not pause counters outside --selected-regions)";
   }
   rp.passes = commands_for_run(rp, rb, backend, run_id, options.filter_placeholder);

@@ -52,6 +52,16 @@ std::vector<std::filesystem::path> write_csv(const ProcessCapture& cap, const Ou
 std::vector<std::filesystem::path> write_rocpd(const ProcessCapture& cap,
                                                const OutputSettings& out);
 
+// How a CSV file's fields are quoted. rocprofv3's writer quotes string fields and leaves numbers
+// bare, embedded quotes not escaped (source/lib/output/csv.hpp). Files that reach kprof have often
+// been re-written by other tools: `all` quotes every field, numbers too (Python's csv.QUOTE_ALL),
+// `minimal` only fields holding a comma, quote or line break, quotes doubled (csv.QUOTE_MINIMAL,
+// pandas' default). ROCPROF_SIM_CSV_QUOTING selects one; kprof's ingest must read all three.
+enum class CsvQuoting { rocprofv3, all, minimal };
+
+// Rewrites a CSV file written in rocprofv3's quoting into `quoting` (nothing to do for rocprofv3).
+void requote_csv(const std::filesystem::path& file, CsvQuoting quoting);
+
 // The header columns of each CSV file in a layout (tests check files against these).
 std::vector<std::string> kernel_trace_columns(int layout);
 std::vector<std::string> counter_collection_columns(int layout);

@@ -185,6 +185,53 @@ struct Writer {
 
 }  // namespace
 
+void requote_csv(const std::filesystem::path& file, CsvQuoting quoting) {
+  if (quoting == CsvQuoting::rocprofv3) return;
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  in.close();
+  const std::string text = ss.str();
+  std::string out;
+  out.reserve(text.size() + text.size() / 4);
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    // rocprofv3's dialect: a field is "..." (no escaping, commas inside belong to it) or bare.
+    std::vector<std::string> fields;
+    std::string cur;
+    bool quoted = false;
+    for (size_t i = pos; i < eol; ++i) {
+      const char c = text[i];
+      if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        fields.push_back(std::move(cur));
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    fields.push_back(std::move(cur));
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const std::string& f = fields[i];
+      const bool needs = f.find_first_of(",\"\r\n") != std::string::npos;
+      if (i) out += ',';
+      if (quoting == CsvQuoting::all || needs) {
+        out += '"';
+        for (char c : f) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+        out += '"';
+      } else {
+        out += f;
+      }
+    }
+    if (eol < text.size()) out += '\n';
+    pos = eol + 1;
+  }
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << out;
+}
+
 std::string agent_id_text(const Agent& agent, const std::string& agent_index, int layout) {
   if (layout == 6) return std::to_string(agent.node_id);
   if (agent_index == "absolute") return "Agent " + std::to_string(agent.node_id);

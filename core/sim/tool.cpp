@@ -154,7 +154,19 @@ struct PassContext {
   int layout;
   SimVersion version;
   Visibility visibility;
+  CsvQuoting quoting = CsvQuoting::rocprofv3;
 };
+
+// ROCPROF_SIM_CSV_QUOTING: rocprofv3 (default), all, minimal (capture.hpp).
+CsvQuoting csv_quoting_from_env() {
+  const char* e = std::getenv("ROCPROF_SIM_CSV_QUOTING");
+  const std::string v = e ? e : "";
+  if (v.empty() || v == "rocprofv3") return CsvQuoting::rocprofv3;
+  if (v == "all") return CsvQuoting::all;
+  if (v == "minimal") return CsvQuoting::minimal;
+  throw CliFailure(
+      1, "rocprofv3-sim: ROCPROF_SIM_CSV_QUOTING='" + v + "' is not rocprofv3, all or minimal\n");
+}
 
 // The application's environment as the double will hand it over: the simulation stand-ins first
 // on its library and module paths (as rocprofv3 puts its tool in LD_PRELOAD), the events file and
@@ -478,7 +490,10 @@ class PassRunner {
       out.csv = has("csv") || m_ctx.layout == 6;
       out.rocpd = has("rocpd") && m_ctx.layout != 6;
       std::vector<std::filesystem::path> files;
-      if (out.csv) files = write_csv(c, out);
+      if (out.csv) {
+        files = write_csv(c, out);
+        for (const auto& f : files) requote_csv(f, m_ctx.quoting);
+      }
       if (out.rocpd) {
         const auto db = write_rocpd(c, out);
         files.insert(files.end(), db.begin(), db.end());
@@ -619,7 +634,8 @@ Outcome run_tool(const std::vector<std::string>& args) {
                       j.pmc_given,
                       layout,
                       version,
-                      visibility};
+                      visibility,
+                      csv_quoting_from_env()};
       return PassRunner(ctx).run(o.app);
     };
 
