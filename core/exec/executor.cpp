@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -27,6 +28,7 @@
 #include "core/exec/process_runner.hpp"
 #include "core/exec/profiler_backend.hpp"
 #include "core/exec/progress.hpp"
+#include "core/exec/region_window.hpp"
 #include "core/exec/run_lock.hpp"
 #include "core/exec/text_diff.hpp"
 #include "core/ingest/discover.hpp"
@@ -61,6 +63,61 @@ struct Job {
   int tries = 0;             // attempts started by this kprof process
   std::string last_failure;  // why the previous attempt failed, when this one is a retry
   clock::time_point not_before{};
+};
+
+// Collects the launches of a pass's files (first read of a counter pass that counted outside the
+// region; region_window.hpp).
+class LaunchCollector final : public store::RowSink {
+ public:
+  std::map<int64_t, std::vector<Launch>> by_pid;  // in file order; sorted by the caller
+  void begin_file(const std::string&, const std::string&) override {}
+  void agent(const store::AgentRow&) override {}
+  void dispatch(const store::DispatchRow& r) override {
+    by_pid[r.pid].push_back(
+        {r.dispatch_id, r.kernel_name, r.grid_x * r.grid_y * r.grid_z, r.wg_x * r.wg_y * r.wg_z});
+  }
+  void counter(const store::CounterRow&) override {}
+  void kernel_stat(const store::KernelStatRow&) override {}
+  void bad_row(const store::BadRow&) override {}
+  void end_file(int64_t) override {}
+};
+
+// Forwards every row to the loader except the dispatches (and their counter values) of a process
+// that fall outside its region window. It overrides every RowSink call: one added there must be
+// forwarded here too.
+class RegionFilter final : public store::RowSink {
+ public:
+  RegionFilter(store::RowSink& to, const std::map<int64_t, RegionWindow>& windows)
+      : m_to(to), m_windows(windows) {}
+  void begin_file(const std::string& path, const std::string& kind) override {
+    m_to.begin_file(path, kind);
+  }
+  void agent(const store::AgentRow& r) override { m_to.agent(r); }
+  void dispatch(const store::DispatchRow& r) override {
+    if (keep(r.pid, r.dispatch_id)) m_to.dispatch(r);
+  }
+  void counter(const store::CounterRow& r) override {
+    if (keep(r.pid, r.dispatch_id)) m_to.counter(r);
+  }
+  void kernel_stat(const store::KernelStatRow& r) override { m_to.kernel_stat(r); }
+  void bad_row(const store::BadRow& r) override { m_to.bad_row(r); }
+  void end_file(int64_t rows_read) override { m_to.end_file(rows_read); }
+  void memory_copy(const store::MemoryCopyRow& r) override { m_to.memory_copy(r); }
+  void api_call(const store::ApiCallRow& r) override { m_to.api_call(r); }
+  void memory_allocation(const store::MemoryAllocationRow& r) override {
+    m_to.memory_allocation(r);
+  }
+  void profiler_version(const std::string& v) override { m_to.profiler_version(v); }
+  void file_digest(int64_t size, const std::string& sha) override { m_to.file_digest(size, sha); }
+
+ private:
+  bool keep(int64_t pid, int64_t id) const {
+    auto it = m_windows.find(pid);
+    return it == m_windows.end() ||
+           (id >= it->second.first_dispatch_id && id <= it->second.last_dispatch_id);
+  }
+  store::RowSink& m_to;
+  const std::map<int64_t, RegionWindow>& m_windows;
 };
 
 struct Finished {
@@ -375,12 +432,60 @@ class Driver {
     // empty capture, judged by judge_capture(), not an unreadable one.
     if (!holds_a_file(dir)) return;
     ingest::Discovery found = ingest::discover({dir.string()});
+    const std::map<int64_t, RegionWindow> windows = region_windows(j, found);
     store::PassLoader loader(m_db, j.pass_id);
+    RegionFilter filtered(loader, windows);
+    store::RowSink& sink = windows.empty() ? static_cast<store::RowSink&>(loader) : filtered;
     crash_point("ingest.loader_open");
-    for (const auto& p : found.passes) ingest::read_pass(p, loader, ingest::ReadOptions{});
+    for (const auto& p : found.passes) ingest::read_pass(p, sink, ingest::ReadOptions{});
     crash_point("ingest.before_commit");
     loader.commit();
     crash_point("commit.rows_committed");
+  }
+
+  // A counter pass of a profiler that counts outside --selected-regions (ROCm 7.0): the region's
+  // launches, found against the trace pass (region_window.hpp); the rest is left out of the
+  // database and said so in the pass log.
+  std::map<int64_t, RegionWindow> region_windows(const Job& j, const ingest::Discovery& found) {
+    std::map<int64_t, RegionWindow> out;
+    if (j.kind != PassKind::counters || !m_backend.counters_count_outside_regions()) return out;
+    std::optional<int64_t> trace_id;
+    for (const auto& p : m_db.list_passes(m_run_id))
+      if (p.kind == PassKind::trace && p.state == PassState::done) trace_id = p.id;
+    if (!trace_id) return out;
+    LaunchCollector mine;
+    for (const auto& p : found.passes) ingest::read_pass(p, mine, ingest::ReadOptions{});
+    std::set<std::string> kernels;
+    for (auto& [pid, launches] : mine.by_pid) {
+      std::sort(launches.begin(), launches.end(),
+                [](const Launch& a, const Launch& b) { return a.dispatch_id < b.dispatch_id; });
+      for (const auto& l : launches) kernels.insert(l.kernel);
+    }
+    // The trace's main process (the one with the most launches of these kernels), program order.
+    std::map<int64_t, std::vector<Launch>> trace;
+    m_db.for_each_dispatch(*trace_id, [&](const store::DispatchRow& r) {
+      if (kernels.count(r.kernel_name))
+        trace[r.pid].push_back({r.dispatch_id, r.kernel_name, r.grid_x * r.grid_y * r.grid_z,
+                                r.wg_x * r.wg_y * r.wg_z});
+    });
+    const std::vector<Launch>* main = nullptr;
+    for (const auto& [pid, launches] : trace)
+      if (!main || launches.size() > main->size()) main = &launches;
+    if (!main) return out;
+    std::ofstream log(pass_log(m_rb, m_run_id, j.ordinal), std::ios::app);
+    for (const auto& [pid, launches] : mine.by_pid) {
+      const auto w = find_region_window(launches, *main);
+      if (!w) continue;
+      out[pid] = *w;
+      log << "kprof: " << m_backend.version().summary()
+          << " counts outside --selected-regions: process " << pid << " left out " << w->left_out
+          << " of " << (w->kept + w->left_out)
+          << " counted dispatches outside the region matched to the trace (kept Dispatch_Id "
+          << w->first_dispatch_id << ".." << w->last_dispatch_id << ", " << w->differences
+          << " kernel identities differ" << (w->tie ? "; an equal earlier window existed" : "")
+          << ")\n";
+    }
+    return out;
   }
 
   static bool holds_a_file(const fs::path& dir) {

@@ -8,6 +8,7 @@
 #include "core/base/error.hpp"
 #include "core/exec/gpu_select.hpp"
 #include "core/exec/pass_plan.hpp"
+#include "core/exec/region_window.hpp"
 #include "core/exec/rocprofv3_backend.hpp"
 #include "tests/exec/test_util.hpp"
 
@@ -239,6 +240,34 @@ TEST(PassPlan, RocpdOnAToolWithoutItIsTheRunbooksError) {
   EXPECT_EQ(error_of([&] { plan_run(rb, b, 1); }),
             "/tmp/b.yaml:6:18: profiler.output_format: rocpd needs rocprofv3 from ROCm 7.0, but "
             "unknown version (none) (write output_format: csv, or use a newer ROCm)");
+}
+
+// ROCm 7.0 counter passes also count the warm-up: the region is the window of the counter pass
+// that matches the trace's launches, the latest of equal ones.
+TEST(RegionWindow, FindsTheRegionAfterTheWarmUp) {
+  const auto seq = [](const std::string& kernels, int64_t first_id) {
+    std::vector<Launch> v;
+    for (char k : kernels) v.push_back({first_id++, std::string(1, k), k == 'P' ? 128 : 1, 64});
+    return v;
+  };
+  // Warm-up: prefill P + 2 decode steps D; region: P + 5 D.
+  const auto counter = seq("PDDPDDDDD", 10);
+  const auto trace = seq("PDDDDD", 13);
+  const auto w = find_region_window(counter, trace);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->first_dispatch_id, 13);
+  EXPECT_EQ(w->last_dispatch_id, 18);
+  EXPECT_EQ(w->kept, 6u);
+  EXPECT_EQ(w->left_out, 3u);
+  EXPECT_EQ(w->differences, 0u);
+  EXPECT_TRUE(w->tie);  // "DDPDDD" has the same kernels: the latest window is the region
+  // A rerun lost one lazy-init launch X: the best window still wins, with its difference counted.
+  const auto w2 = find_region_window(seq("PDDXPDDDDD", 10), seq("XPDDDDD", 20));
+  ASSERT_TRUE(w2);
+  EXPECT_EQ(w2->first_dispatch_id, 13);
+  EXPECT_EQ(w2->differences, 0u);
+  // Nothing outside the region: nothing to leave out.
+  EXPECT_FALSE(find_region_window(seq("PDD", 1), seq("PDD", 1)));
 }
 
 }  // namespace
