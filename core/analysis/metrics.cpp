@@ -1,6 +1,7 @@
 #include "core/analysis/metrics.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -216,6 +217,35 @@ double peak_flops_for(const hw::Peaks& peaks, const std::string& type) {
   if (type == "MFMA_F32" || type == "MFMA_F64") return peaks.matrix_fp32_flops;
   if (type == "VALU_F64") return peaks.vector_fp64_flops;
   return peaks.vector_fp32_flops;
+}
+
+std::vector<std::string> impossible_figures(const GroupMetrics& g, const hw::Peaks& peaks) {
+  std::vector<std::string> out;
+  auto fixed = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return std::string(buf);
+  };
+  if (auto f = g.flops_per_s()) {
+    const std::string type = g.dominant_type();
+    const double peak = peak_flops_for(peaks, type);
+    if (peak > 0 && *f > peak)
+      out.push_back("tflops " + fixed(*f / 1e12) + " > " + (type.empty() ? "FLOP" : type) +
+                    " peak " + fixed(peak / 1e12));
+  }
+  if (auto b = g.bytes_per_s(); b && peaks.hbm_bytes_per_s > 0 && *b > peaks.hbm_bytes_per_s)
+    out.push_back("tbps " + fixed(*b / 1e12) + " > HBM peak " +
+                  fixed(peaks.hbm_bytes_per_s / 1e12));
+  if (g.with_flops && g.flops < 0) out.push_back("negative FLOP count");
+  if (g.with_bytes && (g.bytes_read < 0 || g.bytes_written < 0))
+    out.push_back("negative byte count");
+  return out;
+}
+
+std::string suspect_reason(const GroupMetrics& g) {
+  if (g.mixed_passes()) return "mixed passes: FLOPs and bytes from different application runs";
+  return "counted work divided by trace durations of another application run; a join that "
+         "matched other launches, or a counter that overcounts, gives such figures";
 }
 
 }  // namespace kprof::analysis

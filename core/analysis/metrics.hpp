@@ -74,4 +74,15 @@ struct GroupMetrics {
 // The peak FLOP/s for a dominant type on this target (matrix or vector, by precision).
 double peak_flops_for(const hw::Peaks& peaks, const std::string& type);
 
+// What a group's figures claim that the hardware cannot do: a FLOP rate above the peak of its
+// dominant type, an HBM rate above the HBM peak (so a percentage of a peak above 100), or a
+// negative count. Each entry names the figure, its value and the limit ("tbps 6.10 > HBM peak
+// 5.32"); empty when every figure is physically possible. Such a figure is never printed plain:
+// the views put these in a `suspect` column with suspect_reason().
+std::vector<std::string> impossible_figures(const GroupMetrics& g, const hw::Peaks& peaks);
+// Why such figures arise, for the rows that have them: FLOPs and bytes from different counter
+// passes (different application runs), counted work divided by the trace pass's durations (another
+// run), or a join that matched the wrong launches.
+std::string suspect_reason(const GroupMetrics& g);
+
 }  // namespace kprof::analysis

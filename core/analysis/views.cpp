@@ -348,16 +348,18 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
                  "pct_peak_hbm",
                  "ridge_flop_per_byte",
                  "bound",
-                 "passes"};
+                 "passes",
+                 "suspect"};
   } else {
     t.columns = {"variant",       "family",     "phase",      "launches",   "with_counters",
                  "mean_trace_ns", "mfma_flops", "valu_flops", "bytes_read", "bytes_written",
-                 "flop_per_byte", "tflops",     "tbps",       "passes"};
+                 "flop_per_byte", "tflops",     "tbps",       "passes",     "suspect"};
   }
   std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> order(launches.begin(),
                                                                              launches.end());
   std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second > b.second; });
   bool any_mixed = false;
+  std::set<std::string> suspect_reasons;
   for (const auto& [gk, n] : order) {
     auto it = groups.find(gk);
     const GroupMetrics g = it == groups.end() ? GroupMetrics{} : it->second;
@@ -367,6 +369,15 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
     const auto tbps =
         g.bytes_per_s() ? std::optional<double>(*g.bytes_per_s() / 1e12) : std::nullopt;
     const std::string passes = passes_in(m_cap, g);
+    // A figure above a physical peak is never printed plain: the row says what and why.
+    Cell suspect;
+    if (tgt) {
+      const auto bad = impossible_figures(g, tgt->peaks());
+      if (!bad.empty()) {
+        suspect = join(bad, "; ");
+        suspect_reasons.insert(suspect_reason(g));
+      }
+    }
     if (roofline) {
       Cell peak, pct_f, pct_b, ridge, bound;
       if (tgt && g.with_flops) {
@@ -385,7 +396,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
       }
       t.rows.push_back({gk.first, gk.second, n, g.with_flops, opt(g.mean_flops()),
                         opt(g.mean_bytes()), opt(g.intensity()), opt(tflops), peak, pct_f,
-                        opt(tbps), pct_b, ridge, bound, passes});
+                        opt(tbps), pct_b, ridge, bound, passes, suspect});
     } else {
       const auto& v = m_model.variants[std::stoi(gk.first) - 1];
       const double mean_ns = v.duration.mean_ns();
@@ -393,7 +404,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
       t.rows.push_back({static_cast<int64_t>(v.index), v.family, gk.second, n,
                         std::max(g.with_flops, g.with_bytes), mean_ns, Cell(), Cell(),
                         mean(g.bytes_read, g.with_bytes), mean(g.bytes_written, g.with_bytes),
-                        opt(g.intensity()), opt(tflops), opt(tbps), passes});
+                        opt(g.intensity()), opt(tflops), opt(tbps), passes, suspect});
       // MFMA and VALU separately need the per-dispatch split; recompute it for this group.
       double mfma = 0, valu = 0;
       int64_t nm = 0;
@@ -417,6 +428,11 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
   }
   t.notes.push_back(
       "rates use trace-pass durations (counter passes serialize kernels and stretch them)");
+  for (const auto& why : suspect_reasons) {
+    t.notes.push_back("suspect: figures above a physical peak of " + m_cap.product +
+                      " (configs/hw/" + m_cap.arch +
+                      ".yaml peaks) cannot be measurements; likely cause: " + why);
+  }
   if (any_mixed) {
     t.notes.push_back(
         "(mixed): FLOPs and bytes of these rows come from different counter passes, i.e. "
