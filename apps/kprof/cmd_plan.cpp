@@ -85,13 +85,13 @@ int cmd_plan(const app::Args& args) {
   if (format != "text" && format != "json")
     throw Error::input("unknown format '" + format + "'", "use --format text or --format json");
 
-  const runbook::Runbook rb = runbook::load_runbook((*vm)["runbook"].as<std::string>());
+  runbook::Runbook rb = runbook::load_runbook((*vm)["runbook"].as<std::string>());
+  if (vm->count("db")) runbook::use_database(rb, (*vm)["db"].as<std::string>());
   const auto backend = exec::make_profiler_backend(rb, {vm->count("simulate") > 0, std::nullopt});
   std::vector<int> gpus;
   if (vm->count("gpus")) gpus = exec::parse_gpu_list((*vm)["gpus"].as<std::string>());
   const auto slot_envs = exec::gpu_slot_envs(gpus, rb, exec::current_environment());
-  const auto db_path =
-      vm->count("db") ? std::filesystem::path((*vm)["db"].as<std::string>()) : rb.database.value;
+  const auto db_path = rb.database.value;
   const int64_t run_id = next_run_id(db_path);
   exec::RunPlanOptions ro;
   ro.planner.node_budget = (*vm)["node-budget"].as<std::uint64_t>();

@@ -556,14 +556,16 @@ void print_summary(std::ostream& os, store::CaptureDb& db, const ExecResult& r, 
 
 }  // namespace
 
-ExecResult run_runbook(const runbook::Runbook& rb, const ExecOptions& options) {
+ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options) {
+  runbook::Runbook rb = given;
+  if (options.db) runbook::use_database(rb, *options.db);
   const auto backend = make_profiler_backend(rb, {options.simulate, std::nullopt});
   // Planned before the database is touched: a bad runbook or plan leaves no trace. The commands
   // are made again with the run's id once it exists (their paths hold it).
   const RunPlan rp = plan_run(rb, *backend, 0);
   gpu_slot_envs(options.gpus, rb, current_environment());  // refuses a bad --gpus setting early
 
-  const fs::path db_path = options.db.value_or(rb.database.value);
+  const fs::path db_path = rb.database.value;
   install_interrupt_handlers();
   RunLock lock(db_path);
   store::CaptureDb db(db_path);
@@ -637,6 +639,9 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
                         : fs::exists(run->runbook_path)
                             ? runbook::load_runbook(run->runbook_path)
                             : runbook::parse_runbook(run->runbook_text, run->runbook_path);
+  // Pass folders are where this database's run put them (beside it, when it was given with --db).
+  if (fs::absolute(db_path).lexically_normal() != rb.database.value)
+    runbook::use_database(rb, db_path);
   if (rb.sha256 != run->runbook_sha256) {
     const std::string diff = line_diff(run->runbook_text, rb.text);
     std::ostream& os = diff_out ? *diff_out : std::cerr;

@@ -165,7 +165,8 @@ struct Runbook {
   Retry retry;
   // Absolute, normalised; default <runbook folder>/<name>.db.
   Located<std::filesystem::path> database;
-  // Where pass folders go; absolute, normalised; default <runbook folder>/<name>-captures.
+  // Where pass folders go; absolute, normalised; default <runbook folder>/<name>-captures, or
+  // beside the database given with --db (use_database()).
   Located<std::filesystem::path> captures;
   Analysis analysis;
   Sim sim;
@@ -189,6 +190,12 @@ Runbook load_runbook(const std::filesystem::path& file, const LoadOptions& optio
 // paths.
 Runbook parse_runbook(std::string_view text, const std::filesystem::path& file,
                       const LoadOptions& options = {});
+
+// Points the runbook at another capture database (`--db`, or the database `kprof resume` was
+// given). Captures the runbook does not place itself follow the database
+// (<db folder>/<db stem>-captures): two databases made from one runbook never share, and so never
+// overwrite, each other's run-N pass folders.
+void use_database(Runbook& rb, const std::filesystem::path& db);
 
 // A diagnostic pointing into the runbook, with the source line filled in for the caret. For later
 // stages: throw Error(ErrorKind::input, diagnostic(rb, counter.pos, "counter 'FOO' unknown",

@@ -739,6 +739,17 @@ Runbook parse_runbook(std::string_view text, const fs::path& file, const LoadOpt
   return rb;
 }
 
+void use_database(Runbook& rb, const fs::path& db) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(db, ec);
+  if (ec) abs = db;
+  rb.database.value = abs.lexically_normal();
+  if (!rb.captures.from_file)
+    rb.captures.value =
+        (rb.database.value.parent_path() / (rb.database.value.stem().string() + "-captures"))
+            .lexically_normal();
+}
+
 Runbook load_runbook(const fs::path& file, const LoadOptions& options) {
   std::error_code ec;
   if (fs::is_directory(file, ec))

@@ -25,7 +25,15 @@ struct ProcessCapture {
   const Model* model = nullptr;
   Stream stream;
   std::vector<std::string> counters;  // collected counter names (catalog-known)
+  // pmc_groups rotation: the catalog-known counters of each group; a record's counters are those
+  // of its group (DispatchRecord::group). Empty: every collected record has `counters`.
+  std::vector<std::vector<std::string>> groups;
   const CounterModel* counter_model = nullptr;
+
+  const std::vector<std::string>& counters_of(const DispatchRecord& r) const {
+    if (groups.empty()) return counters;
+    return groups[static_cast<size_t>(r.group) % groups.size()];
+  }
 };
 
 struct OutputSettings {

@@ -84,10 +84,10 @@ struct Writer {
     if (cap.counters.empty() || !cap.counter_model) return;
     std::string buf;
     const std::string ag = agent_field();
-    std::vector<std::string> names = cap.counters;
-    std::sort(names.begin(), names.end());
     for (const auto& r : cap.stream.records) {
       if (!r.collect) continue;
+      std::vector<std::string> names = cap.counters_of(r);
+      std::sort(names.begin(), names.end());
       const auto& d = *r.plan;
       const auto& s = cap.model->symbols[d.symbol];
       std::ostringstream pre;

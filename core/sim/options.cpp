@@ -381,6 +381,36 @@ std::vector<JobOptions> load_jobs(const std::string& path, const JobOptions& cli
       j.pmc = split_counters(raw);
       j.pmc_given = true;
     }
+    if (has("pmc_groups")) {
+      // rocprofv3.py refuses both (ROCm/rocm-systems projects/rocprofiler-sdk/source/bin/
+      // rocprofv3.py, release/rocm-rel-7.0: "Cannot specify both --pmc and (input file)
+      // pmc_groups").
+      if (j.pmc_given)
+        throw CliFailure(1, "Fatal error: Cannot specify both --pmc and (input file) pmc_groups\n");
+      if (!jn["pmc_groups"].IsSequence())
+        throw CliFailure(1, "Fatal error: pmc_groups must be a list of counter lists\n");
+      for (const auto& g : jn["pmc_groups"]) {
+        std::vector<std::string> raw;
+        if (g.IsSequence())
+          for (const auto& c : g) raw.push_back(c.as<std::string>());
+        else
+          raw.push_back(g.as<std::string>());
+        j.pmc_groups.push_back(split_counters(raw));
+      }
+      if (has("pmc_group_interval")) {
+        long long v = 0;
+        try {
+          v = jn["pmc_group_interval"].as<long long>();
+        } catch (const YAML::Exception&) {
+          v = 0;
+        }
+        // The tool divides by it (tool.cpp, get_device_counting_service); rocprofiler-sdk's own
+        // tests require a positive integer (tests/rocprofv3/counter-collection, conftest.py).
+        if (v < 1)
+          throw CliFailure(1, "Fatal error: pmc_group_interval must be a positive integer\n");
+        j.pmc_group_interval = static_cast<uint64_t>(v);
+      }
+    }
     boolean("kernel_trace", j.kernel_trace);
     boolean("stats", j.stats);
     boolean("selected_regions", j.selected_regions);

@@ -3,6 +3,7 @@
 // Source: ROCm/rocm-systems projects/rocprofiler-sdk/source/bin/rocprofv3.py (ROCm 7.0).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -32,6 +33,11 @@ struct JobOptions {
   bool stats = false;
   std::vector<std::string> pmc;  // deduplicated and sorted, as the tool's std::set
   bool pmc_given = false;
+  // Input file only (ROCm 7.0+): counter groups rotated over successive dispatches of one run.
+  // rocprofv3.py turns them into ROCPROF_COUNTER_GROUPS / ROCPROF_COUNTER_GROUPS_INTERVAL; the
+  // tool picks group (iter / interval) % groups per dispatch (stream.cpp).
+  std::vector<std::vector<std::string>> pmc_groups;  // each deduplicated and sorted
+  uint64_t pmc_group_interval = 1;
   std::optional<std::string> include_regex;
   std::optional<std::string> exclude_regex;
   std::vector<std::string> iteration_range;  // raw tokens, parsed by the stream

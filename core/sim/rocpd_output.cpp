@@ -413,7 +413,7 @@ std::vector<std::filesystem::path> write_rocpd(const ProcessCapture& cap,
         .i(event_id)
         .run();
     if (!r.collect || !cap.counter_model) continue;
-    for (const auto& c : cap.counters) {
+    for (const auto& c : cap.counters_of(r)) {
       const auto v = cap.counter_model->value(r, c);
       if (!v) continue;
       const int parts = cap.counter_model->is_base(c) ? cap.model->num_xcd : 1;

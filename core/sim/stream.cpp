@@ -66,9 +66,25 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
 
   // Which planned dispatches this rerun makes: optional (lazy-init / allocator) kernels may be
   // missing or repeated, as when a rerun finds a buffer already allocated or allocates once more.
+  // The application may repeat the measured request inside one run (the workload script's
+  // --repeat R): the region's contiguous block of dispatches then occurs R times in a row.
+  std::vector<const PlannedDispatch*> expanded;
+  expanded.reserve(plan.size() * size_t(std::max(1, st.region_repeats)));
+  for (size_t i = 0; i < plan.size();) {
+    if (!plan[i].in_region || st.region_repeats <= 1) {
+      expanded.push_back(&plan[i++]);
+      continue;
+    }
+    size_t end = i;
+    while (end < plan.size() && plan[end].in_region) ++end;
+    for (int rep = 0; rep < st.region_repeats; ++rep)
+      for (size_t k = i; k < end; ++k) expanded.push_back(&plan[k]);
+    i = end;
+  }
   std::vector<const PlannedDispatch*> order;
-  order.reserve(plan.size() + 4);
-  for (const auto& d : plan) {
+  order.reserve(expanded.size() + 4);
+  for (const PlannedDispatch* dp : expanded) {
+    const PlannedDispatch& d = *dp;
     if (d.optional && st.perturb) {
       const double u = uniform(rng);
       if (u < model.missing_kernel_probability) continue;
@@ -89,6 +105,12 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
   }
   const auto ranges = parse_iteration_range(st.iteration_range);
   std::map<uint64_t, uint64_t> iteration;  // kernel_id -> dispatches seen among included ones
+  // The per-agent rotation counter of ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/
+  // rocprofiler-sdk-tool/tool.cpp (get_device_counting_service: profile_pos = iter / interval,
+  // profiles[profile_pos % size]); it is advanced only after dispatch_callback's
+  // is_targeted_kernel (include/exclude regex and iteration range) let a dispatch through, and
+  // never for a dispatch the paused tool did not see. One agent per modelled process.
+  uint64_t rotation_iter = 0;
 
   Stream out;
   out.records.reserve(order.size());
@@ -117,6 +139,11 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
                            [&](const auto& p) { return it >= p.first && it <= p.second; });
       }
       r.collect = in;
+      if (in && st.groups > 1) {
+        r.group = static_cast<int>((rotation_iter / std::max<uint64_t>(1, st.group_interval)) %
+                                   st.groups);
+        ++rotation_iter;
+      }
     }
     double gap = d->gap_ns * std::exp(sigma * 2 * normal(rng));
     double dur = d->duration_ns * std::exp(sigma * normal(rng));

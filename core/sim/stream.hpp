@@ -19,6 +19,7 @@ struct DispatchRecord {
   uint64_t start = 0;
   uint64_t end = 0;
   bool collect = false;  // counters are collected for it
+  int group = 0;         // with pmc_groups: the counter group it was given (never written out)
 };
 
 struct StreamSettings {
@@ -34,6 +35,13 @@ struct StreamSettings {
   std::optional<std::string> include_regex;
   std::optional<std::string> exclude_regex;
   std::vector<std::string> iteration_range;
+  // pmc_groups rotation: with `groups` > 1 a collected dispatch gets group
+  // (iter / interval) % groups, `iter` counting the collected dispatches of the agent before it.
+  size_t groups = 0;
+  uint64_t group_interval = 1;
+  // How many times the application repeated the measured request inside one run (the region's
+  // dispatches occur that many times in a row).
+  int region_repeats = 1;
 };
 
 // Parsed --kernel-iteration-range: 1-based inclusive intervals. Throws CliFailure (exit 1) with the

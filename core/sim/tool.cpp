@@ -260,9 +260,22 @@ class PassRunner {
     const JobOptions& job = m_ctx.job;
     const Faults faults = read_faults();
     CounterRequest req;
-    if (m_ctx.counter_pass) {
+    std::vector<CounterRequest> group_reqs;
+    if (m_ctx.counter_pass && !job.pmc_groups.empty()) {
+      // One profile per group, all built together at the first counted dispatch
+      // (tool.cpp, generate_agent_profiles): one group over the hardware limit is error 38.
+      std::vector<std::string> all;
+      for (const auto& g : job.pmc_groups) {
+        group_reqs.push_back(resolve_counters(*m_ctx.target, g));
+        all.insert(all.end(), g.begin(), g.end());
+      }
+      req = resolve_counters(*m_ctx.target, split_counters(all));
+      for (const auto& g : group_reqs)
+        if (!g.occupancy.fits()) req.occupancy = g.occupancy;
+    } else if (m_ctx.counter_pass) {
       req = resolve_counters(*m_ctx.target, job.pmc);
     }
+    m_groups = group_reqs;
     std::filesystem::path dir =
         job.output_directory ? *job.output_directory : std::filesystem::current_path().string();
     if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir))
@@ -385,6 +398,15 @@ class PassRunner {
       if (ev.work.empty()) return caps;  // no model work ran (it failed before, or never asked)
       const WorkEvent& measured = ev.work.back();
       const bool outside = ev.work.size() > 1 ? ev.work.front().region_active : false;
+      // The first request is the warm-up; every later one of the same process inside the region
+      // repeats the measured request (the workload script's --repeat).
+      m_region_repeats = 1;
+      if (ev.work.size() > 2) {
+        int n = 0;
+        for (size_t i = 1; i < ev.work.size(); ++i)
+          if (ev.work[i].pid == measured.pid && ev.work[i].region_active) ++n;
+        m_region_repeats = std::max(1, n);
+      }
       // In-process (VLLM_ENABLE_V1_MULTIPROCESSING=0) the work ran in the application itself,
       // whose parent is the double; otherwise in a child of the application (EngineCore).
       const pid_t parent = measured.pid == pid ? getpid() : pid;
@@ -436,10 +458,17 @@ class PassRunner {
     st.include_regex = m_ctx.job.include_regex;
     st.exclude_regex = m_ctx.job.exclude_regex;
     st.iteration_range = m_ctx.job.iteration_range;
+    st.region_repeats = m_region_repeats;
+    if (m_groups.size() > 1) {
+      st.groups = m_groups.size();
+      st.group_interval = m_ctx.job.pmc_group_interval;
+    }
     if (!plan.empty()) c.stream = make_stream(*m_ctx.model, plan, st);
     c.end_ns = c.stream.records.empty() ? clock_base : c.stream.records.back().end + 1000;
     for (const auto& r : c.stream.records) c.end_ns = std::max(c.end_ns, r.end + 1000);
     c.counters = req.occupancy.fits() ? req.found : std::vector<std::string>{};
+    if (m_groups.size() > 1 && !c.counters.empty())
+      for (const auto& g : m_groups) c.groups.push_back(g.found);
     return c;
   }
 
@@ -514,8 +543,10 @@ class PassRunner {
   }
 
   PassContext m_ctx;
-  std::string m_events;         // the events file the stand-ins append to
-  bool m_app_reported = false;  // the application reported through the stand-ins
+  std::vector<CounterRequest> m_groups;  // pmc_groups, resolved (empty: one counter set)
+  int m_region_repeats = 1;              // measured requests the application repeated
+  std::string m_events;                  // the events file the stand-ins append to
+  bool m_app_reported = false;           // the application reported through the stand-ins
 };
 
 std::string version_text(const SimVersion& v) {
@@ -540,8 +571,10 @@ std::string version_text(const SimVersion& v) {
 }
 
 uint64_t pass_seed(uint64_t seed, const JobOptions& job, size_t index) {
+  std::string groups;
+  for (const auto& g : job.pmc_groups) groups += "|" + join(g, ",");
   return seed * 0x9e3779b97f4a7c15ULL ^
-         std::hash<std::string>{}(join(job.pmc, ",") + "#" + std::to_string(index));
+         std::hash<std::string>{}(join(job.pmc, ",") + groups + "#" + std::to_string(index));
 }
 
 }  // namespace
@@ -585,7 +618,7 @@ Outcome run_tool(const std::vector<std::string>& args) {
       return "";
     };
     const auto check_tracing = [](const JobOptions& j) {
-      if (!j.kernel_trace && j.pmc.empty()) {
+      if (!j.kernel_trace && j.pmc.empty() && j.pmc_groups.empty()) {
         if (j.stats)
           throw CliFailure(1, "Fatal error: No tracing options were enabled for --stats option.\n");
         std::cerr << "Warning: No tracing options were enabled.\n";
@@ -624,14 +657,16 @@ Outcome run_tool(const std::vector<std::string>& args) {
     const std::optional<Model> seen = model_for_visibility(model, visibility, app_env);
 
     const auto run_job = [&](size_t i) {
-      const JobOptions& j = jobs[i];
+      JobOptions j = jobs[i];
+      // Before ROCm 7.0 the launcher merges unknown job keys silently: no rotation, no counters.
+      if (!version.has_pmc_groups()) j.pmc_groups.clear();
       check_tracing(j);
       PassContext ctx{seen ? &*seen : nullptr,
                       &target,
                       j,
                       pass_dir(i),
                       pass_seed(seed, j, i),
-                      j.pmc_given,
+                      j.pmc_given || !j.pmc_groups.empty(),
                       layout,
                       version,
                       visibility,

@@ -19,6 +19,9 @@ struct SimVersion {
   std::array<int, 3> sdk{1, 3, 0};  // rocprofiler-sdk version
   bool has_version_option() const { return sdk >= std::array<int, 3>{1, 0, 0}; }
   bool has_rocpd() const { return sdk >= std::array<int, 3>{1, 0, 0}; }
+  // pmc_groups / pmc_group_interval in input files: 1.0.0 (ROCm 7.0; CHANGELOG 1.0.0). An older
+  // launcher merges unknown job keys without a word, so the groups have no effect there.
+  bool has_pmc_groups() const { return sdk >= std::array<int, 3>{1, 0, 0}; }
   bool regions_pause_all_contexts() const { return sdk >= std::array<int, 3>{1, 3, 0}; }
   std::string sdk_text() const;
 };

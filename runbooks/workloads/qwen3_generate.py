@@ -53,6 +53,15 @@ rocprofv3 7.x releases lost or crashed on graph-replay records (ROCm/rocm-system
 run. `--graph-mode vllm-default` leaves vLLM's choice (graphs on). Every pass of a runbook runs
 the same command line, so the trace and counter passes always use the same mode.
 
+Repeats (one-run counter rotation)
+----------------------------------
+`--repeat R` (default 1) generates the same request R times, one after the other, inside the one
+measured region of one process: the model is loaded and warmed up once. kprof asks for it when it
+rotates counter groups over successive dispatches of one run (rocprofv3 input-file `pmc_groups`,
+ROCm 7.0+) and a kernel variant is too rare in one request to give every group enough samples
+(e.g. the 48 prefill launches of each fused-MoE variant). Each repeat has the trace's shapes, so
+its dispatches map onto the trace's as further samples.
+
 `--check` validates the arguments and the environment without importing vLLM or touching a GPU
 and prints one line; run it on a node before `kprof run`.
 
@@ -86,6 +95,8 @@ def parse_args(argv):
     p.add_argument("--prompt-tokens", type=int, default=128, help="prompt length in tokens")
     p.add_argument("--tokens", type=int, default=64, help="output tokens to generate (>= 1)")
     p.add_argument("--warmup-tokens", type=int, default=3, help="tokens of the warm-up generate")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="generate the measured request this many times inside the region")
     p.add_argument("--graph-mode", choices=GRAPH_MODES, default="none",
                    help="HIP graphs while profiling: none (cudagraph_mode NONE, torch.compile "
                         "kept), eager (--enforce-eager), vllm-default")
@@ -94,8 +105,8 @@ def parse_args(argv):
     p.add_argument("--check", action="store_true",
                    help="validate arguments and environment only (no vLLM import, no GPU)")
     args = p.parse_args(argv)
-    if args.tokens < 1 or args.prompt_tokens < 1 or args.warmup_tokens < 1:
-        p.error("--tokens, --prompt-tokens and --warmup-tokens must be >= 1")
+    if args.tokens < 1 or args.prompt_tokens < 1 or args.warmup_tokens < 1 or args.repeat < 1:
+        p.error("--tokens, --prompt-tokens, --warmup-tokens and --repeat must be >= 1")
     if args.prompt_tokens + args.tokens > args.max_model_len:
         p.error("--prompt-tokens + --tokens exceed --max-model-len")
     if not 0.0 < args.gpu_memory_utilization <= 1.0:
@@ -190,9 +201,10 @@ def main(argv):
     if args.check:
         if problem:
             fail_usage(f"check failed: {problem}")
+        repeat = f" x{args.repeat}" if args.repeat > 1 else ""
         print(f"{PROG}: check ok: {args.model}, {args.tokens} tokens after a "
-              f"{args.prompt_tokens}-token prompt, graph mode {args.graph_mode}, in-process vLLM "
-              "engine, ROCTx found")
+              f"{args.prompt_tokens}-token prompt{repeat}, graph mode {args.graph_mode}, "
+              "in-process vLLM engine, ROCTx found")
         return 0
     if problem:
         fail_usage(problem)
@@ -224,16 +236,21 @@ def main(argv):
     torch.cuda.synchronize()
 
     roctx.roctxProfilerResume(0)
-    # One request, N tokens: vLLM schedules 1 prefill step then N-1 single-token decode steps.
-    out = llm.generate([prompt], params(args.tokens), use_tqdm=False)
+    # One request, N tokens: vLLM schedules 1 prefill step then N-1 single-token decode steps;
+    # --repeat runs that same request again, in order (no batching across repeats).
+    outs = [llm.generate([prompt], params(args.tokens), use_tqdm=False)
+            for _ in range(args.repeat)]
     torch.cuda.synchronize()
     roctx.roctxProfilerPause(0)
 
-    generated = len(out[0].outputs[0].token_ids)
-    if generated != args.tokens:
-        print(f"{PROG}: generated {generated} tokens, expected {args.tokens}", file=sys.stderr)
-        return 1
-    print(f"generated {generated} tokens for a {args.prompt_tokens}-token prompt")
+    for out in outs:
+        generated = len(out[0].outputs[0].token_ids)
+        if generated != args.tokens:
+            print(f"{PROG}: generated {generated} tokens, expected {args.tokens}",
+                  file=sys.stderr)
+            return 1
+    times = f" {args.repeat} times" if args.repeat > 1 else ""
+    print(f"generated {args.tokens} tokens for a {args.prompt_tokens}-token prompt{times}")
     return 0
 
 

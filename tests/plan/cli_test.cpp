@@ -154,3 +154,49 @@ TEST(KprofCountersCli, ListsAndExplains) {
 }
 
 }  // namespace
+
+// `--db` moves the captures with the database: two databases made from one runbook each keep
+// their own run-1 pass folders (before, the second run deleted the first's, which sat in the
+// runbook's folder under the same run-1/pass-K names), and plan shows the folders run will use.
+TEST(KprofPlanRun, EachDatabaseKeepsItsOwnCaptures) {
+  if (!std::filesystem::exists(std::string(KPROF_BIN_DIR) + "/kprof"))
+    GTEST_SKIP() << "kprof not built";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kprof_plan_db_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "a");
+  std::filesystem::create_directories(dir / "b");
+  const auto rb = dir / "pr.yaml";
+  std::ofstream(rb) << "schema_version: 1\nname: pr\nworkload:\n  command: [\"true\"]\n"
+                       "profiler:\n  output_format: csv\n"
+                       "passes:\n  counters:\n    counters: [GRBM_COUNT]\n"
+                       "sim: {model: doc-vector-ops, seed: 3}\n";
+  const auto a = dir / "a" / "x.db", b = dir / "b" / "y.db";
+  CliResult plan = run("plan --simulate --format json --db " + b.string() + " " + rb.string());
+  ASSERT_EQ(plan.rc, 0) << plan.out;
+  EXPECT_EQ(plan.out.find((dir / "pr-captures").string()), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find((dir / "b" / "y-captures" / "run-1" / "pass-0").string()),
+            std::string::npos)
+      << plan.out;
+  for (const auto& db : {a, b}) {
+    CliResult r = run("run --simulate --quiet --db " + db.string() + " " + rb.string());
+    ASSERT_EQ(r.rc, 0) << r.out;
+  }
+  for (const auto& [db, caps] :
+       {std::pair{a, dir / "a" / "x-captures"}, std::pair{b, dir / "b" / "y-captures"}}) {
+    SQLite::Database d(db.string(), SQLite::OPEN_READONLY);
+    SQLite::Statement q(d, "SELECT output_dir FROM passes ORDER BY ordinal");
+    size_t n = 0;
+    while (q.executeStep()) {
+      const std::filesystem::path out = q.getColumn(0).getString();
+      EXPECT_EQ(out.parent_path(), caps / "run-1");
+      EXPECT_FALSE(std::filesystem::is_empty(out)) << out;  // the files are still there
+      ++n;
+    }
+    EXPECT_EQ(n, 2u);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "pr-captures"));
+  // resume finds the passes where the run put them (nothing left to do: exit 0).
+  CliResult res = run("resume --quiet " + a.string());
+  EXPECT_EQ(res.rc, 0) << res.out;
+  std::filesystem::remove_all(dir);
+}

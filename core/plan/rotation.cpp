@@ -1,0 +1,105 @@
+#include "core/plan/rotation.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace kprof::plan {
+
+std::vector<std::vector<int64_t>> rotation_samples(const std::vector<int>& sequence,
+                                                   size_t variants, size_t groups,
+                                                   uint64_t interval, int repeats, uint64_t phase) {
+  std::vector<std::vector<int64_t>> out(variants, std::vector<int64_t>(groups, 0));
+  if (groups == 0 || interval == 0) return out;
+  uint64_t iter = phase;
+  for (int r = 0; r < repeats; ++r)
+    for (int v : sequence) {
+      out[static_cast<size_t>(v)][(iter / interval) % groups] += 1;
+      ++iter;
+    }
+  return out;
+}
+
+namespace {
+
+// The worst case over phases, from each variant's launches by position modulo the rotation
+// period (interval × groups): the group of position k at phase p is ((p + k) mod period) /
+// interval.
+std::vector<std::vector<int64_t>> worst_over_phases(const std::vector<int>& sequence,
+                                                    size_t variants, size_t groups,
+                                                    uint64_t interval, int repeats) {
+  const uint64_t period = interval * groups;
+  std::vector<std::vector<int64_t>> residues(variants, std::vector<int64_t>(period, 0));
+  uint64_t k = 0;
+  for (int r = 0; r < repeats; ++r)
+    for (int v : sequence) residues[static_cast<size_t>(v)][k++ % period] += 1;
+  std::vector<std::vector<int64_t>> worst(
+      variants, std::vector<int64_t>(groups, std::numeric_limits<int64_t>::max()));
+  std::vector<int64_t> cell(groups);
+  for (uint64_t p = 0; p < period; ++p)
+    for (size_t v = 0; v < variants; ++v) {
+      std::fill(cell.begin(), cell.end(), 0);
+      for (uint64_t res = 0; res < period; ++res)
+        cell[((p + res) % period) / interval] += residues[v][res];
+      for (size_t g = 0; g < groups; ++g) worst[v][g] = std::min(worst[v][g], cell[g]);
+    }
+  return worst;
+}
+
+int64_t least_of(const std::vector<std::vector<int64_t>>& s) {
+  int64_t m = std::numeric_limits<int64_t>::max();
+  for (const auto& row : s)
+    for (int64_t x : row) m = std::min(m, x);
+  return s.empty() ? 0 : m;
+}
+
+}  // namespace
+
+RotationChoice choose_rotation(const RotationRequest& q) {
+  RotationChoice c;
+  if (q.groups < 2) {
+    c.why = "rotation needs at least 2 counter groups";
+    return c;
+  }
+  if (q.sequence.empty() || q.variants == 0) {
+    c.why = "the trace holds no dispatch of the kernels to count";
+    return c;
+  }
+  // Every variant needs groups × min_samples launches over the repeats: the rarest one sets a
+  // lower bound on the repeats before any interval is tried.
+  std::vector<int64_t> per_request(q.variants, 0);
+  for (int v : q.sequence) per_request[static_cast<size_t>(v)] += 1;
+  const int64_t rarest = *std::min_element(per_request.begin(), per_request.end());
+  if (rarest == 0) {
+    c.why = "a variant of interest has no launch in the trace";
+    return c;
+  }
+  const int64_t need = static_cast<int64_t>(q.groups) * q.min_samples;
+  const int first = static_cast<int>(std::max<int64_t>(1, (need + rarest - 1) / rarest));
+  for (int r = first; r <= q.max_repeats; ++r) {
+    RotationChoice best;
+    for (uint64_t i = 1; i <= q.max_interval; ++i) {
+      ++c.intervals_tried;
+      auto s = q.phase_known ? rotation_samples(q.sequence, q.variants, q.groups, i, r, 0)
+                             : worst_over_phases(q.sequence, q.variants, q.groups, i, r);
+      const int64_t least = least_of(s);
+      if (least >= q.min_samples && (!best.feasible || least > best.least)) {
+        best.feasible = true;
+        best.interval = i;
+        best.repeats = r;
+        best.least = least;
+        best.samples = std::move(s);
+      }
+    }
+    if (best.feasible) {
+      best.intervals_tried = c.intervals_tried;
+      return best;
+    }
+  }
+  c.why = "no interval up to " + std::to_string(q.max_interval) + " gives every variant " +
+          std::to_string(q.min_samples) + " samples of every group within " +
+          std::to_string(q.max_repeats) + " repeats of the request";
+  c.repeats = q.max_repeats;
+  return c;
+}
+
+}  // namespace kprof::plan
