@@ -4,9 +4,12 @@
 // `<profiler> --version`, as `kprof run` does, because the command lines depend on it).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "apps/kprof/command.hpp"
 #include "core/base/table.hpp"
@@ -14,11 +17,98 @@
 #include "core/exec/gpu_list.hpp"
 #include "core/exec/gpu_select.hpp"
 #include "core/exec/pass_plan.hpp"
+#include "core/exec/rotation_preview.hpp"
 #include "core/runbook/runbook.hpp"
 
 namespace {
 
 using namespace kprof;
+
+std::string seconds_text(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) * 1e-9);
+  return buf;
+}
+
+std::pair<int64_t, int64_t> least_most(const std::vector<int64_t>& row) {
+  const auto [lo, hi] = std::minmax_element(row.begin(), row.end());
+  return {row.empty() ? 0 : *lo, row.empty() ? 0 : *hi};
+}
+
+nlohmann::ordered_json rotation_json(const exec::RotationPreview& r) {
+  nlohmann::ordered_json j = {{"groups", r.groups}, {"min_samples", r.min_samples}};
+  if (!r.unavailable.empty()) {
+    j["unavailable"] = r.unavailable;
+    return j;
+  }
+  j["trace_run"] = r.trace_run;
+  j["phase_known"] = r.phase_known;
+  j["feasible"] = r.choice.feasible;
+  if (!r.choice.feasible) j["why"] = r.choice.why;
+  j["interval"] = r.choice.interval;
+  j["repeats"] = r.choice.repeats;
+  j["application_runs"] = 2;
+  j["application_runs_replay"] = 1 + r.groups;
+  j["region_ns"] = r.region_ns;
+  j["statistical"] = true;
+  j["variants"] = nlohmann::ordered_json::array();
+  for (size_t v = 0; v < r.variants.size(); ++v) {
+    nlohmann::ordered_json row = {{"kernel", r.variants[v].kernel},
+                                  {"shape", r.variants[v].shape},
+                                  {"per_request", r.variants[v].per_request}};
+    if (v < r.choice.samples.size()) row["samples_per_group"] = r.choice.samples[v];
+    j["variants"].push_back(row);
+  }
+  return j;
+}
+
+void print_rotation(const exec::RotationPreview& r, size_t width) {
+  std::cout << "\n";
+  if (!r.unavailable.empty()) {
+    std::cout << wrap_text("one-run rotation (rocprofv3 pmc_groups): " + r.unavailable, width, 2)
+              << "\n";
+    return;
+  }
+  const auto& c = r.choice;
+  std::cout << wrap_text("one-run rotation (rocprofv3 pmc_groups, ROCm 7.0+), planned on run " +
+                             std::to_string(r.trace_run) +
+                             "'s trace; `kprof run` does not launch it yet:",
+                         width)
+            << "\n";
+  if (!c.feasible) {
+    std::cout << wrap_text("  not possible: " + c.why + "; application replay needed", width, 2)
+              << "\n";
+    return;
+  }
+  std::cout << wrap_text("  " + std::to_string(r.groups) +
+                             " groups (the counter passes above), pmc_group_interval " +
+                             std::to_string(c.interval) + ", the request repeated " +
+                             std::to_string(c.repeats) + " times in one run (--repeat " +
+                             std::to_string(c.repeats) + "): 2 application runs (trace + 1 " +
+                             "rotated) instead of " + std::to_string(1 + r.groups) +
+                             "; one request's region took " + seconds_text(r.region_ns) +
+                             " s in the trace, plus one model load and warm-up per run",
+                         width, 2)
+            << "\n";
+  std::cout << wrap_text(
+                   "  statistical: each launch is counted with one group only, so per-variant "
+                   "figures are means over different launches (every variant >= " +
+                       std::to_string(r.min_samples) + " samples of every group" +
+                       (r.phase_known ? ")"
+                                      : ", for every starting phase: this rocprofv3 counts "
+                                        "the warm-up too)"),
+                   width, 2)
+            << "\n";
+  std::cout << "  per request  samples per group (least..most)  variant\n";
+  for (size_t v = 0; v < r.variants.size() && v < c.samples.size(); ++v) {
+    const auto [lo, hi] = least_most(c.samples[v]);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "  %11lld  %30s  ",
+                  static_cast<long long>(r.variants[v].per_request),
+                  (std::to_string(lo) + ".." + std::to_string(hi)).c_str());
+    std::cout << buf << r.variants[v].kernel << " (" << r.variants[v].shape << ")\n";
+  }
+}
 
 // The id `kprof run` would give the next run of this database: the commands hold it in paths.
 int64_t next_run_id(const std::filesystem::path& db_path) {
@@ -98,6 +188,10 @@ int cmd_plan(const app::Args& args) {
   ro.filter_placeholder = "<decided after the trace pass>";
   const exec::RunPlan rp = exec::plan_run(rb, *backend, run_id, ro);
   const auto& version = backend->version();
+  // One-run rotation of the planned passes as counter groups, on a trace already in the database.
+  std::optional<exec::RotationPreview> rotation;
+  if (rp.counters && rp.counters->plan.passes.size() >= 2)
+    rotation = exec::preview_rotation(db_path, rb, rp.counters->plan.passes.size(), version);
 
   if (format == "json") {
     nlohmann::ordered_json j = {
@@ -147,6 +241,7 @@ int cmd_plan(const app::Args& args) {
                              {"argv", cmd.argv}});
     }
     if (rp.filter_after_trace) j["kernel_filter_after_trace"] = *rp.filter_after_trace;
+    if (rotation) j["rotation"] = rotation_json(*rotation);
     j["gpu_slots"] = nlohmann::ordered_json::array();
     for (size_t i = 0; i < slot_envs.size(); ++i)
       j["gpu_slots"].push_back({{"gpu", gpus[i]}, {"env", env_json(slot_envs[i])}});
@@ -224,6 +319,7 @@ int cmd_plan(const app::Args& args) {
   for (size_t i = 0; i < slot_envs.size(); ++i)
     std::cout << (i ? "" : "\n") << "GPU slot " << gpus[i] << " adds: " << env_line(slot_envs[i])
               << "\n";
+  if (rotation) print_rotation(*rotation, width);
   return 0;
 }
 

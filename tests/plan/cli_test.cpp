@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -198,5 +199,58 @@ TEST(KprofPlanRun, EachDatabaseKeepsItsOwnCaptures) {
   // resume finds the passes where the run put them (nothing left to do: exit 0).
   CliResult res = run("resume --quiet " + a.string());
   EXPECT_EQ(res.rc, 0) << res.out;
+  std::filesystem::remove_all(dir);
+}
+
+// `kprof plan` previews one-run rotation on the trace already in the database: doc-vector-ops'
+// four kernels launch once each per request, so with 2 groups interval 1 (and 2) would give each
+// kernel one group only (aliasing); kprof picks interval 4 and repeats the request 60 times for
+// 30 samples of each group.
+TEST(KprofPlanRun, PreviewsRotationOnTheTrace) {
+  if (!std::filesystem::exists(std::string(KPROF_BIN_DIR) + "/kprof"))
+    GTEST_SKIP() << "kprof not built";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kprof_plan_rot_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto rb = dir / "rot.yaml";
+  std::ofstream(rb) << "schema_version: 1\nname: rot\nworkload:\n  command: [\"true\"]\n"
+                       "passes:\n  counters:\n    counters: [GRBM_COUNT, GRBM_GUI_ACTIVE, "
+                       "GRBM_CP_BUSY]\n"
+                       "sim: {model: doc-vector-ops, seed: 3}\n";
+  CliResult before = run("plan --simulate " + rb.string());
+  ASSERT_EQ(before.rc, 0) << before.out;
+  EXPECT_NE(before.out.find("one-run rotation (rocprofv3 pmc_groups): no trace yet"),
+            std::string::npos)
+      << before.out;
+  CliResult r = run("run --simulate --quiet " + rb.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  CliResult plan = run("plan --simulate " + rb.string());
+  ASSERT_EQ(plan.rc, 0) << plan.out;
+  EXPECT_NE(plan.out.find("2 groups (the counter passes above), pmc_group_interval 4, the "
+                          "request repeated 60 times in one run (--repeat 60): 2 application "
+                          "runs (trace + 1 rotated) instead of 3"),
+            std::string::npos)
+      << plan.out;
+  EXPECT_NE(plan.out.find("statistical: each launch is counted with one group only"),
+            std::string::npos);
+  CliResult json = run("plan --simulate --format json " + rb.string());
+  ASSERT_EQ(json.rc, 0) << json.out;
+  const auto j = nlohmann::json::parse(json.out)["rotation"];
+  EXPECT_EQ(j["interval"], 4);
+  EXPECT_EQ(j["repeats"], 60);
+  EXPECT_EQ(j["trace_run"], 1);
+  ASSERT_EQ(j["variants"].size(), 4u);
+  for (const auto& v : j["variants"]) {
+    EXPECT_EQ(v["per_request"], 1);
+    EXPECT_EQ(v["samples_per_group"], nlohmann::json::array({30, 30}));
+  }
+  // Before ROCm 7.0 there is no pmc_groups.
+  setenv("ROCPROF_SIM_VERSION", "6.4", 1);
+  CliResult old = run("plan --simulate " + rb.string());
+  unsetenv("ROCPROF_SIM_VERSION");
+  ASSERT_EQ(old.rc, 0) << old.out;
+  EXPECT_NE(old.out.find("rocprofv3 before ROCm 7.0 has no pmc_groups: application replay only"),
+            std::string::npos)
+      << old.out;
   std::filesystem::remove_all(dir);
 }
