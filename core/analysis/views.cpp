@@ -88,8 +88,9 @@ const hw::Target* QueryContext::target() {
 Table QueryContext::base_table(const std::string& title) const {
   Table t;
   t.title = title;
-  // The run's flag, and the double's agent product name as a backstop for hand-ingested files.
-  t.simulated = m_cap.run.simulated || m_cap.product.find("(simulated)") != std::string::npos;
+  // The run's flag alone: `kprof run` records it from the backend, `kprof ingest` from the loaded
+  // agents (store::PassLoader::commit), and schema 4 filled it in for databases made before.
+  t.simulated = m_cap.run.simulated;
   t.run_id = m_cap.run.id;
   return t;
 }

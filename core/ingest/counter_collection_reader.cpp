@@ -34,31 +34,18 @@ bool SeenDispatches::insert(int64_t pid, int64_t id) {
 }
 
 void CounterCollectionReader::bind_columns() {
-  m_corr = require({"Correlation_Id"});
-  m_dispatch = require({"Dispatch_Id"});
-  m_agent = require({"Agent_Id"});
-  m_queue = require({"Queue_Id"});
-  m_pid = column({"Process_Id", "Pid"});
-  m_tid = column({"Thread_Id", "Tid"});
+  m_cols = bind_dispatch_columns();
   m_grid = require({"Grid_Size"});
-  m_kernel_id = require({"Kernel_Id"});
-  m_name = require({"Kernel_Name"});
   m_wg = require({"Workgroup_Size"});
-  m_lds = require({"LDS_Block_Size", "Group_Segment_Size"});
-  m_scratch = require({"Scratch_Size", "Private_Segment_Size"});
-  m_vgpr = column({"VGPR_Count", "Arch_VGPR_Count"});
-  m_agpr = column({"Accum_VGPR_Count"});
-  m_sgpr = column({"SGPR_Count"});
   m_counter = require({"Counter_Name"});
   m_value = require({"Counter_Value"});
   m_start = column({"Start_Timestamp"});
   m_end = column({"End_Timestamp"});
-  set_text_column(m_name);
 }
 
 void CounterCollectionReader::read_row(const CsvRow& row) {
-  const int64_t pid = pid_or_default(row, m_pid);
-  const int64_t dispatch_id = i64(row, m_dispatch);
+  const int64_t pid = pid_or_default(row, m_cols.pid);
+  const int64_t dispatch_id = i64(row, m_cols.dispatch);
   std::string_view counter = text(row, m_counter);
   if (counter.empty()) throw RowProblem{m_counter, "empty counter name"};
   const double value = f64(row, m_value);
@@ -70,42 +57,20 @@ void CounterCollectionReader::read_row(const CsvRow& row) {
     return;
   }
   store::DispatchRow& d = m_dispatch_row;
-  d.correlation_id = i64(row, m_corr);
-  d.agent = agent(row, m_agent);
-  d.queue_id = i64(row, m_queue);
-  d.tid = i64_or(row, m_tid, 0);
   d.grid_x = i64(row, m_grid);
-  d.kernel_id = i64(row, m_kernel_id);
   d.wg_x = i64(row, m_wg);
-  d.lds = i64(row, m_lds);
-  d.scratch = i64(row, m_scratch);
-  if (m_vgpr >= 0)
-    d.vgpr = i64(row, m_vgpr);
-  else
-    d.vgpr.reset();
-  if (m_agpr >= 0)
-    d.agpr = i64(row, m_agpr);
-  else
-    d.agpr.reset();
-  if (m_sgpr >= 0)
-    d.sgpr = i64(row, m_sgpr);
-  else
-    d.sgpr.reset();
   d.start_ns = i64_or(row, m_start, 0);
   d.end_ns = i64_or(row, m_end, 0);
   if (d.end_ns < d.start_ns) throw RowProblem{m_end, "ends before it starts"};
-  std::string_view name = text(row, m_name);
-  if (name.empty()) throw RowProblem{m_name, "empty kernel name"};
+  read_dispatch_columns(row, m_cols, d);
 
   // Marked seen only once it parsed: a bad first row leaves the next row to deliver the dispatch.
   m_seen.insert(pid, dispatch_id);
   d.dispatch_id = dispatch_id;
-  d.pid = pid;
   d.stream_id.reset();
   d.grid_y = d.grid_z = 1;
   d.wg_y = d.wg_z = 1;
   d.dims_known = false;
-  d.kernel_name.assign(name.data(), name.size());
   sink().dispatch(d);
   ++m_dispatches;
   emit_counter(pid, dispatch_id, counter, value);

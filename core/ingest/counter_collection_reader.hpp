@@ -34,9 +34,8 @@ class CounterCollectionReader : public CsvFormatReader {
   void read_row(const CsvRow& row) override;
   void emit_counter(int64_t pid, int64_t dispatch_id, std::string_view counter, double value);
 
-  int m_corr = -1, m_dispatch = -1, m_agent = -1, m_queue = -1, m_pid = -1, m_tid = -1, m_grid = -1,
-      m_kernel_id = -1, m_name = -1, m_wg = -1, m_lds = -1, m_scratch = -1, m_vgpr = -1,
-      m_agpr = -1, m_sgpr = -1, m_counter = -1, m_value = -1, m_start = -1, m_end = -1;
+  DispatchColumns m_cols;
+  int m_grid = -1, m_wg = -1, m_counter = -1, m_value = -1, m_start = -1, m_end = -1;
   SeenDispatches m_seen;
   store::DispatchRow m_dispatch_row;
   store::CounterRow m_counter_row;

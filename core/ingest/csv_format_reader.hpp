@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,8 +59,23 @@ class CsvFormatReader : public CsvRowHandler {
   std::string_view text(const CsvRow& row, int col) const {
     return row[static_cast<size_t>(col)].text;
   }
+  // The value of an optional column: empty when the layout lacks it (col < 0).
+  std::optional<int64_t> opt_i64(const CsvRow& row, int col) const;
   int64_t agent(const CsvRow& row, int col) const;
   int64_t pid_or_default(const CsvRow& row, int col) const;
+
+  // The columns kernel_trace.csv and counter_collection.csv share: where the dispatch ran, what
+  // launched it, the kernel and its resources. Grid, workgroup and timestamps are laid out
+  // differently in the two files and stay with each reader.
+  struct DispatchColumns {
+    int agent = -1, queue = -1, pid = -1, tid = -1, dispatch = -1, kernel_id = -1, name = -1,
+        corr = -1, lds = -1, scratch = -1, vgpr = -1, agpr = -1, sgpr = -1;
+  };
+  // Looks them up (from bind_columns) and marks the kernel name as the text column.
+  DispatchColumns bind_dispatch_columns();
+  // Fills those fields of `d`; an empty kernel name is a RowProblem. The name reuses d's capacity.
+  void read_dispatch_columns(const CsvRow& row, const DispatchColumns& c,
+                             store::DispatchRow& d) const;
 
   store::RowSink& sink() { return m_sink; }
   const std::string& file() const { return m_file; }

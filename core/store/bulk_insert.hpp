@@ -6,6 +6,9 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
 
 #include "core/store/capture_db_impl.hpp"
 #include "core/store/rows.hpp"
@@ -34,6 +37,13 @@ class BulkStmt {
       bind_null(i);
     }
   }
+  // Binds the arguments to ?1, ?2, ... in order, then run(): one row of an INSERT.
+  template <class... Values>
+  int insert(const Values&... values) {
+    int i = 0;
+    (bind_value(++i, values), ...);
+    return run();
+  }
   // Steps to completion and resets; returns rows changed. Throws SQLite::Exception on error.
   int run();
   // Steps once; true when a row is available (read it, then call reset()).
@@ -41,6 +51,20 @@ class BulkStmt {
   void reset() { sqlite3_reset(m_stmt); }
 
  private:
+  template <class T>
+  void bind_value(int i, const T& v) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      bind_text(i, v);
+    } else if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
+      bind_opt(i, v);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      bind(i, static_cast<double>(v));
+    } else {
+      static_assert(std::is_integral_v<T>, "bind an integer, a double, a string or an optional");
+      bind(i, static_cast<int64_t>(v));
+    }
+  }
+
   sqlite3* m_db;
   sqlite3_stmt* m_stmt = nullptr;
 };

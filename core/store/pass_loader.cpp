@@ -250,11 +250,7 @@ void PassLoader::begin_file(const std::string& path, const std::string& kind) {
   Impl& m = open_impl();
   guarded(m.db, "recording an ingested file", [&] {
     if (m.file_id) end_file(0);  // a reader that forgot end_file still gets its file recorded
-    m.file_insert.bind(1, m.pass_id);
-    m.file_insert.bind_text(2, path);
-    m.file_insert.bind_text(3, kind);
-    m.file_insert.bind(4, now_unix_ms());
-    m.file_insert.run();
+    m.file_insert.insert(m.pass_id, path, kind, now_unix_ms());
     m.file_id = sqlite3_last_insert_rowid(m.db.db.getHandle());
     m.file_path = path;
     m.tool_version.clear();
@@ -270,15 +266,8 @@ void PassLoader::end_file(int64_t rows_read) {
   Impl& m = open_impl();
   if (!m.file_id) return;
   guarded(m.db, "recording an ingested file", [&] {
-    m.file_update.bind(1, *m.file_id);
-    m.file_update.bind(2, rows_read);
-    m.file_update.bind(3, m.file_rejected);
-    m.file_update.bind_opt(4, m.first_reject_line);
-    m.file_update.bind_text(5, m.first_reject_reason);
-    m.file_update.bind_text(6, m.tool_version);
-    m.file_update.bind(7, m.file_size);
-    m.file_update.bind_text(8, m.file_sha256);
-    m.file_update.run();
+    m.file_update.insert(*m.file_id, rows_read, m.file_rejected, m.first_reject_line,
+                         m.first_reject_reason, m.tool_version, m.file_size, m.file_sha256);
     m.file_id.reset();
   });
 }
@@ -296,21 +285,10 @@ void PassLoader::file_digest(int64_t size_bytes, const std::string& sha256) {
 void PassLoader::agent(const AgentRow& a) {
   Impl& m = open_impl();
   guarded(m.db, "loading an agent", [&] {
-    BulkStmt& s = m.agent_insert;
-    s.bind(1, m.pass_id);
-    s.bind(2, a.node_id);
-    s.bind(3, a.logical_node_id);
-    s.bind_text(4, a.type);
-    s.bind_text(5, a.name);
-    s.bind_text(6, a.product_name);
-    s.bind(7, a.cu_count);
-    s.bind(8, a.simd_count);
-    s.bind(9, a.wave_front_size);
-    s.bind(10, a.max_waves_per_simd);
-    s.bind(11, a.num_xcc);
-    s.bind(12, a.max_engine_clk_mhz);
     // Multi-process captures repeat the same agents once per process: the first one stays.
-    s.run();
+    m.agent_insert.insert(m.pass_id, a.node_id, a.logical_node_id, a.type, a.name, a.product_name,
+                          a.cu_count, a.simd_count, a.wave_front_size, a.max_waves_per_simd,
+                          a.num_xcc, a.max_engine_clk_mhz);
     // The rocprofv3 test double appends " (simulated)" to product names.
     if (a.product_name.find("(simulated)") != std::string::npos) m.simulated = true;
   });
@@ -344,35 +322,16 @@ void PassLoader::kernel_stat(const KernelStatRow& k) {
   Impl& m = open_impl();
   require_file(m.file_id, "kernel_stats");
   guarded(m.db, "loading a kernel stat", [&] {
-    BulkStmt& s = m.stat_insert;
-    s.bind(1, m.pass_id);
-    s.bind(2, *m.file_id);
-    s.bind(3, m.intern(k.name));
-    s.bind(4, k.calls);
-    s.bind(5, k.total_ns);
-    s.bind(6, k.average_ns);
-    s.bind(7, k.percentage);
-    s.bind(8, k.min_ns);
-    s.bind(9, k.max_ns);
-    s.bind(10, k.stddev_ns);
-    s.run();
+    m.stat_insert.insert(m.pass_id, *m.file_id, m.intern(k.name), k.calls, k.total_ns, k.average_ns,
+                         k.percentage, k.min_ns, k.max_ns, k.stddev_ns);
   });
 }
 
 void PassLoader::memory_copy(const MemoryCopyRow& r) {
   Impl& m = open_impl();
   guarded(m.db, "loading a memory copy", [&] {
-    BulkStmt& s = m.copy_insert;
-    s.bind(1, m.pass_id);
-    s.bind(2, r.pid);
-    s.bind(3, m.intern(r.direction));
-    s.bind(4, r.stream_id);
-    s.bind(5, r.src_agent);
-    s.bind(6, r.dst_agent);
-    s.bind(7, r.correlation_id);
-    s.bind(8, r.start_ns);
-    s.bind(9, r.end_ns);
-    s.run();
+    m.copy_insert.insert(m.pass_id, r.pid, m.intern(r.direction), r.stream_id, r.src_agent,
+                         r.dst_agent, r.correlation_id, r.start_ns, r.end_ns);
   });
 }
 
@@ -383,33 +342,16 @@ void PassLoader::memory_allocation(const MemoryAllocationRow& r) {
       m.reject(std::nullopt, "allocation of negative size " + std::to_string(r.size_bytes));
       return;
     }
-    BulkStmt& s = m.alloc_insert;
-    s.bind(1, m.pass_id);
-    s.bind(2, r.pid);
-    s.bind(3, m.intern(r.operation));
-    s.bind_opt(4, r.agent);
-    s.bind(5, r.size_bytes);
-    s.bind_text(6, r.address);
-    s.bind(7, r.correlation_id);
-    s.bind(8, r.start_ns);
-    s.bind(9, r.end_ns);
-    s.run();
+    m.alloc_insert.insert(m.pass_id, r.pid, m.intern(r.operation), r.agent, r.size_bytes, r.address,
+                          r.correlation_id, r.start_ns, r.end_ns);
   });
 }
 
 void PassLoader::api_call(const ApiCallRow& r) {
   Impl& m = open_impl();
   guarded(m.db, "loading an API call", [&] {
-    BulkStmt& s = m.api_insert;
-    s.bind(1, m.pass_id);
-    s.bind(2, m.intern(r.domain));
-    s.bind(3, m.intern(r.function));
-    s.bind(4, r.pid);
-    s.bind(5, r.tid);
-    s.bind(6, r.correlation_id);
-    s.bind(7, r.start_ns);
-    s.bind(8, r.end_ns);
-    s.run();
+    m.api_insert.insert(m.pass_id, m.intern(r.domain), m.intern(r.function), r.pid, r.tid,
+                        r.correlation_id, r.start_ns, r.end_ns);
   });
 }
 

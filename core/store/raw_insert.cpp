@@ -39,42 +39,14 @@ BulkInserters::BulkInserters(sqlite3* db)
                    "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING") {}
 
 void BulkInserters::dispatch(int64_t pass_id, const DispatchRow& d, int64_t kernel_name_id) {
-  BulkStmt& s = dispatch_stmt;
-  s.bind(1, pass_id);
-  s.bind(2, d.dispatch_id);
-  s.bind(3, d.kernel_id);
-  s.bind(4, d.correlation_id);
-  s.bind(5, d.agent);
-  s.bind(6, d.queue_id);
-  s.bind_opt(7, d.stream_id);
-  s.bind(8, d.pid);
-  s.bind(9, d.tid);
-  s.bind(10, d.start_ns);
-  s.bind(11, d.end_ns);
-  s.bind(12, d.grid_x);
-  s.bind(13, d.grid_y);
-  s.bind(14, d.grid_z);
-  s.bind(15, d.wg_x);
-  s.bind(16, d.wg_y);
-  s.bind(17, d.wg_z);
-  s.bind(18, int64_t{d.dims_known ? 1 : 0});
-  s.bind(19, d.lds);
-  s.bind(20, d.scratch);
-  s.bind_opt(21, d.vgpr);
-  s.bind_opt(22, d.agpr);
-  s.bind_opt(23, d.sgpr);
-  s.bind(24, kernel_name_id);
-  s.run();
+  dispatch_stmt.insert(pass_id, d.dispatch_id, d.kernel_id, d.correlation_id, d.agent, d.queue_id,
+                       d.stream_id, d.pid, d.tid, d.start_ns, d.end_ns, d.grid_x, d.grid_y,
+                       d.grid_z, d.wg_x, d.wg_y, d.wg_z, d.dims_known, d.lds, d.scratch, d.vgpr,
+                       d.agpr, d.sgpr, kernel_name_id);
 }
 
 bool BulkInserters::counter(int64_t pass_id, const CounterRow& c, int64_t counter_id) {
-  BulkStmt& s = counter_stmt;
-  s.bind(1, pass_id);
-  s.bind(2, c.pid);
-  s.bind(3, c.dispatch_id);
-  s.bind(4, counter_id);
-  s.bind(5, c.value);
-  return s.run() == 1;
+  return counter_stmt.insert(pass_id, c.pid, c.dispatch_id, counter_id, c.value) == 1;
 }
 
 namespace {

@@ -26,8 +26,8 @@ std::string error_line(const std::function<void()>& fn) {
 TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
   TempDir dir;
   CaptureDb db(dir / "c.db");
-  EXPECT_EQ(db.schema_version(), 3);
-  EXPECT_EQ(CaptureDb::latest_schema_version(), 3);
+  EXPECT_EQ(db.schema_version(), 4);
+  EXPECT_EQ(CaptureDb::latest_schema_version(), 4);
   SQLite::Statement st(db.sql(),
                        "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
                        "WHERE type = 'table' ORDER BY name)");
@@ -98,12 +98,41 @@ TEST(OpenMigrate, AVersionTwoDatabaseGainsTheMemoryAllocationsTable) {
     CaptureDb db(path);
     run = testing::make_run(db, "old");
     db.sql().exec("DROP TABLE memory_allocations");
-    db.sql().exec("DELETE FROM schema_version WHERE version = 3");
+    db.sql().exec("DELETE FROM schema_version WHERE version >= 3");
   }
   CaptureDb db(path);
-  EXPECT_EQ(db.schema_version(), 3);
+  EXPECT_EQ(db.schema_version(), CaptureDb::latest_schema_version());
   EXPECT_TRUE(db.find_run(run));
   EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM memory_allocations").getInt(), 0);
+}
+
+// Version 4 makes runs.simulated the one record: a run ingested before the loader set it, whose
+// agents carry the test double's "(simulated)" product name, gets the flag; a measured one keeps 0.
+TEST(OpenMigrate, AVersionThreeDatabaseMarksRunsWithSimulatedAgents) {
+  TempDir dir;
+  const auto path = dir / "c.db";
+  int64_t sim_run, real_run;
+  {
+    CaptureDb db(path);
+    sim_run = db.create_run({"sim", "", "", "", "h", "v", false, {}});
+    real_run = db.create_run({"real", "", "", "", "h", "v", false, {}});
+    for (auto [run, product] : {std::pair{sim_run, "AMD Instinct MI300X (simulated)"},
+                                std::pair{real_run, "AMD Instinct MI300X"}}) {
+      const int64_t pass = testing::make_pass(db, run, 0);
+      PassLoader loader(db, pass);
+      loader.begin_file("agent_info.csv", "agent_info");
+      loader.agent({1, 1, "GPU", "gfx942", product, 304, 1216, 64, 8, 8, 2100});
+      loader.end_file(1);
+      loader.commit();
+    }
+    // Back to a version-3 file made before the loader marked runs: the flag not set.
+    db.sql().exec("UPDATE runs SET simulated = 0");
+    db.sql().exec("DELETE FROM schema_version WHERE version = 4");
+  }
+  CaptureDb db(path);
+  EXPECT_EQ(db.schema_version(), CaptureDb::latest_schema_version());
+  EXPECT_TRUE(db.find_run(sim_run)->simulated);
+  EXPECT_FALSE(db.find_run(real_run)->simulated);
 }
 
 TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
@@ -111,11 +140,11 @@ TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
   const auto path = dir / "c.db";
   {
     CaptureDb db(path);
-    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (4, 0)");
+    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (5, 0)");
   }
   const std::string expected = "capture database '" + path.string() +
-                               "' has schema version 4, but this kprof (" KPROF_VERSION
-                               ") knows versions up to 3 (open it with a newer kprof, or give "
+                               "' has schema version 5, but this kprof (" KPROF_VERSION
+                               ") knows versions up to 4 (open it with a newer kprof, or give "
                                "this one another database file)";
   EXPECT_EQ(error_line([&] { CaptureDb db(path); }), expected);
   EXPECT_EQ(error_line([&] { CaptureDb db(path, OpenMode::read_only); }), expected);
@@ -139,7 +168,7 @@ TEST(OpenMigrate, VersionOneFileGainsTheProfilerVersionColumn) {
     db.sql().exec("DELETE FROM schema_version WHERE version >= 2");
   }
   CaptureDb db(path);
-  EXPECT_EQ(db.schema_version(), 3);
+  EXPECT_EQ(db.schema_version(), CaptureDb::latest_schema_version());
   const auto runs = db.list_runs();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].profiler_version, "");
