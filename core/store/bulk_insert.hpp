@@ -5,10 +5,12 @@
 
 #include <sqlite3.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 
 #include "core/store/capture_db_impl.hpp"
 #include "core/store/rows.hpp"
@@ -69,15 +71,30 @@ class BulkStmt {
   sqlite3_stmt* m_stmt = nullptr;
 };
 
+// A dispatch's kernel variant (kernel_variants, schema 5): everything but when and where it ran.
+// NULL registers are stored as INT64_MIN here, a value no layout reports.
+using VariantKey = std::array<int64_t, 14>;
+struct VariantKeyHash {
+  size_t operator()(const VariantKey& k) const noexcept {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int64_t v : k) h = (h ^ static_cast<uint64_t>(v)) * 0x100000001B3ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
 struct BulkInserters {
   explicit BulkInserters(sqlite3* db);
 
+  // One dispatch row; its variant is written the first time this object sees it (variants are
+  // per pass: use one BulkInserters per pass and transaction).
   void dispatch(int64_t pass_id, const DispatchRow& d, int64_t kernel_name_id);
   // false when (pass, pid, dispatch, counter) was already stored: a duplicate row.
   bool counter(int64_t pass_id, const CounterRow& c, int64_t counter_id);
 
+  BulkStmt variant_stmt;
   BulkStmt dispatch_stmt;
   BulkStmt counter_stmt;
+  std::unordered_map<VariantKey, int64_t, VariantKeyHash> variants;
 };
 
 }  // namespace kprof::store

@@ -56,10 +56,11 @@ std::vector<Row> pass_rows(CaptureDb::Impl& impl, const char* doing, const char*
 
 }  // namespace
 
-// Children first: kernel_stats refers to ingest_stats.
+// Children first: kernel_stats refers to ingest_stats, dispatch_rows to kernel_variants.
 void delete_pass_rows(SQLite::Database& db, int64_t pass_id) {
-  for (const char* table : {"counter_values", "dispatches", "kernel_stats", "agents",
-                            "memory_copies", "memory_allocations", "api_calls", "ingest_stats"}) {
+  for (const char* table :
+       {"counter_values", "dispatch_rows", "kernel_variants", "kernel_stats", "agents",
+        "memory_copies", "memory_allocations", "api_calls", "ingest_stats"}) {
     SQLite::Statement st(db, std::string("DELETE FROM ") + table + " WHERE pass_id = ?");
     st.bind(1, pass_id);
     st.exec();
@@ -71,7 +72,7 @@ PassRowCounts CaptureDb::row_counts(int64_t pass_id) {
     auto& db = m_impl->db;
     PassRowCounts c;
     c.agents = count_where_pass(db, "agents", pass_id);
-    c.dispatches = count_where_pass(db, "dispatches", pass_id);
+    c.dispatches = count_where_pass(db, "dispatch_rows", pass_id);
     c.counter_values = count_where_pass(db, "counter_values", pass_id);
     c.kernel_stats = count_where_pass(db, "kernel_stats", pass_id);
     c.memory_copies = count_where_pass(db, "memory_copies", pass_id);

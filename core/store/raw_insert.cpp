@@ -1,6 +1,8 @@
 // The shared prepared INSERTs, and the RawInsert storage-limit baseline for bench/ingest.
 #include <SQLiteCpp/Exception.h>
 
+#include <limits>
+
 #include "core/store/bulk_insert.hpp"
 
 namespace kprof::store {
@@ -28,21 +30,43 @@ bool BulkStmt::step_row() {
 }
 
 BulkInserters::BulkInserters(sqlite3* db)
-    : dispatch_stmt(db,
-                    "INSERT INTO dispatches(pass_id, dispatch_id, kernel_id, correlation_id, "
-                    "agent, queue_id, stream_id, pid, tid, start_ns, end_ns, grid_x, grid_y, "
-                    "grid_z, wg_x, wg_y, wg_z, dims_known, lds, scratch, vgpr, agpr, sgpr, "
-                    "kernel_name_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                    "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)"),
+    : variant_stmt(db,
+                   "INSERT INTO kernel_variants(pass_id, kernel_id, kernel_name_id, grid_x, "
+                   "grid_y, grid_z, wg_x, wg_y, wg_z, dims_known, lds, scratch, vgpr, agpr, sgpr) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
+      dispatch_stmt(db,
+                    "INSERT INTO dispatch_rows(pass_id, dispatch_id, correlation_id, agent, "
+                    "queue_id, stream_id, pid, tid, start_ns, end_ns, variant_id) VALUES (?1, ?2, "
+                    "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
       counter_stmt(db,
                    "INSERT INTO counter_values(pass_id, pid, dispatch_id, counter_id, value) "
                    "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING") {}
 
 void BulkInserters::dispatch(int64_t pass_id, const DispatchRow& d, int64_t kernel_name_id) {
-  dispatch_stmt.insert(pass_id, d.dispatch_id, d.kernel_id, d.correlation_id, d.agent, d.queue_id,
-                       d.stream_id, d.pid, d.tid, d.start_ns, d.end_ns, d.grid_x, d.grid_y,
-                       d.grid_z, d.wg_x, d.wg_y, d.wg_z, d.dims_known, d.lds, d.scratch, d.vgpr,
-                       d.agpr, d.sgpr, kernel_name_id);
+  constexpr int64_t k_null = std::numeric_limits<int64_t>::min();
+  const VariantKey key = {d.kernel_id,
+                          kernel_name_id,
+                          d.grid_x,
+                          d.grid_y,
+                          d.grid_z,
+                          d.wg_x,
+                          d.wg_y,
+                          d.wg_z,
+                          d.dims_known ? 1 : 0,
+                          d.lds,
+                          d.scratch,
+                          d.vgpr.value_or(k_null),
+                          d.agpr.value_or(k_null),
+                          d.sgpr.value_or(k_null)};
+  auto it = variants.find(key);
+  if (it == variants.end()) {
+    variant_stmt.insert(pass_id, d.kernel_id, kernel_name_id, d.grid_x, d.grid_y, d.grid_z, d.wg_x,
+                        d.wg_y, d.wg_z, d.dims_known, d.lds, d.scratch, d.vgpr, d.agpr, d.sgpr);
+    it = variants.emplace(key, sqlite3_last_insert_rowid(sqlite3_db_handle(variant_stmt.get())))
+             .first;
+  }
+  dispatch_stmt.insert(pass_id, d.dispatch_id, d.correlation_id, d.agent, d.queue_id, d.stream_id,
+                       d.pid, d.tid, d.start_ns, d.end_ns, it->second);
 }
 
 bool BulkInserters::counter(int64_t pass_id, const CounterRow& c, int64_t counter_id) {

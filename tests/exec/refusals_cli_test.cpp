@@ -111,8 +111,8 @@ TEST_F(Refusals, DamagedKprofDatabase) {
     SQLite::Database raw(db().string());
     // Enough rows that the damaged page is one of many: the runs are intact, a dispatch page is
     // not.
-    root =
-        raw.execAndGet("SELECT rootpage FROM sqlite_schema WHERE name = 'dispatches'").getInt64();
+    root = raw.execAndGet("SELECT rootpage FROM sqlite_schema WHERE name = 'dispatch_rows'")
+               .getInt64();
     page_size = raw.execAndGet("PRAGMA page_size").getInt64();
   }
   {

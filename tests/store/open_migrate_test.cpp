@@ -26,16 +26,16 @@ std::string error_line(const std::function<void()>& fn) {
 TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
   TempDir dir;
   CaptureDb db(dir / "c.db");
-  EXPECT_EQ(db.schema_version(), 4);
-  EXPECT_EQ(CaptureDb::latest_schema_version(), 4);
+  EXPECT_EQ(db.schema_version(), 5);
+  EXPECT_EQ(CaptureDb::latest_schema_version(), 5);
   SQLite::Statement st(db.sql(),
                        "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
                        "WHERE type = 'table' ORDER BY name)");
   ASSERT_TRUE(st.executeStep());
   EXPECT_EQ(st.getColumn(0).getString(),
-            "agents,api_calls,counter_values,dispatches,ingest_stats,kernel_stats,"
-            "memory_allocations,memory_copies,passes,run_lock,runs,schema_version,selected_kernels,"
-            "strings");
+            "agents,api_calls,counter_values,dispatch_rows,ingest_stats,kernel_stats,"
+            "kernel_variants,memory_allocations,memory_copies,passes,run_lock,runs,schema_version,"
+            "selected_kernels,strings");
   EXPECT_EQ(db.sql().execAndGet("PRAGMA journal_mode").getString(), "wal");
   EXPECT_EQ(db.sql().execAndGet("PRAGMA foreign_keys").getInt(), 1);
   EXPECT_EQ(db.sql().execAndGet("PRAGMA synchronous").getInt(), 1);  // NORMAL
@@ -89,20 +89,20 @@ TEST(OpenMigrate, ProcessesCreatingOneFileTogetherMigrateOnce) {
             CaptureDb::latest_schema_version());
 }
 
+// A run row as every schema since 1 holds it (profiler_version came with 2, and has a default).
+const char* k_old_run =
+    "INSERT INTO runs(id, name, runbook_path, runbook_sha256, runbook_text, host, started_ms, "
+    "status, kprof_version, simulated) VALUES (1, 'old', '', '', '', 'h', 1, 'done', 'v', 0)";
+
 // Version 3 adds memory_allocations (memory_allocation_trace.csv).
 TEST(OpenMigrate, AVersionTwoDatabaseGainsTheMemoryAllocationsTable) {
   TempDir dir;
   const auto path = dir / "c.db";
-  int64_t run;
-  {
-    CaptureDb db(path);
-    run = testing::make_run(db, "old");
-    db.sql().exec("DROP TABLE memory_allocations");
-    db.sql().exec("DELETE FROM schema_version WHERE version >= 3");
-  }
+  testing::make_db_at_version(path, 2);
+  SQLite::Database(path.string(), SQLite::OPEN_READWRITE).exec(k_old_run);
   CaptureDb db(path);
   EXPECT_EQ(db.schema_version(), CaptureDb::latest_schema_version());
-  EXPECT_TRUE(db.find_run(run));
+  EXPECT_TRUE(db.find_run(1));
   EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM memory_allocations").getInt(), 0);
 }
 
@@ -111,28 +111,91 @@ TEST(OpenMigrate, AVersionTwoDatabaseGainsTheMemoryAllocationsTable) {
 TEST(OpenMigrate, AVersionThreeDatabaseMarksRunsWithSimulatedAgents) {
   TempDir dir;
   const auto path = dir / "c.db";
-  int64_t sim_run, real_run;
+  testing::make_db_at_version(path, 3);
   {
-    CaptureDb db(path);
-    sim_run = db.create_run({"sim", "", "", "", "h", "v", false, {}});
-    real_run = db.create_run({"real", "", "", "", "h", "v", false, {}});
-    for (auto [run, product] : {std::pair{sim_run, "AMD Instinct MI300X (simulated)"},
-                                std::pair{real_run, "AMD Instinct MI300X"}}) {
-      const int64_t pass = testing::make_pass(db, run, 0);
-      PassLoader loader(db, pass);
-      loader.begin_file("agent_info.csv", "agent_info");
-      loader.agent({1, 1, "GPU", "gfx942", product, 304, 1216, 64, 8, 8, 2100});
-      loader.end_file(1);
-      loader.commit();
-    }
-    // Back to a version-3 file made before the loader marked runs: the flag not set.
-    db.sql().exec("UPDATE runs SET simulated = 0");
-    db.sql().exec("DELETE FROM schema_version WHERE version = 4");
+    SQLite::Database raw(path.string(), SQLite::OPEN_READWRITE);
+    raw.exec(k_old_run);
+    raw.exec(
+        "INSERT INTO runs(id, name, runbook_path, runbook_sha256, runbook_text, host, started_ms, "
+        "status, kprof_version, simulated) VALUES (2, 'real', '', '', '', 'h', 1, 'done', 'v', 0)");
+    raw.exec(
+        "INSERT INTO passes(id, run_id, ordinal, kind) VALUES (1, 1, 0, 'trace'), "
+        "(2, 2, 0, 'trace')");
+    raw.exec(
+        "INSERT INTO agents VALUES (1, 1, 1, 'GPU', 'gfx942', 'AMD Instinct MI300X (simulated)', "
+        "304, 1216, 64, 8, 8, 2100), (2, 1, 1, 'GPU', 'gfx942', 'AMD Instinct MI300X', 304, "
+        "1216, 64, 8, 8, 2100)");
   }
   CaptureDb db(path);
   EXPECT_EQ(db.schema_version(), CaptureDb::latest_schema_version());
-  EXPECT_TRUE(db.find_run(sim_run)->simulated);
-  EXPECT_FALSE(db.find_run(real_run)->simulated);
+  EXPECT_TRUE(db.find_run(1)->simulated);
+  EXPECT_FALSE(db.find_run(2)->simulated);
+}
+
+// Version 5 stores each kernel variant of a pass once and a dispatch as a narrow row; a schema-1
+// file's dispatches read back exactly as before (NULL registers, both layouts, two passes), the
+// variants are the distinct ones, and `dispatches` answers as the table did.
+TEST(OpenMigrate, ASchemaOneFileKeepsEveryDispatchAsNarrowRowsAndVariants) {
+  TempDir dir;
+  const auto path = dir / "v1.db";
+  testing::make_db_at_version(path, 1);
+  {
+    SQLite::Database raw(path.string(), SQLite::OPEN_READWRITE);
+    raw.exec(k_old_run);
+    raw.exec(
+        "INSERT INTO passes(id, run_id, ordinal, kind) VALUES (1, 1, 0, 'trace'), "
+        "(2, 1, 1, 'counters')");
+    raw.exec("INSERT INTO strings(id, value) VALUES (1, 'gemm'), (2, 'norm')");
+    // pass, dispatch, kernel, corr, agent, queue, stream, pid, tid, start, end, grid xyz, wg xyz,
+    // dims_known, lds, scratch, vgpr, agpr, sgpr, name
+    raw.exec(
+        "INSERT INTO dispatches VALUES "
+        "(1, 1, 7, 11, 2, 0, 5, 100, 101, 1000, 2000, 256, 1, 1, 64, 1, 1, 1, 0, 0, 32, 0, 16, 1),"
+        "(1, 2, 8, 12, 2, 0, 5, 100, 101, 2100, 2500, 128, 1, 1, 128, 1, 1, 1, 512, 0, 8, 0, 8, 2),"
+        "(1, 3, 7, 13, 2, 0, 5, 100, 101, 2600, 3600, 256, 1, 1, 64, 1, 1, 1, 0, 0, 32, 0, 16, 1),"
+        "(1, 4, 7, 14, 2, 0, NULL, 100, 101, 3700, 3900, 512, 1, 1, 64, 1, 1, 1, 0, 0, NULL, NULL, "
+        "NULL, 1),"
+        "(2, 1, 7, 11, 2, 0, NULL, 100, 0, 0, 0, 256, 1, 1, 64, 1, 1, 0, 0, 0, 32, 0, 16, 1),"
+        "(2, 2, 8, 12, 2, 0, NULL, 100, 0, 0, 0, 128, 1, 1, 128, 1, 1, 0, 512, 0, 8, NULL, 8, 2)");
+  }
+  std::vector<std::string> before;
+  {
+    SQLite::Database raw(path.string(), SQLite::OPEN_READONLY);
+    SQLite::Statement st(raw, "SELECT * FROM dispatches ORDER BY pass_id, pid, dispatch_id");
+    while (st.executeStep()) {
+      std::string row;
+      for (int i = 0; i < st.getColumnCount(); ++i)
+        row += (st.getColumn(i).isNull() ? "NULL" : st.getColumn(i).getString()) + ",";
+      before.push_back(row);
+    }
+  }
+  CaptureDb db(path);
+  EXPECT_EQ(db.schema_version(), CaptureDb::latest_schema_version());
+  SQLite::Statement st(db.sql(), "SELECT * FROM dispatches ORDER BY pass_id, pid, dispatch_id");
+  std::vector<std::string> after;
+  while (st.executeStep()) {
+    std::string row;
+    for (int i = 0; i < st.getColumnCount(); ++i)
+      row += (st.getColumn(i).isNull() ? "NULL" : st.getColumn(i).getString()) + ",";
+    after.push_back(row);
+  }
+  EXPECT_EQ(after, before);
+  // Pass 1: gemm 256, norm, gemm 512 without registers; pass 2: its own two.
+  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM kernel_variants").getInt(), 5);
+  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM dispatch_rows").getInt(), 6);
+  EXPECT_EQ(db.row_counts(1).dispatches, 4);
+  std::vector<DispatchRow> rows;
+  db.for_each_dispatch(1, [&](const DispatchRow& d) { rows.push_back(d); });
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[3].kernel_name, "gemm");
+  EXPECT_EQ(rows[3].grid_x, 512);
+  EXPECT_FALSE(rows[3].vgpr);
+  EXPECT_FALSE(rows[3].stream_id);
+  EXPECT_EQ(rows[1].lds, 512);
+  // Clearing a pass removes its variants with its rows, and leaves the other pass alone.
+  db.clear_pass_rows(1);
+  EXPECT_EQ(db.sql().execAndGet("SELECT count(*) FROM kernel_variants").getInt(), 2);
+  EXPECT_EQ(db.row_counts(2).dispatches, 2);
 }
 
 TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
@@ -140,11 +203,11 @@ TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
   const auto path = dir / "c.db";
   {
     CaptureDb db(path);
-    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (5, 0)");
+    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (6, 0)");
   }
   const std::string expected = "capture database '" + path.string() +
-                               "' has schema version 5, but this kprof (" KPROF_VERSION
-                               ") knows versions up to 4 (open it with a newer kprof, or give "
+                               "' has schema version 6, but this kprof (" KPROF_VERSION
+                               ") knows versions up to 5 (open it with a newer kprof, or give "
                                "this one another database file)";
   EXPECT_EQ(error_line([&] { CaptureDb db(path); }), expected);
   EXPECT_EQ(error_line([&] { CaptureDb db(path, OpenMode::read_only); }), expected);
@@ -159,14 +222,8 @@ TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
 TEST(OpenMigrate, VersionOneFileGainsTheProfilerVersionColumn) {
   TempDir dir;
   const auto path = dir / "v1.db";
-  {
-    CaptureDb db(path);
-    testing::make_run(db, "old");
-    // Back to the version-1 shape: the column and its schema_version row gone.
-    db.sql().exec("ALTER TABLE runs DROP COLUMN profiler_version");
-    db.sql().exec("DROP TABLE memory_allocations");
-    db.sql().exec("DELETE FROM schema_version WHERE version >= 2");
-  }
+  testing::make_db_at_version(path, 1);
+  SQLite::Database(path.string(), SQLite::OPEN_READWRITE).exec(k_old_run);
   CaptureDb db(path);
   EXPECT_EQ(db.schema_version(), CaptureDb::latest_schema_version());
   const auto runs = db.list_runs();

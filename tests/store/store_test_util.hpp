@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/store/capture_db.hpp"
+#include "core/store/schema_files.hpp"
 
 namespace kprof::store::testing {
 
@@ -57,6 +58,19 @@ inline std::string dump_all_tables(SQLite::Database& db) {
     }
   }
   return out;
+}
+
+// A database file at schema `version`, made as the kprof of that version made it: the embedded
+// migrations 1..version applied and recorded. Rows go in with SQL (CaptureDb would migrate it).
+inline void make_db_at_version(const std::filesystem::path& path, int64_t version) {
+  SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  db.exec("PRAGMA journal_mode=WAL");
+  for (const auto& f : schema_files()) {
+    if (f.version > version) break;
+    db.exec(f.sql);
+    db.exec("INSERT INTO schema_version(version, applied_ms) VALUES (" + std::to_string(f.version) +
+            ", 0)");
+  }
 }
 
 inline int64_t make_run(CaptureDb& db, const std::string& name = "r") {
