@@ -1,18 +1,20 @@
-// kprof_ingest_bench: generates a seeded rocprofv3 kernel_trace.csv and counter_collection.csv,
-// then times side by side, each into a fresh database file:
-//   sqlite3 .import   — the sqlite3 CLI importing the same file into an untyped table
-//   kprof ingest      — tokenizer + reader (second thread) + PassLoader, one transaction
-//   raw insert        — the same typed rows through store::RawInsert, parsed beforehand (untimed):
-//                       the storage limit
-// and prints rows/s and ratios; then the peak RSS of an ingest of a larger file (a child
-// process, so its maxrss is the ingest's alone). Asserts nothing: figures depend on the machine.
+// kprof_ingest_bench: generates a seeded rocprofv3 kernel_trace.csv and counter_collection.csv and
+// times, in interleaved rounds (best of --rounds, after one warm-up round), each into a fresh
+// database file:
+//   sqlite3 .import      — the sqlite3 shell importing the same file (one transaction, untyped)
+//   kprof ingest         — the kprof CLI itself, as a user runs it (read, validate, hash, load)
+//   raw insert, kprof schema — the same parsed rows through store::RawInsert (kprof's tables and
+//                          index, one transaction), parsing done beforehand and not timed
+//   raw insert, narrowest — the row's integer fields into a plain STRICT table without index,
+//                          one prepared statement, one transaction, no parsing: the storage limit
+//   parse only           — kprof's reader with the rows dropped (what parsing costs)
+// Every contender is its own process; its peak RSS is the kernel's (wait4 rusage). Then, with
+// --rss-rows, one `kprof ingest` of a larger file for its peak RSS. Asserts nothing.
 //
-//   kprof_ingest_bench [--trace-rows N] [--counter-rows N] [--rss-rows N] [--dir D] [--seed S]
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
+//   kprof_ingest_bench [--trace-rows N] [--counter-rows N] [--rss-rows N] [--rounds R]
+//                      [--kprof PATH] [--dir D] [--seed S]
+#include <sqlite3.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/harness/side_by_side.hpp"
 #include "bench/ingest/csv_gen.hpp"
 #include "core/base/error.hpp"
 #include "core/ingest/read_file.hpp"
@@ -27,11 +30,12 @@
 
 namespace fs = std::filesystem;
 using namespace kprof;
+using bench::Contender;
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+void remove_db(const fs::path& db) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(db.string() + suffix);
 }
 
 int64_t new_pass(store::CaptureDb& db, store::PassKind kind) {
@@ -46,172 +50,181 @@ int64_t new_pass(store::CaptureDb& db, store::PassKind kind) {
   return db.add_planned_pass(id, p);
 }
 
-double time_sqlite_import(const fs::path& csv, const fs::path& db) {
-  fs::remove(db);
-  const std::string cmd =
-      "sqlite3 '" + db.string() + "' '.mode csv' '.import " + csv.string() + " t' > /dev/null 2>&1";
-  double t0 = now_s();
-  int rc = std::system(cmd.c_str());
-  double t = now_s() - t0;
-  if (rc != 0) std::fprintf(stderr, "warning: `%s` failed (rc %d)\n", cmd.c_str(), rc);
-  return t;
-}
-
-double time_kprof_ingest(const fs::path& csv, const fs::path& db_path, ingest::Format format,
-                         bool hash) {
-  fs::remove(db_path);
-  store::CaptureDb db(db_path);
-  int64_t pass = new_pass(db, format == ingest::Format::kernel_trace ? store::PassKind::trace
-                                                                     : store::PassKind::counters);
-  double t0 = now_s();
-  (void)hash;  // the reader now always hashes as it reads (one pass over the file)
-  store::PassLoader loader(db, pass);
-  ingest::ReadOptions ro;
-  ro.pipelined = true;
-  ingest::read_file(csv.string(), format, loader, ro);
-  loader.commit();
-  return now_s() - t0;
-}
-
-// Collects parsed rows in chunks and hands each chunk to RawInsert; only RawInsert is timed.
-class RawSink : public store::RowSink {
- public:
-  RawSink(store::CaptureDb& db, int64_t pass) : m_db(db), m_pass(pass) {}
-  void begin_file(const std::string&, const std::string&) override {}
-  void agent(const store::AgentRow&) override {}
-  void dispatch(const store::DispatchRow& r) override {
-    m_dispatches.push_back(r);
-    if (m_dispatches.size() >= k_chunk) flush();
-  }
-  void counter(const store::CounterRow& r) override {
-    auto it = m_ids.find(r.counter);
-    if (it == m_ids.end()) it = m_ids.emplace(r.counter, m_db.intern(r.counter)).first;
-    m_counters.push_back(r);
-    m_counter_ids.push_back(it->second);
-    if (m_counters.size() >= k_chunk) flush();
-  }
-  void kernel_stat(const store::KernelStatRow&) override {}
-  void bad_row(const store::BadRow&) override {}
-  void end_file(int64_t) override { flush(); }
-  double seconds = 0;
-  int64_t rows = 0;
-
- private:
-  void flush() {
-    if (!m_name_id && !m_dispatches.empty()) m_name_id = m_db.intern(m_dispatches[0].kernel_name);
-    double t0 = now_s();
-    if (!m_dispatches.empty())
-      rows += store::RawInsert::dispatches(m_db, m_pass, m_dispatches, *m_name_id);
-    if (!m_counters.empty())
-      rows += store::RawInsert::counters(m_db, m_pass, m_counters, m_counter_ids);
-    seconds += now_s() - t0;
-    m_dispatches.clear();
-    m_counters.clear();
-    m_counter_ids.clear();
-  }
-  static constexpr size_t k_chunk = 250'000;
-  store::CaptureDb& m_db;
-  int64_t m_pass;
-  std::optional<int64_t> m_name_id;
-  std::vector<store::DispatchRow> m_dispatches;
-  std::vector<store::CounterRow> m_counters;
-  std::vector<int64_t> m_counter_ids;
-  std::map<std::string, int64_t> m_ids;
-};
-
-// Tokenizer + reader alone, rows dropped: what parsing costs.
-class NullSink : public store::RowSink {
+// Collects every parsed row in memory (the raw contenders insert them afterwards, timed alone).
+class CollectSink : public store::RowSink {
  public:
   void begin_file(const std::string&, const std::string&) override {}
   void agent(const store::AgentRow&) override {}
-  void dispatch(const store::DispatchRow&) override {}
-  void counter(const store::CounterRow&) override {}
+  void dispatch(const store::DispatchRow& r) override { dispatches.push_back(r); }
+  void counter(const store::CounterRow& r) override { counters.push_back(r); }
   void kernel_stat(const store::KernelStatRow&) override {}
   void bad_row(const store::BadRow&) override {}
   void end_file(int64_t) override {}
+  std::vector<store::DispatchRow> dispatches;
+  std::vector<store::CounterRow> counters;
 };
 
-double time_parse_only(const fs::path& csv, ingest::Format format) {
-  NullSink sink;
-  double t0 = now_s();
-  ingest::read_file(csv.string(), format, sink, {});
-  return now_s() - t0;
+// Rows dropped: what the reader alone costs.
+class NullSink : public CollectSink {
+ public:
+  void dispatch(const store::DispatchRow&) override {}
+  void counter(const store::CounterRow&) override {}
+};
+
+// store::RawInsert into kprof's own schema; parsing and interning are not timed.
+double raw_kprof_schema(const fs::path& csv, const fs::path& db_path, ingest::Format format) {
+  CollectSink rows;
+  ingest::read_file(csv.string(), format, rows, {});
+  store::CaptureDb db(db_path);
+  const bool trace = format == ingest::Format::kernel_trace;
+  const int64_t pass = new_pass(db, trace ? store::PassKind::trace : store::PassKind::counters);
+  std::vector<int64_t> counter_ids;
+  std::map<std::string, int64_t> ids;
+  for (const auto& c : rows.counters) {
+    auto it = ids.find(c.counter);
+    if (it == ids.end()) it = ids.emplace(c.counter, db.intern(c.counter)).first;
+    counter_ids.push_back(it->second);
+  }
+  const int64_t name_id = db.intern("kernel");
+  const double t0 = bench::now_s();
+  store::RawInsert::dispatches(db, pass, rows.dispatches, name_id);
+  store::RawInsert::counters(db, pass, rows.counters, counter_ids);
+  return bench::now_s() - t0;
 }
 
-double time_raw_insert(const fs::path& csv, const fs::path& db_path, ingest::Format format) {
-  fs::remove(db_path);
-  store::CaptureDb db(db_path);
-  int64_t pass = new_pass(db, format == ingest::Format::kernel_trace ? store::PassKind::trace
-                                                                     : store::PassKind::counters);
-  RawSink sink(db, pass);
+void exec(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string e = err ? err : "?";
+    sqlite3_free(err);
+    throw std::runtime_error(std::string(sql) + ": " + e);
+  }
+}
+
+// The narrowest typed insert of the same rows: a kernel_trace row's 17 integers (ids, agent,
+// queue, stream, pid, tid, times, grid and workgroup, LDS) or a counter row's pid, dispatch,
+// counter id and value (a counter file's dispatches are left out), into a table without index or
+// constraint, with kprof's connection settings (WAL, synchronous=NORMAL, 64 MiB cache), in one
+// transaction. No parsing timed.
+double raw_narrowest(const fs::path& csv, const fs::path& db_path, ingest::Format format) {
+  CollectSink rows;
+  ingest::read_file(csv.string(), format, rows, {});
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK)
+    throw std::runtime_error("cannot open " + db_path.string());
+  exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536");
+  const bool trace = format == ingest::Format::kernel_trace;
+  exec(db, trace ? "CREATE TABLE t(a INTEGER, b INTEGER, c INTEGER, d INTEGER, e INTEGER, "
+                   "f INTEGER, g INTEGER, h INTEGER, i INTEGER, j INTEGER, k INTEGER, l INTEGER, "
+                   "m INTEGER, n INTEGER, o INTEGER, p INTEGER, q INTEGER) STRICT"
+                 : "CREATE TABLE t(a INTEGER, b INTEGER, c INTEGER, d REAL) STRICT");
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db,
+                     trace ? "INSERT INTO t VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                           : "INSERT INTO t VALUES (?,?,?,?)",
+                     -1, &st, nullptr);
+  std::map<std::string, int64_t> ids;
+  std::vector<int64_t> counter_ids;
+  for (const auto& c : rows.counters)
+    counter_ids.push_back(ids.emplace(c.counter, static_cast<int64_t>(ids.size())).first->second);
+  const double t0 = bench::now_s();
+  exec(db, "BEGIN");
+  for (const auto& d : trace ? rows.dispatches : std::vector<store::DispatchRow>{}) {
+    const int64_t v[17] = {
+        d.dispatch_id, d.kernel_id, d.correlation_id, d.agent,  d.queue_id, d.stream_id.value_or(0),
+        d.pid,         d.tid,       d.start_ns,       d.end_ns, d.grid_x,   d.grid_y,
+        d.grid_z,      d.wg_x,      d.wg_y,           d.wg_z,   d.lds};
+    for (int i = 0; i < 17; ++i) sqlite3_bind_int64(st, i + 1, v[i]);
+    if (sqlite3_step(st) != SQLITE_DONE) throw std::runtime_error(sqlite3_errmsg(db));
+    sqlite3_reset(st);
+  }
+  for (size_t i = 0; i < rows.counters.size(); ++i) {
+    const auto& c = rows.counters[i];
+    sqlite3_bind_int64(st, 1, c.pid);
+    sqlite3_bind_int64(st, 2, c.dispatch_id);
+    sqlite3_bind_int64(st, 3, counter_ids[i]);
+    sqlite3_bind_double(st, 4, c.value);
+    if (sqlite3_step(st) != SQLITE_DONE) throw std::runtime_error(sqlite3_errmsg(db));
+    sqlite3_reset(st);
+  }
+  exec(db, "COMMIT");
+  const double s = bench::now_s() - t0;
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return s;
+}
+
+double parse_only(const fs::path& csv, ingest::Format format) {
+  NullSink sink;
+  const double t0 = bench::now_s();
   ingest::read_file(csv.string(), format, sink, {});
-  return sink.seconds;
+  return bench::now_s() - t0;
 }
 
 void compare(const char* what, const fs::path& csv, int64_t rows, ingest::Format format,
-             const fs::path& dir) {
-  std::printf("\n%s: %lld rows, %.1f MB (%s)\n", what, static_cast<long long>(rows),
-              static_cast<double>(fs::file_size(csv)) / 1e6, csv.c_str());
-  const double imp = time_sqlite_import(csv, dir / "import.db");
-  const double kp = time_kprof_ingest(csv, dir / "kprof.db", format, false);
-  const double kph = time_kprof_ingest(csv, dir / "kprof_hash.db", format, true);
-  const double raw = time_raw_insert(csv, dir / "raw.db", format);
-  const double parse = time_parse_only(csv, format);
-  auto rate = [&](double s) { return static_cast<double>(rows) / s; };
-  std::printf("  %-34s %8.2f s %12.0f rows/s\n", "sqlite3 .import", imp, rate(imp));
-  std::printf("  %-34s %8.2f s %12.0f rows/s\n", "kprof ingest", kp, rate(kp));
-  std::printf("  %-34s %8.2f s %12.0f rows/s\n", "kprof ingest + sha256 provenance", kph,
-              rate(kph));
-  std::printf("  %-34s %8.2f s %12.0f rows/s\n", "raw typed insert (storage limit)", raw,
-              rate(raw));
-  std::printf("  %-34s %8.2f s %12.0f rows/s\n", "(parse only, rows dropped)", parse, rate(parse));
+             const fs::path& dir, const std::string& kprof, int rounds) {
+  std::printf("\n%s: %lld rows, %.1f MB, best of %d interleaved rounds (load average before: %s)\n",
+              what, static_cast<long long>(rows), static_cast<double>(fs::file_size(csv)) / 1e6,
+              rounds, bench::load_average().c_str());
+  std::fflush(stdout);
+  const fs::path imp = dir / "import.db", kp = dir / "kprof.db", raw = dir / "raw.db",
+                 narrow = dir / "narrow.db";
+  std::vector<Contender> cs(5);
+  cs[0].label = "sqlite3 .import";
+  cs[0].argv = {"sqlite3", imp.string(), ".mode csv", ".import " + csv.string() + " t"};
+  cs[0].before = [=] { remove_db(imp); };
+  cs[1].label = "kprof ingest (the CLI)";
+  cs[1].argv = {kprof, "ingest", kp.string(), csv.string()};
+  cs[1].before = [=] { remove_db(kp); };
+  cs[1].stdout_path = (dir / "kprof_ingest.log").string();
+  cs[2].label = "raw insert, kprof schema (rows pre-parsed)";
+  cs[2].timed = [=] { return raw_kprof_schema(csv, raw, format); };
+  cs[2].before = [=] { remove_db(raw); };
+  cs[3].label = "raw insert, narrowest table (pre-parsed)";
+  cs[3].timed = [=] { return raw_narrowest(csv, narrow, format); };
+  cs[3].before = [=] { remove_db(narrow); };
+  cs[4].label = "(kprof parse only, rows dropped)";
+  cs[4].timed = [=] { return parse_only(csv, format); };
+  bench::interleave(cs, rounds, true);
+  bench::print_table(cs, static_cast<double>(rows));
   std::printf(
-      "  kprof ingest / sqlite3 .import = %.2fx   kprof ingest / raw insert = %.2f"
-      "   (with sha256: %.2fx, %.2f)\n",
-      imp / kp, raw / kp, imp / kph, raw / kph);
-  for (const char* f : {"import.db", "kprof.db", "kprof_hash.db", "raw.db"}) {
-    fs::remove(dir / f);
-    fs::remove(dir / (std::string(f) + "-wal"));
-    fs::remove(dir / (std::string(f) + "-shm"));
-  }
+      "  wall, best: kprof ingest vs sqlite3 .import %.2fx faster | kprof ingest / raw insert, "
+      "narrowest %.2f | kprof ingest / raw insert, kprof schema %.2f\n"
+      "  CPU seconds: kprof ingest vs sqlite3 .import %.2fx fewer   (load average after: %s)\n",
+      bench::speed_ratio(cs[1], cs[0]), bench::speed_ratio(cs[1], cs[3]),
+      bench::speed_ratio(cs[1], cs[2]), bench::cpu_ratio(cs[1], cs[0]),
+      bench::load_average().c_str());
+  std::fflush(stdout);
+  for (const auto& p : {imp, kp, raw, narrow}) remove_db(p);
 }
 
-void peak_rss(const fs::path& dir, int64_t rows, uint64_t seed) {
+void peak_rss(const fs::path& dir, int64_t rows, uint64_t seed, const std::string& kprof) {
   const fs::path csv = dir / "rss_kernel_trace.csv";
   bench::write_kernel_trace(csv.string(), rows, seed);
-  std::printf("\npeak RSS: kprof ingest of %lld kernel_trace rows (%.1f MB)\n",
+  std::printf("\npeak RSS: kprof ingest of %lld kernel_trace rows (%.1f MB), one run\n",
               static_cast<long long>(rows), static_cast<double>(fs::file_size(csv)) / 1e6);
   std::fflush(stdout);
-  pid_t child = fork();
-  if (child == 0) {
-    int rc = 0;
-    try {
-      double t0 = now_s();
-      time_kprof_ingest(csv, dir / "rss.db", ingest::Format::kernel_trace, false);
-      std::printf("  %.2f s, %.0f rows/s\n", now_s() - t0,
-                  static_cast<double>(rows) / (now_s() - t0));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-      rc = 1;
-    }
-    std::fflush(stdout);
-    _exit(rc);
-  }
-  int status = 0;
-  struct rusage ru {};
-  wait4(child, &status, 0, &ru);
-  std::printf("  peak RSS %.1f MB (getrusage ru_maxrss of the ingesting process)\n",
-              static_cast<double>(ru.ru_maxrss) / 1024.0);
+  const fs::path db = dir / "rss.db";
+  remove_db(db);
+  std::vector<Contender> cs(1);
+  cs[0].label = "kprof ingest (the CLI)";
+  cs[0].argv = {kprof, "ingest", db.string(), csv.string()};
+  cs[0].stdout_path = (dir / "rss_ingest.log").string();
+  bench::interleave(cs, 1, false);
+  bench::print_table(cs, static_cast<double>(rows));
   fs::remove(csv);
-  for (const char* f : {"rss.db", "rss.db-wal", "rss.db-shm"}) fs::remove(dir / f);
+  remove_db(db);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int64_t trace_rows = 1'000'000, counter_rows = 5'000'000, rss_rows = 10'000'000;
+  int64_t trace_rows = 1'000'000, counter_rows = 1'000'000, rss_rows = 0;
+  int rounds = 3;
   uint64_t seed = 6;
-  fs::path dir = fs::temp_directory_path() / "kprof-ingest-bench";
+  fs::path dir = fs::temp_directory_path() / ("kprof-ingest-bench-" + std::to_string(getpid()));
+  std::string kprof = (fs::path(argv[0]).parent_path() / "kprof").string();
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--trace-rows")
@@ -220,38 +233,45 @@ int main(int argc, char** argv) {
       counter_rows = std::stoll(v);
     else if (a == "--rss-rows")
       rss_rows = std::stoll(v);
+    else if (a == "--rounds")
+      rounds = std::stoi(v);
     else if (a == "--seed")
       seed = std::stoull(v);
     else if (a == "--dir")
       dir = v;
+    else if (a == "--kprof")
+      kprof = v;
     else {
       std::fprintf(stderr,
                    "unknown option %s\nusage: %s [--trace-rows N] [--counter-rows N] "
-                   "[--rss-rows N (0: skip)] [--dir D] [--seed S]\n",
+                   "[--rss-rows N (0: skip)] [--rounds R] [--kprof PATH] [--dir D] [--seed S]\n",
                    a.c_str(), argv[0]);
       return 2;
     }
   }
   try {
     fs::create_directories(dir);
-    std::printf("kprof ingest benchmark (seed %llu, synthetic rocprofv3-format files)\n",
-                static_cast<unsigned long long>(seed));
+    std::printf(
+        "kprof ingest benchmark (seed %llu, synthetic rocprofv3-format files; %s; %ld CPUs)\n",
+        static_cast<unsigned long long>(seed), kprof.c_str(), sysconf(_SC_NPROCESSORS_ONLN));
     if (trace_rows > 0) {
       const fs::path kt = dir / "bench_kernel_trace.csv";
       bench::write_kernel_trace(kt.string(), trace_rows, seed);
-      compare("kernel_trace.csv", kt, trace_rows, ingest::Format::kernel_trace, dir);
+      compare("kernel_trace.csv", kt, trace_rows, ingest::Format::kernel_trace, dir, kprof, rounds);
       fs::remove(kt);
     }
     if (counter_rows > 0) {
       const fs::path cc = dir / "bench_counter_collection.csv";
       bench::write_counter_collection(cc.string(), counter_rows, 8, seed);
-      compare("counter_collection.csv", cc, counter_rows, ingest::Format::counter_collection, dir);
+      compare("counter_collection.csv", cc, counter_rows, ingest::Format::counter_collection, dir,
+              kprof, rounds);
       fs::remove(cc);
     }
-    if (rss_rows > 0) peak_rss(dir, rss_rows, seed);
-  } catch (const Error& e) {
+    if (rss_rows > 0) peak_rss(dir, rss_rows, seed, kprof);
+    fs::remove_all(dir);
+  } catch (const std::exception& e) {
     std::fprintf(stderr, "kprof_ingest_bench: %s\n", e.what());
-    return e.exit_code();
+    return 1;
   }
   return 0;
 }

@@ -1,7 +1,11 @@
 // Prints, for every metric set in configs/metrics and for seeded random subsets of `full` (and of
 // `full` mixed with catalog derived counters, which are atomic and make packing harder): our pass
-// count, the per-block lower bound, the count rocprofiler-compute's first-fit policy gives on the
-// same request, and our planning time. Usage: plan_passes_bench [--subsets N] [--seed S] [--quiet]
+// count, the per-block lower bound, the count of "first-fit (reimplemented)": our own
+// reimplementation of rocprofiler-compute's first-fit policy (plan::first_fit_plan, after ROCm/
+// rocm-systems projects/rocprofiler-compute/src/rocprof_compute_profile/profiler_base.py), not
+// rocprofiler-compute itself, whose real pass counts can differ; and our planning time. No count
+// here was measured with rocprofiler-compute's own code. Usage: plan_passes_bench [--subsets N]
+// [--seed S] [--quiet]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -52,7 +56,9 @@ void run_case(const hw::Target& t, const std::string& label, const plan::Request
   tot.ms_max = std::max(tot.ms_max, ms);
   if (!quiet)
     std::printf(
-        "%-22s counters %4zu  events %4d  ours %3d  lower bound %3d  first-fit %3d  %-8s  %8.2f "
+        "%-22s counters %4zu  events %4d  ours %3d  lower bound %3d  first-fit (reimpl.) %3d  %-8s "
+        " "
+        "%8.2f "
         "ms\n",
         label.c_str(), r.counters.size(), p.distinct_events, ours, p.lower_bound, base,
         p.optimal ? "proved" : (p.time_capped ? "capped" : "open"), ms);
@@ -60,9 +66,11 @@ void run_case(const hw::Target& t, const std::string& label, const plan::Request
 
 void summary(const char* what, const Totals& t) {
   std::printf(
-      "SUMMARY %-14s cases %d | at lower bound %d | proved optimal %d | capped %d | vs first-fit: "
+      "SUMMARY %-14s cases %d | at lower bound %d | proved optimal %d | capped %d | vs first-fit "
+      "(reimplemented): "
       "fewer %d, "
-      "equal %d, more %d | passes ours %ld, first-fit %ld | planning ms mean %.2f max %.2f\n",
+      "equal %d, more %d | passes ours %ld, first-fit (reimplemented) %ld | planning ms mean %.2f "
+      "max %.2f\n",
       what, t.cases, t.at_bound, t.proved, t.capped, t.better, t.equal, t.worse, t.ours, t.baseline,
       t.cases ? t.ms_sum / t.cases : 0.0, t.ms_max);
 }
@@ -88,9 +96,10 @@ int main(int argc, char** argv) {
   try {
     const hw::Target t = hw::Target::load_arch("gfx942");
     std::printf(
-        "plan_passes: gfx942 (%s), planner vs rocprofiler-compute first-fit; pass counts are "
-        "computed,\n"
-        "not measured on a GPU; times are this machine's planning time\n\n",
+        "plan_passes: gfx942 (%s), planner vs first-fit (reimplemented: our code after\n"
+        "rocprofiler-compute's perfmon_coalesce policy, not rocprofiler-compute itself, whose\n"
+        "real counts were not measured here); pass counts are computed, not measured on a GPU;\n"
+        "times are this machine's planning time\n\n",
         t.source_path().c_str());
     Totals sets_total, subset_total, mixed_total;
     plan::Request full;

@@ -1,29 +1,32 @@
-// query_bench [N ...]: builds a capture database of N dispatches per size (default 54194 and
-// 10000000) shaped like the Qwen3 decode loop (steps of 48 layers × 17 kernels + 31 per-step
-// kernels, one prefill step with other grids), through the store's real loader, then times the
-// `explain` and `top` views end to end (load from SQLite, families, variants, phases, the view).
-// load_s is the part of explain_s spent reading dispatches from SQLite. Prints wall times; no
-// assertion (benchmarks are not tests). Simulated data, labelled as such.
+// query_bench: builds capture databases of N dispatches (default 1M and 10M) shaped like the Qwen3
+// decode loop (steps of 48 layers × 17 kernels + 31 per-step kernels, one prefill step with other
+// grids) through the store's real loader, then times, in interleaved rounds (best of --rounds,
+// after a warm-up round when R > 1), each as its own process:
+//   sqlite3 GROUP BY     — the sqlite3 shell computing `top`'s aggregation (launches and summed
+//                          duration per kernel name, sorted) on the same file: the baseline
+//   kprof query top      — the kprof CLI's `top` view
+//   kprof query explain  — steps × layers × variants per family
+//   kprof query roofline — per family and phase against the target's peaks
+// and prints best and median seconds, peak RSS (wait4 rusage of each process), RSS per dispatch,
+// `top` against the GROUP BY, and how explain's time and memory grow from the first size to the
+// last. Simulated data, labelled as such. Asserts nothing.
+//
+//   query_bench [--rounds R] [--kprof PATH] [N ...]
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "core/analysis/views.hpp"
+#include "bench/harness/side_by_side.hpp"
 #include "core/store/capture_db.hpp"
 
 namespace {
 
 using namespace kprof;
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using bench::Contender;
 
 void build(const std::filesystem::path& path, int64_t n) {
   store::CaptureDb db(path);
@@ -67,52 +70,94 @@ void build(const std::filesystem::path& path, int64_t n) {
   loader.commit();
 }
 
+// `top`'s aggregation, as a user would type it into the sqlite3 shell.
+const char* k_group_by =
+    "SELECT s.value, count(*), sum(d.end_ns - d.start_ns), avg(d.end_ns - d.start_ns) "
+    "FROM dispatches d JOIN strings s ON s.id = d.kernel_name_id "
+    "WHERE d.pass_id = (SELECT id FROM passes WHERE ordinal = 0 ORDER BY id DESC LIMIT 1) "
+    "GROUP BY d.kernel_name_id ORDER BY 3 DESC";
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<int64_t> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoll(argv[i]));
-  if (sizes.empty()) sizes = {54194, 10'000'000};
+  int rounds = 3;
+  std::string kprof = (std::filesystem::path(argv[0]).parent_path() / "kprof").string();
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--rounds" && i + 1 < argc)
+      rounds = std::atoi(argv[++i]);
+    else if (a == "--kprof" && i + 1 < argc)
+      kprof = argv[++i];
+    else if (!a.empty() && a[0] != '-')
+      sizes.push_back(std::atoll(a.c_str()));
+    else {
+      std::fprintf(stderr, "usage: query_bench [--rounds R] [--kprof PATH] [N ...]\n");
+      return 2;
+    }
+  }
+  if (sizes.empty()) sizes = {1'000'000, 10'000'000};
   const auto dir =
       std::filesystem::temp_directory_path() / ("kprof_query_bench_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::printf("query_bench (simulated data)\n%12s %10s %10s %10s %10s  %s\n", "dispatches",
-              "build_s", "load_s", "explain_s", "top_s", "found");
-  for (int64_t n : sizes) {
-    const auto path = dir / ("bench_" + std::to_string(n) + ".db");
-    auto t0 = Clock::now();
-    build(path, n);
-    const double build_s = since(t0);
-    std::string found;
-    double explain_s = 0, top_s = 0, load_s = 0;
-    {
-      store::CaptureDb db(path, store::OpenMode::read_only);
-      t0 = Clock::now();
-      const auto cap = analysis::load_capture(db, std::nullopt);
-      load_s = since(t0);
+  std::printf("query_bench (simulated data; %s; %ld CPUs)\n", kprof.c_str(),
+              sysconf(_SC_NPROCESSORS_ONLN));
+  struct Size {
+    int64_t n;
+    double explain_s, explain_mb;
+  };
+  std::vector<Size> done;
+  try {
+    for (int64_t n : sizes) {
+      const auto path = dir / ("bench_" + std::to_string(n) + ".db");
+      const double t0 = bench::now_s();
+      build(path, n);
+      std::printf(
+          "\n%lld dispatches (database built in %.1f s, %.1f MB), best of %d interleaved "
+          "rounds (load average before: %s)\n",
+          static_cast<long long>(n), bench::now_s() - t0,
+          static_cast<double>(std::filesystem::file_size(path)) / 1e6, rounds,
+          bench::load_average().c_str());
+      std::fflush(stdout);
+      std::vector<Contender> cs(4);
+      cs[0].label = "sqlite3 shell: top's GROUP BY";
+      cs[0].argv = {"sqlite3", "-readonly", path.string(), k_group_by};
+      int i = 1;
+      for (const char* view : {"top", "explain", "roofline"}) {
+        cs[i].label = std::string("kprof query DB ") + view;
+        cs[i].argv = {kprof, "query", path.string(), view};
+        cs[i].stdout_path = (dir / (std::string(view) + ".out")).string();
+        ++i;
+      }
+      bench::interleave(cs, rounds, rounds > 1);  // a warm-up round unless only one is asked
+      bench::print_table(cs, static_cast<double>(n));
+      for (const auto& c : cs)
+        std::printf("  %-44s %7.1f B of peak RSS per dispatch\n", c.label.c_str(),
+                    c.peak_rss_mb() * 1048576.0 / static_cast<double>(n));
+      std::printf(
+          "  kprof query top / sqlite3 GROUP BY: %.2fx the wall time, %.2fx the CPU seconds   "
+          "(load average after: %s)\n",
+          cs[1].best() / cs[0].best(), cs[1].best_cpu() / cs[0].best_cpu(),
+          bench::load_average().c_str());
+      std::fflush(stdout);
+      done.push_back({n, cs[2].best(), cs[2].peak_rss_mb()});
+      std::filesystem::remove(path);
     }
-    {
-      store::CaptureDb db(path, store::OpenMode::read_only);
-      t0 = Clock::now();
-      analysis::QueryContext q(db, std::nullopt, analysis::FamilyRules::load_default());
-      const auto t = q.view("explain", {});
-      explain_s = since(t0);
-      found = std::to_string(q.model().phases.prefill_steps) + " prefill + " +
-              std::to_string(q.model().phases.decode_steps) + " decode steps, " +
-              std::to_string(q.model().phases.layers) + " layers, " +
-              std::to_string(t.rows.size()) + " families";
+    if (done.size() >= 2) {
+      const Size& a = done.front();
+      const Size& b = done.back();
+      const double grow = static_cast<double>(b.n) / static_cast<double>(a.n);
+      std::printf(
+          "\nexplain %lld -> %lld dispatches (%.0fx): %.2fx the time, %.2fx the peak RSS; "
+          "marginal memory %.1f B per added dispatch\n",
+          static_cast<long long>(a.n), static_cast<long long>(b.n), grow, b.explain_s / a.explain_s,
+          b.explain_mb / a.explain_mb,
+          (b.explain_mb - a.explain_mb) * 1048576.0 / static_cast<double>(b.n - a.n));
     }
-    {
-      store::CaptureDb db(path, store::OpenMode::read_only);
-      t0 = Clock::now();
-      analysis::QueryContext q(db, std::nullopt, analysis::FamilyRules::load_default());
-      q.view("top", {});
-      top_s = since(t0);
-    }
-    std::printf("%12lld %10.3f %10.3f %10.3f %10.3f  %s\n", static_cast<long long>(n), build_s,
-                load_s, explain_s, top_s, found.c_str());
-    std::fflush(stdout);
-    std::filesystem::remove(path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "query_bench: %s\n", e.what());
+    std::filesystem::remove_all(dir);
+    return 1;
   }
   std::filesystem::remove_all(dir);
   return 0;
