@@ -106,13 +106,20 @@ int cmd_query(const kprof::app::Args& args) {
   so.run_id = run_id;
   if (layers) so.layers = static_cast<int>(layers);  // flags override the runbook's hints
   if (tokens) so.output_tokens = static_cast<int>(tokens);
-  an::QuerySession session = an::QuerySession::open(db_path, so);
-  for (const auto& j : session.joins_computed()) std::cerr << "kprof: " << an::join_note(j) << "\n";
-  for (const auto& n : session.notes()) std::cerr << "kprof: note: " << n << "\n";
   an::ViewOptions o;
   o.family = family;
   o.phase = phase;
   o.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
+  // `top` over the whole trace streams the rows instead of loading the capture.
+  std::vector<std::string> notes;
+  if (auto t = an::streamed_view(db_path, so, view, o, notes)) {
+    for (const auto& n : notes) std::cerr << "kprof: note: " << n << "\n";
+    an::print(std::cout, *t, f, print_options);
+    return 0;
+  }
+  an::QuerySession session = an::QuerySession::open(db_path, so);
+  for (const auto& j : session.joins_computed()) std::cerr << "kprof: " << an::join_note(j) << "\n";
+  for (const auto& n : session.notes()) std::cerr << "kprof: note: " << n << "\n";
   an::print(std::cout, session.view(view, o), f, print_options);
   return 0;
 }

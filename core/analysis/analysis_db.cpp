@@ -79,8 +79,7 @@ int64_t stored_count(SQLite::Database& sql, int64_t pass_id) {
 
 }  // namespace
 
-Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
-  Capture cap;
+RunTrace find_run_trace(store::CaptureDb& db, std::optional<int64_t> run_id) {
   auto run = run_id ? db.find_run(*run_id) : db.find_last_run();
   if (!run) {
     throw Error::input(
@@ -88,20 +87,33 @@ Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
                : "no run in " + db.path().string(),
         run_id ? "'kprof status DB' lists the runs" : "run 'kprof run' or 'kprof ingest' first");
   }
-  cap.run = *run;
-  cap.passes = db.list_passes(run->id);
+  RunTrace out;
+  out.run = *run;
+  out.passes = db.list_passes(run->id);
   const store::PassInfo* trace = nullptr;
-  for (const auto& p : cap.passes)
+  for (const auto& p : out.passes)
     if (p.kind == store::PassKind::trace && (!trace || p.ordinal < trace->ordinal)) trace = &p;
   if (!trace) {
     throw Error::input("run " + std::to_string(run->id) + " has no trace pass",
                        "the explanation needs a kernel-trace pass (passes.trace in the runbook)");
   }
+  out.trace = *trace;
+  return out;
+}
+
+void no_dispatches(const store::RunInfo& run) {
+  throw Error::input("the trace pass of run " + std::to_string(run.id) + " holds no dispatches",
+                     "ingest its output first ('kprof ingest')");
+}
+
+Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
+  Capture cap;
+  RunTrace rt = find_run_trace(db, run_id);
+  cap.run = std::move(rt.run);
+  cap.passes = std::move(rt.passes);
+  const store::PassInfo* trace = &rt.trace;
   cap.trace = load_pass(db, *trace, cap.names);
-  if (cap.trace.dispatches.empty()) {
-    throw Error::input("the trace pass of run " + std::to_string(run->id) + " holds no dispatches",
-                       "ingest its output first ('kprof ingest')");
-  }
+  if (cap.trace.dispatches.empty()) no_dispatches(cap.run);
   for (const auto& p : cap.passes) {
     if (p.kind != store::PassKind::counters) continue;
     auto pd = load_pass(db, p, cap.names);

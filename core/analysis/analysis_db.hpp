@@ -28,6 +28,18 @@ struct Capture {
   std::string product;             // its product name
 };
 
+// The run (the latest when run_id is empty) and its trace pass (the trace pass of lowest ordinal),
+// without loading any rows. Throws Error(input) as load_capture does.
+struct RunTrace {
+  store::RunInfo run;
+  std::vector<store::PassInfo> passes;
+  store::PassInfo trace;
+};
+RunTrace find_run_trace(store::CaptureDb& db, std::optional<int64_t> run_id);
+
+// Throws the Error(input) of a run whose trace pass holds no dispatches.
+[[noreturn]] void no_dispatches(const store::RunInfo& run);
+
 // Loads the run (the latest when run_id is empty). Throws Error(input) when the database has no
 // run, no such run, or the run has no trace pass with dispatches.
 Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id);

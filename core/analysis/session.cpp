@@ -24,6 +24,31 @@ RunbookAnalysis runbook_analysis(const store::RunInfo& run) {
   return out;
 }
 
+namespace {
+
+// The family rules of a run (its runbook's first), and the note when its runbook does not load.
+FamilyRules run_rules(const RunbookAnalysis& from_runbook, std::vector<std::string>& notes) {
+  if (!from_runbook.not_used_because.empty())
+    notes.push_back(
+        "the run's runbook does not load here, so its family rules and hints are not used: " +
+        from_runbook.not_used_because);
+  FamilyRules rules = FamilyRules::load_default();
+  rules.prepend(from_runbook.rules);
+  return rules;
+}
+
+}  // namespace
+
+std::optional<Table> streamed_view(const std::filesystem::path& db, const SessionOptions& options,
+                                   const std::string& view, const ViewOptions& o,
+                                   std::vector<std::string>& notes) {
+  if (view != "top" || !o.family.empty() || !o.phase.empty()) return std::nullopt;
+  store::CaptureDb cdb(db, store::OpenMode::read_only);
+  const RunTrace rt = find_run_trace(cdb, options.run_id);
+  const FamilyRules rules = run_rules(runbook_analysis(rt.run), notes);
+  return streamed_top(cdb, rt, rules, o.limit);
+}
+
 QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOptions& options) {
   QuerySession s;
   s.m_db = std::make_unique<store::CaptureDb>(db, store::OpenMode::read_only);
@@ -34,15 +59,10 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
     s.m_joins = ensure_joins(rw, cap);
   }
   const RunbookAnalysis from_runbook = runbook_analysis(cap.run);
-  if (!from_runbook.not_used_because.empty())
-    s.m_notes.push_back(
-        "the run's runbook does not load here, so its family rules and hints are not used: " +
-        from_runbook.not_used_because);
   s.m_hints.layers = options.layers ? options.layers : from_runbook.layers;
   s.m_hints.output_tokens =
       options.output_tokens ? options.output_tokens : from_runbook.output_tokens;
-  FamilyRules rules = FamilyRules::load_default();
-  rules.prepend(from_runbook.rules);
+  FamilyRules rules = run_rules(from_runbook, s.m_notes);
   s.m_query = std::make_unique<QueryContext>(*s.m_db, std::move(cap), std::move(rules));
   return s;
 }

@@ -59,6 +59,13 @@ class QuerySession {
   std::vector<std::string> m_notes;
 };
 
+// A view that needs no trace model, computed without loading the capture: `top` with neither
+// --family nor --phase (streamed_top: memory independent of the trace's length). Empty for every
+// other view; then open a QuerySession. `notes` gets what QuerySession::notes() would hold.
+std::optional<Table> streamed_view(const std::filesystem::path& db, const SessionOptions& options,
+                                   const std::string& view, const ViewOptions& o,
+                                   std::vector<std::string>& notes);
+
 // "joined pass 3 to the trace: 6144 of 6144 dispatches matched (100%), kernel-filtered pass"
 std::string join_note(const JoinSummary& join);
 

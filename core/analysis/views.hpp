@@ -68,6 +68,12 @@ class QueryContext {
   bool m_target_tried = false;
 };
 
+// `top` for the whole trace (no --family, --phase) without the trace model: one streamed pass
+// over the trace pass's rows, memory independent of the trace's length. The same table as
+// QueryContext::view("top") (a test holds them equal).
+Table streamed_top(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules,
+                   size_t limit);
+
 // `--sql`: any SELECT on the (read-only) connection; the analysis views (v_dispatches, ...) exist
 // once a query has joined the run.
 // One statement that only reads, stopped after `timeout` (`--timeout`, default 60 s): see

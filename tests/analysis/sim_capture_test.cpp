@@ -229,5 +229,39 @@ TEST_F(SimCapture, QuerySessionJoinsOnceAndUsesTheStoredRunbook) {
   EXPECT_FALSE(runbook_analysis(broken).not_used_because.empty());
 }
 
+// `kprof query DB top` streams the trace pass's rows instead of loading the capture (memory
+// independent of the trace's length); it is the table the trace model gives, row for row, with the
+// same short names, notes and limit. A filter needs the model, so it is not streamed.
+TEST_F(SimCapture, StreamedTopIsTheModelsTop) {
+  SessionOptions so;
+  ViewOptions o;
+  std::vector<std::string> notes;
+  const auto streamed = streamed_view(s_db->path(), so, "top", o, notes);
+  ASSERT_TRUE(streamed);
+  QuerySession session = QuerySession::open(s_db->path(), so);
+  const Table model = session.view("top", o);
+  EXPECT_GT(model.rows.size(), 10u);
+  EXPECT_EQ(streamed->columns, model.columns);
+  EXPECT_EQ(streamed->rows, model.rows);
+  EXPECT_EQ(streamed->brief, model.brief);
+  EXPECT_EQ(streamed->notes, model.notes);
+  EXPECT_EQ(streamed->title, model.title);
+  EXPECT_EQ(streamed->run_id, model.run_id);
+  EXPECT_TRUE(streamed->simulated);
+  EXPECT_EQ(notes, session.notes());
+
+  o.limit = 5;
+  const auto five = streamed_view(s_db->path(), so, "top", o, notes);
+  const Table model_five = session.view("top", o);
+  ASSERT_EQ(five->rows.size(), 5u);
+  EXPECT_EQ(five->rows, model_five.rows);
+  EXPECT_EQ(five->rows_omitted, model_five.rows_omitted);
+
+  o.phase = "decode";
+  EXPECT_FALSE(streamed_view(s_db->path(), so, "top", o, notes));
+  o.phase.clear();
+  EXPECT_FALSE(streamed_view(s_db->path(), so, "explain", o, notes));
+}
+
 }  // namespace
 }  // namespace kprof::analysis
