@@ -5,12 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
+#include <cassert>
 #include <deque>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -24,6 +23,7 @@
 #include "core/exec/failure.hpp"
 #include "core/exec/gpu_select.hpp"
 #include "core/exec/kernel_selection.hpp"
+#include "core/exec/local_launcher.hpp"
 #include "core/exec/pass_plan.hpp"
 #include "core/exec/process_runner.hpp"
 #include "core/exec/profiler_backend.hpp"
@@ -48,10 +48,6 @@ size_t summary_width(const ExecOptions& o) { return o.out ? 0 : terminal_width(S
 
 // The pass folder is emptied before every attempt: rocprofv3 names files by pid (%pid%), so an
 // earlier attempt's files would otherwise be ingested with the new ones (paths: pass_plan.hpp).
-
-// "<pgid> <start time>" of the pass's running process, so a resume after kill -9 of kprof can stop
-// the orphaned profiler before it re-runs the pass into the same folder.
-fs::path pass_owner_file(const fs::path& log) { return log.string() + ".pgid"; }
 
 struct Job {
   int64_t pass_id = 0;
@@ -127,13 +123,20 @@ struct Finished {
   std::optional<std::string> launch_error;
 };
 
+// An attempt the launcher runs.
+struct Running {
+  Job job;
+  size_t slot = 0;
+};
+
 class Driver {
  public:
   Driver(store::CaptureDb& db, const runbook::Runbook& rb, const ProfilerBackend& backend,
-         int64_t run_id, const ExecOptions& options)
+         PassLauncher& launcher, int64_t run_id, const ExecOptions& options)
       : m_db(db),
         m_rb(rb),
         m_backend(backend),
+        m_launcher(launcher),
         m_run_id(run_id),
         m_options(options),
         m_slot_env(gpu_slot_envs(options.gpus, rb, current_environment())),
@@ -236,18 +239,16 @@ class Driver {
     }
     s.cwd = m_rb.workload.cwd.value;
     s.log_path = pass_log(m_rb, m_run_id, j.ordinal);
+    s.output_dir = pass_dir(m_rb, m_run_id, j.ordinal);
     if (m_rb.workload.timeout.value) s.timeout = *m_rb.workload.timeout.value;
     s.kill_grace = m_options.kill_grace;
-    const fs::path owner = pass_owner_file(s.log_path);
-    s.on_started = [owner](pid_t pid) {
-      const auto t = process_start_time(pid);
-      std::ofstream(owner) << pid << " " << (t ? *t : 0) << "\n";
-      crash_point("launch.spawned");
-    };
+    s.name = "kprof run " + std::to_string(m_run_id) + " pass " + std::to_string(j.ordinal);
+    if (slot < m_options.gpus.size()) s.gpu = m_options.gpus[slot];
     return s;
   }
 
-  void start(Job j, size_t slot) {
+  // Starts an attempt; returns how it ended when the launcher could not start it.
+  std::optional<Finished> start(Job j, size_t slot) {
     ++j.tries;
     const auto info = m_db.find_pass(j.pass_id);
     store::PassTransition t;
@@ -271,22 +272,22 @@ class Driver {
     }
     m_progress.pass_started(j.ordinal, j.kind == PassKind::trace, j.counters,
                             m_options.gpus.empty() ? -1 : m_options.gpus[slot]);
-    ++m_inflight;
-    m_threads.emplace_back([this, j = std::move(j), slot, spec = std::move(spec)]() mutable {
+    std::string id;
+    try {
+      id = m_launcher.start(spec);
+    } catch (const std::exception& e) {
       Finished f;
       f.slot = slot;
-      try {
-        f.result = run_process(spec);
-      } catch (const Error& e) {
-        f.launch_error = e.what();
-      } catch (const std::exception& e) {
-        f.launch_error = e.what();
-      }
       f.job = std::move(j);
-      std::lock_guard<std::mutex> lock(m_mu);
-      m_finished.push_back(std::move(f));
-      m_cv.notify_all();
-    });
+      f.launch_error = e.what();
+      return f;
+    }
+    // The owner record: a resume after kill -9 of kprof asks this launcher to stop the attempt
+    // before it re-runs the pass into the same folder.
+    m_db.set_pass_launch(j.pass_id, std::string(m_launcher.name()), id);
+    crash_point("launch.spawned");
+    m_running.emplace(id, Running{std::move(j), slot});
+    return std::nullopt;
   }
 
   // A line a POSIX shell runs again as the same command: `cd DIR && K=V ... argv`, all quoted.
@@ -297,11 +298,13 @@ class Driver {
   }
 
   void run_jobs(std::vector<Job> jobs, size_t slots) {
+    constexpr std::chrono::milliseconds k_poll(200);  // progress ticks and retry backoffs
     std::deque<Job> pending(std::make_move_iterator(jobs.begin()),
                             std::make_move_iterator(jobs.end()));
     std::vector<bool> busy(slots, false);
+    bool cancelled = false;
     for (;;) {
-      if (!interrupt_signal()) {
+      if (const int sig = interrupt_signal(); sig == 0) {
         const auto now = clock::now();
         for (size_t s = 0; s < slots; ++s) {
           if (busy[s]) continue;
@@ -311,33 +314,44 @@ class Driver {
           Job j = std::move(*it);
           pending.erase(it);
           busy[s] = true;
-          start(std::move(j), s);
+          if (auto failed = start(std::move(j), s)) {
+            busy[s] = false;
+            handle(*failed);
+          }
         }
+      } else if (!cancelled) {
+        // kprof was interrupted: every attempt gets the signal (the profiler writes what it has).
+        for (const auto& [id, r] : m_running) m_launcher.cancel(id, sig);
+        cancelled = true;
       }
-      if (m_inflight == 0 && (pending.empty() || interrupt_signal())) break;
-      std::deque<Finished> finished;
-      {
-        std::unique_lock<std::mutex> lock(m_mu);
-        m_cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return !m_finished.empty(); });
-        finished.swap(m_finished);
+      if (m_running.empty() && (pending.empty() || interrupt_signal())) break;
+      std::vector<AttemptEnd> ended;
+      if (m_running.empty()) {
+        std::this_thread::sleep_for(k_poll);  // only retries waiting out their backoff
+      } else {
+        ended = m_launcher.wait(k_poll);
       }
-      for (auto& f : finished) {
+      for (auto& e : ended) {
+        auto it = m_running.find(e.id);
+        assert(it != m_running.end() && "a launcher reported an attempt it did not start");
+        if (it == m_running.end()) continue;
+        Finished f;
+        f.job = std::move(it->second.job);
+        f.slot = it->second.slot;
+        f.result = std::move(e.result);
+        f.launch_error = std::move(e.launch_error);
+        m_running.erase(it);
         busy[f.slot] = false;
-        --m_inflight;
         if (auto retry = handle(f)) pending.push_back(std::move(*retry));
       }
       m_progress.tick();
     }
-    for (auto& t : m_threads) t.join();
-    m_threads.clear();
   }
 
   // Records how an attempt ended; returns the job when it is to be retried.
   std::optional<Job> handle(Finished& f) {
     crash_point("run.pass_exited");
     Job& j = f.job;
-    std::error_code ec;
-    fs::remove(pass_owner_file(pass_log(m_rb, m_run_id, j.ordinal)), ec);
     store::PassTransition t;
     if (f.launch_error) {
       t.state = PassState::failed;
@@ -525,6 +539,7 @@ class Driver {
   store::CaptureDb& m_db;
   const runbook::Runbook& m_rb;
   const ProfilerBackend& m_backend;
+  PassLauncher& m_launcher;
   int64_t m_run_id;
   const ExecOptions& m_options;
   std::vector<store::EnvDelta> m_slot_env;  // --gpus: the variables of each GPU slot
@@ -532,11 +547,7 @@ class Driver {
   Progress m_progress;
   bool m_selection_failed = false;
 
-  int m_inflight = 0;
-  std::vector<std::thread> m_threads;
-  std::mutex m_mu;
-  std::condition_variable m_cv;
-  std::deque<Finished> m_finished;
+  std::map<std::string, Running> m_running;  // by the launcher's attempt id
 };
 
 // Takes the run's row lock. We hold the file lock, so any other holder recorded there is a kprof
@@ -549,6 +560,11 @@ void lock_run_row(store::CaptureDb& db, int64_t run_id) {
   }
 }
 
+std::unique_ptr<ProfilerBackend> backend_of(const ExecSeams& seams, const runbook::Runbook& rb,
+                                            const BackendChoice& choice) {
+  return seams.backend ? seams.backend(rb, choice) : make_profiler_backend(rb, choice);
+}
+
 void print_summary(std::ostream& os, store::CaptureDb& db, const ExecResult& r, size_t width) {
   os << "\n" << status_text(db.path(), r.run_id, width);
   os << "database: " << r.db.string() << "\n";
@@ -556,10 +572,11 @@ void print_summary(std::ostream& os, store::CaptureDb& db, const ExecResult& r, 
 
 }  // namespace
 
-ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options) {
+ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options,
+                       const ExecSeams& seams) {
   runbook::Runbook rb = given;
   if (options.db) runbook::use_database(rb, *options.db);
-  const auto backend = make_profiler_backend(rb, {options.simulate, std::nullopt});
+  const auto backend = backend_of(seams, rb, {options.simulate, std::nullopt});
   // Planned before the database is touched: a bad runbook or plan leaves no trace. The commands
   // are made again with the run's id once it exists (their paths hold it).
   const RunPlan rp = plan_run(rb, *backend, 0);
@@ -605,14 +622,16 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
   }
   lock_run_row(db, run_id);  // its own transaction; the file lock is what guards the run
 
-  Driver driver(db, rb, *backend, run_id, options);
+  LocalLauncher local;
+  Driver driver(db, rb, *backend, seams.launcher ? *seams.launcher : local, run_id, options);
   ExecResult r = driver.drive();
   db.unlock_run(run_id, ::getpid(), host_name());
   print_summary(out_of(options), db, r, summary_width(options));
   return r;
 }
 
-ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::ostream* diff_out) {
+ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::ostream* diff_out,
+                      const ExecSeams& seams) {
   const std::string ext = to_lower(target.extension().string());
   std::optional<runbook::Runbook> given;
   fs::path db_path;
@@ -660,7 +679,9 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
   // profiler version gives the command lines the run started with.
   std::optional<std::string> recorded_version;
   if (!run->profiler_version.empty()) recorded_version = run->profiler_version;
-  const auto backend = make_profiler_backend(rb, {run->simulated, recorded_version});
+  const auto backend = backend_of(seams, rb, {run->simulated, recorded_version});
+  LocalLauncher local;
+  PassLauncher& launcher = seams.launcher ? *seams.launcher : local;
   lock_run_row(db, run->id);
   db.set_run_status(run->id, store::RunStatus::running);
 
@@ -674,11 +695,15 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
                                  " (kprof pid " + std::to_string(p.owner_pid.value_or(0)) + ")",
                              "resume on that host, or with --force once you know it is dead");
       }
-      // Its kprof is dead (we hold the lock): stop the profiler it may have left running.
-      std::ifstream owner(pass_owner_file(pass_log(rb, run->id, p.ordinal)));
-      long long pgid = 0;
-      unsigned long long start = 0;
-      if (owner >> pgid >> start && start != 0) kill_orphan_group(static_cast<pid_t>(pgid), start);
+      // Its kprof is dead (we hold the lock): the launcher that started the attempt stops what
+      // it may have left running.
+      if (!p.launcher.empty()) {
+        if (p.launcher == launcher.name()) {
+          launcher.reap_orphan(p.launch_id);
+        } else {
+          make_pass_launcher(p.launcher)->reap_orphan(p.launch_id);
+        }
+      }
       reset = true;
     } else if (p.state == PassState::interrupted) {
       reset = true;
@@ -694,7 +719,7 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
     }
   }
 
-  Driver driver(db, rb, *backend, run->id, options);
+  Driver driver(db, rb, *backend, launcher, run->id, options);
   ExecResult r = driver.drive();
   db.unlock_run(run->id, ::getpid(), host_name());
   print_summary(out_of(options), db, r, summary_width(options));

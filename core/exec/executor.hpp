@@ -6,22 +6,38 @@
 // done passes are skipped; interrupted ones and running ones whose kprof died re-run; failed ones
 // re-run with retry_failed.
 //
-// Threads: one per running pass, each only waiting on its process. The calling thread is the only
-// one that touches the database (state changes and ingest), so ingest is serialized.
+// How an attempt runs is the PassLauncher's business (pass_launcher.hpp; local processes by
+// default); what the command is, and how a failure is classified, the ProfilerBackend's
+// (profiler_backend.hpp). The calling thread is the only one that touches the database (state
+// changes and ingest), so ingest is serialized.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/exec/pass_launcher.hpp"
+#include "core/exec/profiler_backend.hpp"
 #include "core/runbook/runbook.hpp"
 #include "core/store/capture_db.hpp"
 
 namespace kprof::exec {
+
+// The two seams the executor runs through. Defaults: make_profiler_backend() and a LocalLauncher;
+// the executor's unit tests give fakes.
+struct ExecSeams {
+  // Makes the backend for the runbook: `kprof run` asks with --simulate, `resume` with what the
+  // run recorded (simulated, profiler version).
+  std::function<std::unique_ptr<ProfilerBackend>(const runbook::Runbook&, const BackendChoice&)>
+      backend;
+  PassLauncher* launcher = nullptr;  // runs every attempt; not owned
+};
 
 struct ExecOptions {
   bool simulate = false;  // run rocprofv3-sim instead of the runbook's profiler
@@ -46,13 +62,16 @@ struct ExecResult {
 };
 
 // `kprof run`. Throws Error for a bad runbook or plan, a database in use, a missing profiler.
-ExecResult run_runbook(const runbook::Runbook& rb, const ExecOptions& options);
+ExecResult run_runbook(const runbook::Runbook& rb, const ExecOptions& options,
+                       const ExecSeams& seams = {});
 
 // `kprof resume DB|RUNBOOK`: continues the last run in the database. A runbook whose sha256
 // differs from the recorded one is refused (Error, input) unless options.force; the line diff is
 // written to `diff_out` (default std::cerr) first.
+// A pass recorded as running (its kprof was killed) has its attempt stopped first by the launcher
+// that recorded it (make_pass_launcher of its name, or seams.launcher when the names match).
 ExecResult resume_run(const std::filesystem::path& db_or_runbook, const ExecOptions& options,
-                      std::ostream* diff_out = nullptr);
+                      std::ostream* diff_out = nullptr, const ExecSeams& seams = {});
 
 // `kprof status DB`: the last run (or `run_id`) and every pass with state, attempts, duration,
 // reason, as a table at most `width` columns wide (0 = no limit).

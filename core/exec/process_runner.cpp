@@ -262,7 +262,9 @@ RunResult run_process(const LaunchSpec& spec) {
     }
     const auto now = clock::now();
     if (!term_sent) {
-      if (int sig = interrupt_signal(); sig != 0) {
+      int sig = interrupt_signal();
+      if (sig == 0 && spec.cancel) sig = spec.cancel->load();
+      if (sig != 0) {
         result.interrupted = true;
         result.interrupt_signal = sig;
         ::kill(-pid, sig);  // rocprofv3 handles SIGINT/SIGTERM and writes what it has

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -34,6 +35,15 @@ struct LaunchSpec {
   size_t log_tail_bytes = 4096;
   // Called once the child runs (its pid is also its process group id), on the calling thread.
   std::function<void(pid_t)> on_started;
+  // When it holds a signal (non-zero), that signal goes to the child's group as if kprof had been
+  // interrupted by it (then SIGKILL after kill_grace); the result says `interrupted`. How a
+  // PassLauncher cancels one attempt. Not owned; must outlive run_process.
+  const std::atomic<int>* cancel = nullptr;
+
+  // For a PassLauncher (pass_launcher.hpp); run_process itself does not use them.
+  std::string name;                  // "run 3 pass 2": a batch job's name
+  std::filesystem::path output_dir;  // where the profiler writes (exists, emptied)
+  std::optional<int> gpu;            // --gpus: the device of this attempt's slot
 };
 
 struct RunResult {

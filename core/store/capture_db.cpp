@@ -43,7 +43,8 @@ std::optional<RunInfo> one_run(SQLite::Database& db, const std::string& where,
 
 constexpr const char* k_pass_columns =
     "id, run_id, ordinal, kind, counters, argv, env, state, attempts, exit_code, signal, reason, "
-    "started_ms, finished_ms, output_dir, log_path, log_excerpt, owner_pid, owner_host";
+    "started_ms, finished_ms, output_dir, log_path, log_excerpt, owner_pid, owner_host, launcher, "
+    "launch_id";
 
 std::vector<std::string> json_strings(SQLite::Database& db, const std::string& json) {
   SQLite::Statement st(db, "SELECT value FROM json_each(?) ORDER BY key");
@@ -86,6 +87,8 @@ PassInfo read_pass(SQLite::Database& db, SQLite::Statement& st) {
   p.log_excerpt = st.getColumn(16).getString();
   p.owner_pid = column_opt(st, 17);
   p.owner_host = st.getColumn(18).getString();
+  p.launcher = st.getColumn(19).getString();
+  p.launch_id = st.getColumn(20).getString();
   return p;
 }
 
@@ -222,7 +225,8 @@ void CaptureDb::set_pass_state(int64_t pass_id, const PassTransition& t) {
     std::string sql =
         "UPDATE passes SET state = ?1, attempts = coalesce(?2, attempts), "
         "reason = coalesce(?5, reason), log_excerpt = coalesce(?6, log_excerpt), "
-        "owner_pid = ?7, owner_host = ?8, argv = coalesce(?11, argv), ";
+        "owner_pid = ?7, owner_host = ?8, argv = coalesce(?11, argv), launcher = '', "
+        "launch_id = '', ";
     if (running) {
       sql += "exit_code = ?3, signal = ?4, started_ms = ?9, finished_ms = NULL";
     } else if (planned) {
@@ -262,6 +266,20 @@ void CaptureDb::set_pass_state(int64_t pass_id, const PassTransition& t) {
     else
       st.bind(11);
     require_changed(*m_impl, st.exec(), "pass " + std::to_string(pass_id));
+  });
+}
+
+void CaptureDb::set_pass_launch(int64_t pass_id, const std::string& launcher,
+                                const std::string& launch_id) {
+  require_no_loader(*m_impl, "recording a pass's launch");
+  guarded(*m_impl, "recording a pass's launch", [&] {
+    SQLite::Statement st(m_impl->db,
+                         "UPDATE passes SET launcher = ?, launch_id = ? "
+                         "WHERE id = ? AND state = 'running'");
+    st.bind(1, launcher);
+    st.bind(2, launch_id);
+    st.bind(3, pass_id);
+    require_changed(*m_impl, st.exec(), "running pass " + std::to_string(pass_id));
   });
 }
 

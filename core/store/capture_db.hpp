@@ -113,6 +113,10 @@ struct PassInfo {
   std::string log_excerpt;  // the tail of the profiler's log (the store keeps what it is given)
   std::optional<int64_t> owner_pid;  // set while running: who runs it
   std::string owner_host;
+  // Set while running, once the attempt started: the launcher that started it ("local") and its
+  // id for the attempt (exec/pass_launcher.hpp). With owner_pid/host, the owner record.
+  std::string launcher;
+  std::string launch_id;
 };
 
 // A state change of a pass. Fields left empty keep their stored value, except as noted.
@@ -217,7 +221,11 @@ class CaptureDb {
 
   // Passes.
   int64_t add_planned_pass(int64_t run_id, const PlannedPass& pass);
+  // Every transition clears the launch (a new attempt has not started yet; a finished one has no
+  // owner).
   void set_pass_state(int64_t pass_id, const PassTransition& t);
+  // The started attempt of a running pass, as its launcher names it. Throws unless it is running.
+  void set_pass_launch(int64_t pass_id, const std::string& launcher, const std::string& launch_id);
   std::optional<PassInfo> find_pass(int64_t pass_id);
   std::optional<PassInfo> find_pass(int64_t run_id, int64_t ordinal);
   std::vector<PassInfo> list_passes(int64_t run_id);  // by ordinal

@@ -126,6 +126,11 @@ TEST(Passes, StateMachineFields) {
   EXPECT_EQ(p.owner_host, "nodeA");
   ASSERT_TRUE(p.started_ms);
   EXPECT_FALSE(p.finished_ms);
+  EXPECT_EQ(p.launcher, "");  // the attempt is not started yet
+  db.set_pass_launch(id, "local", "4400:123456");
+  p = *db.find_pass(id);
+  EXPECT_EQ(p.launcher, "local");
+  EXPECT_EQ(p.launch_id, "4400:123456");
 
   db.set_pass_state(id,
                     {PassState::failed, {}, 1, 9, "killed by SIGKILL", "...last lines\n", {}, ""});
@@ -138,6 +143,9 @@ TEST(Passes, StateMachineFields) {
   EXPECT_EQ(p.log_excerpt, "...last lines\n");
   EXPECT_FALSE(p.owner_pid);  // only a running pass has an owner
   EXPECT_EQ(p.owner_host, "");
+  EXPECT_EQ(p.launcher, "");
+  EXPECT_EQ(p.launch_id, "");
+  EXPECT_THROW(db.set_pass_launch(id, "local", "1:2"), Error);  // not running
   ASSERT_TRUE(p.finished_ms);
   EXPECT_GE(*p.finished_ms, *p.started_ms);
 

@@ -26,8 +26,8 @@ std::string error_line(const std::function<void()>& fn) {
 TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
   TempDir dir;
   CaptureDb db(dir / "c.db");
-  EXPECT_EQ(db.schema_version(), 5);
-  EXPECT_EQ(CaptureDb::latest_schema_version(), 5);
+  EXPECT_EQ(db.schema_version(), 6);
+  EXPECT_EQ(CaptureDb::latest_schema_version(), 6);
   SQLite::Statement st(db.sql(),
                        "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
                        "WHERE type = 'table' ORDER BY name)");
@@ -203,11 +203,11 @@ TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
   const auto path = dir / "c.db";
   {
     CaptureDb db(path);
-    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (6, 0)");
+    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (7, 0)");
   }
   const std::string expected = "capture database '" + path.string() +
-                               "' has schema version 6, but this kprof (" KPROF_VERSION
-                               ") knows versions up to 5 (open it with a newer kprof, or give "
+                               "' has schema version 7, but this kprof (" KPROF_VERSION
+                               ") knows versions up to 6 (open it with a newer kprof, or give "
                                "this one another database file)";
   EXPECT_EQ(error_line([&] { CaptureDb db(path); }), expected);
   EXPECT_EQ(error_line([&] { CaptureDb db(path, OpenMode::read_only); }), expected);
@@ -216,6 +216,28 @@ TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::input);
   }
+}
+
+// Version 6 adds the launch of a running pass's attempt (with owner_pid/host, the owner record).
+TEST(OpenMigrate, AVersionFiveDatabaseGainsThePassLaunchColumns) {
+  TempDir dir;
+  const auto path = dir / "c.db";
+  testing::make_db_at_version(path, 5);
+  {
+    SQLite::Database raw(path.string(), SQLite::OPEN_READWRITE);
+    raw.exec(k_old_run);
+    raw.exec("INSERT INTO passes(id, run_id, ordinal, kind) VALUES (1, 1, 0, 'trace')");
+  }
+  CaptureDb db(path);
+  EXPECT_EQ(db.schema_version(), CaptureDb::latest_schema_version());
+  EXPECT_EQ(db.find_pass(1)->launcher, "");
+  EXPECT_EQ(db.find_pass(1)->launch_id, "");
+  PassTransition t;
+  t.state = PassState::running;
+  db.set_pass_state(1, t);
+  db.set_pass_launch(1, "local", "123:456");
+  EXPECT_EQ(db.find_pass(1)->launcher, "local");
+  EXPECT_EQ(db.find_pass(1)->launch_id, "123:456");
 }
 
 // Version 2 adds runs.profiler_version; a version-1 file with a run gains it, as '' (not recorded).

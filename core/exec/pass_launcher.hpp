@@ -1,0 +1,70 @@
+// The launcher seam: how one attempt of one pass runs somewhere, with the shape of ninja's
+// CommandRunner (src/build.h in ninja-build/ninja: StartCommand, WaitForCommand, Abort): start an
+// attempt, wait for attempts to end, cancel one. The executor keeps the durable pass state machine
+// (planned → running → done | failed | interrupted) and never learns how an attempt runs.
+// Implementations:
+//   - LocalLauncher (local_launcher.hpp): a child process group on this host (process_runner);
+//   - the fake of the executor's unit tests (tests/exec/fake_launcher.hpp): no process at all;
+//   - next: Slurm (a job id instead of a process group).
+// The owner record of a running attempt is (launcher name, attempt id), stored with the pass, so a
+// later `kprof resume` asks the launcher that started it to stop what a killed kprof left behind.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/exec/process_runner.hpp"
+
+namespace kprof::exec {
+
+// How one attempt ended.
+struct AttemptEnd {
+  std::string id;    // as start() returned it
+  RunResult result;  // exit code or signal, timed out, interrupted (cancelled), duration, log tail
+  // Set when the launcher accepted the attempt but could not run the command (a batch job that
+  // failed to launch); `result` is then meaningless.
+  std::optional<std::string> launch_error;
+};
+
+class PassLauncher {
+ public:
+  virtual ~PassLauncher() = default;
+
+  // "local", "slurm": recorded with the attempt (the owner record) and given to
+  // make_pass_launcher() by a resume to find the launcher of an orphaned attempt.
+  virtual std::string_view name() const = 0;
+
+  // Starts one attempt of spec (argv, env delta, cwd, output_dir, log_path, timeout and
+  // kill_grace, gpu, name; spec.on_started and spec.cancel are the launcher's own business).
+  // Returns once the command runs, with the attempt's id: text that names it for good (a local
+  // process group with its start time, a job id), durable enough to be stored and given to
+  // reap_orphan() by another kprof process. Throws Error (runtime) when the command cannot be
+  // started (not found, not executable, bad cwd, log not writable).
+  // The launcher enforces spec.timeout: past it, the attempt is stopped (SIGTERM, SIGKILL after
+  // kill_grace) and ends with result.timed_out.
+  virtual std::string start(const LaunchSpec& spec) = 0;
+
+  // Waits until at least one started attempt has ended or `max_wait` passed; returns every attempt
+  // that ended since the last call, each exactly once. Returns at once when none is running.
+  virtual std::vector<AttemptEnd> wait(std::chrono::milliseconds max_wait) = 0;
+
+  // Asks a running attempt to stop with `sig` (SIGINT or SIGTERM, as kprof got it), SIGKILL after
+  // its kill_grace; it ends with result.interrupted and interrupt_signal == sig. Nothing for an
+  // attempt that already ended.
+  virtual void cancel(const std::string& id, int sig) = 0;
+
+  // Stops an attempt that a kprof killed without cleanup left running, from the id it recorded,
+  // and returns once it is gone (bounded). Nothing when it already ended; an id that names
+  // something else by now (a reused pid) is left alone.
+  virtual void reap_orphan(const std::string& id) = 0;
+};
+
+// The one place that maps a launcher name to its implementation: "local". Throws Error (input)
+// for a name this kprof does not know (a database recorded by a kprof with another launcher).
+std::unique_ptr<PassLauncher> make_pass_launcher(std::string_view name);
+
+}  // namespace kprof::exec
