@@ -33,7 +33,7 @@ PassData load_pass(store::CaptureDb& db, const store::PassInfo& p, NameTable& na
   SQLite::Statement q(
       sql,
       "SELECT dispatch_id, kernel_id, kernel_name_id, pid, agent, start_ns, end_ns, "
-      "grid_x, grid_y, grid_z, wg_x, wg_y, wg_z, lds, scratch, vgpr, agpr, sgpr "
+      "grid_x, grid_y, grid_z, wg_x, wg_y, wg_z, lds, scratch, vgpr, agpr, sgpr, queue_id "
       "FROM dispatches WHERE pass_id = ? ORDER BY pid, dispatch_id");
   q.bind(1, p.id);
   SQLite::Statement name_q(sql, "SELECT value FROM strings WHERE id = ?");
@@ -65,6 +65,7 @@ PassData load_pass(store::CaptureDb& db, const store::PassInfo& p, NameTable& na
     d.vgpr = opt_int(15);
     d.agpr = opt_int(16);
     d.sgpr = opt_int(17);
+    d.queue = q.getColumn(18).getInt64();
     out.dispatches.push_back(d);
   }
   return out;

@@ -30,6 +30,7 @@ struct Dispatch {
   uint32_t name = 0;        // NameTable id
   int64_t pid = 0;
   int64_t agent = 0;
+  int64_t queue = 0;  // rocprofv3's Queue_Id (tracks of `kprof export --perfetto`)
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   int64_t grid[3] = {0, 1, 1};  // work-items

@@ -49,6 +49,12 @@ class QuerySession {
   // Notes for the user ("the run's runbook does not load here ...").
   const std::vector<std::string>& notes() const { return m_notes; }
   const Capture& capture() const { return m_query->capture(); }
+  // Typed results for views that draw rather than print (core/report): the trace model, the
+  // counters joined onto trace dispatches, the target (nullptr without a hardware file).
+  const TraceModel& model() const { return m_query->model(); }
+  const JoinedCounters& joined() { return m_query->joined(); }
+  const hw::Target* target() { return m_query->target(); }
+  const ExplainHints& hints() const { return m_hints; }
 
  private:
   QuerySession() = default;

@@ -44,10 +44,10 @@ class QueryContext {
   Table view(const std::string& name, const ViewOptions& options);
   const Capture& capture() const { return m_cap; }
   const TraceModel& model() const { return m_model; }
-
- private:
   const JoinedCounters& joined();
   const hw::Target* target();  // nullptr when the arch has no hardware file
+
+ private:
   Table top(const ViewOptions& o);
   Table families(const ViewOptions& o);
   Table variants(const ViewOptions& o);

@@ -1,0 +1,80 @@
+// `kprof compare A[:RUN] B[:RUN] [--force] [--format F]`: two runs side by side per family and
+// variant, with the launch-count changes explained in steps × layers (core/report/compare.hpp).
+#include <unistd.h>
+
+#include <iostream>
+
+#include "apps/kprof/command.hpp"
+#include "core/analysis/session.hpp"
+#include "core/analysis/table.hpp"
+#include "core/base/error.hpp"
+#include "core/base/table.hpp"
+#include "core/report/compare.hpp"
+
+namespace {
+
+namespace po = kprof::app::po;
+namespace an = kprof::analysis;
+
+int cmd_compare(const kprof::app::Args& args) {
+  po::options_description opts("options");
+  std::string a_text, b_text, format = "table";
+  int64_t width = -1;
+  opts.add_options()("a", po::value(&a_text), "run A: DB or DB:RUN (default run: the latest)")(
+      "b", po::value(&b_text), "run B: DB or DB:RUN")("force", po::bool_switch(),
+                                                      "compare runs of different targets anyway")(
+      "format", po::value(&format), "table | csv | jsonl | json")(
+      "wide", po::bool_switch(), "full cells and no width limit in tables")(
+      "width", po::value(&width), "table width in columns, 0 = no limit (default: the terminal's)");
+  po::positional_options_description pos;
+  pos.add("a", 1).add("b", 1);
+  auto vm = kprof::app::parse_args(
+      "compare", "A[:RUN] B[:RUN] [--force] [--format F]", args, opts, pos,
+      "A and B may be the same database (two runs) or two databases. Every family of either run\n"
+      "is a row; launch-count changes are explained as steps x launches per step where both runs\n"
+      "have steps. The workloads are compared first (target, simulated or measured, steps,\n"
+      "layers, runbook, seed); runs of different targets are refused unless --force.\n"
+      "\nexamples:\n"
+      "  kprof compare out/yesterday.db out/today.db\n"
+      "  kprof compare out/q.db:1 out/q.db:2 --format csv > delta.csv");
+  if (!vm) return 0;
+  if (a_text.empty() || b_text.empty())
+    throw kprof::Error::input("compare needs two runs", "usage: kprof compare A[:RUN] B[:RUN]");
+  const an::Format f = an::parse_format(format);
+  const auto ra = kprof::report::parse_run_ref(a_text), rb = kprof::report::parse_run_ref(b_text);
+  an::SessionOptions sa, sb;
+  sa.run_id = ra.run;
+  sb.run_id = rb.run;
+  auto a = an::QuerySession::open(ra.db, sa);
+  auto b = an::QuerySession::open(rb.db, sb);
+  for (auto* s : {&a, &b})
+    for (const auto& j : s->joins_computed()) std::cerr << "kprof: " << an::join_note(j) << "\n";
+  auto label = [](const kprof::report::RunRef& r, const an::QuerySession& s) {
+    return r.db + " run " + std::to_string(s.capture().run.id);
+  };
+  kprof::report::CompareOptions co;
+  co.force = (*vm)["force"].as<bool>();
+  const auto c = kprof::report::compare_runs(a, label(ra, a), b, label(rb, b), co);
+  an::PrintOptions po_;
+  po_.layout.wide = (*vm)["wide"].as<bool>();
+  po_.layout.width = po_.layout.wide ? 0
+                     : width >= 0    ? static_cast<size_t>(width)
+                                     : kprof::terminal_width(STDOUT_FILENO);
+  if (f == an::Format::table) {
+    for (const auto& line : c.workload) std::cout << line << "\n";
+    std::cout << "\n";
+    an::print(std::cout, c.families, f, po_);
+    std::cout << "\n";
+    an::print(std::cout, c.variants, f, po_);
+  } else {
+    for (const auto& line : c.workload) std::cerr << "kprof: " << line << "\n";
+    an::print(std::cout, c.families, f, po_);
+    an::print(std::cout, c.variants, f, po_);
+  }
+  return 0;
+}
+
+}  // namespace
+
+KPROF_COMMAND("compare", "compare two runs per family and variant, launch changes as steps",
+              cmd_compare);

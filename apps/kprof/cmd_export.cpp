@@ -1,0 +1,59 @@
+// `kprof export DB --perfetto trace.json [--run R]`: the run as Chrome trace-event JSON for
+// ui.perfetto.dev and chrome://tracing (core/report/perfetto.hpp).
+#include <iostream>
+
+#include "apps/kprof/command.hpp"
+#include "core/analysis/session.hpp"
+#include "core/base/error.hpp"
+#include "core/report/output_file.hpp"
+#include "core/report/perfetto.hpp"
+
+namespace {
+
+namespace po = kprof::app::po;
+
+int cmd_export(const kprof::app::Args& args) {
+  po::options_description opts("options");
+  std::string db_path, perfetto;
+  int64_t run = 0;
+  opts.add_options()("db", po::value(&db_path), "capture database")(
+      "perfetto", po::value(&perfetto), "write Chrome trace-event JSON to this file")(
+      "run", po::value(&run), "run id (default: the latest run)");
+  po::positional_options_description pos;
+  pos.add("db", 1);
+  auto vm = kprof::app::parse_args(
+      "export", "DB --perfetto trace.json [--run R]", args, opts, pos,
+      "The trace opens in https://ui.perfetto.dev (Open trace file) and chrome://tracing: one\n"
+      "track per process, agent and queue; each dispatch a slice with its kernel, family,\n"
+      "variant, phase, step, counters and derived metrics; steps and phases as enclosing slices;\n"
+      "counter-pass dispatches on their own processes (each pass is a separate run).\n"
+      "\nexamples:\n"
+      "  kprof export out/q.db --perfetto q.json");
+  if (!vm) return 0;
+  if (db_path.empty())
+    throw kprof::Error::input("missing capture database",
+                              "usage: kprof export DB --perfetto trace.json");
+  if (perfetto.empty())
+    throw kprof::Error::input("no output format given", "write --perfetto trace.json");
+  kprof::analysis::SessionOptions so;
+  if (run) so.run_id = run;
+  auto session = kprof::analysis::QuerySession::open(db_path, so);
+  for (const auto& j : session.joins_computed())
+    std::cerr << "kprof: " << kprof::analysis::join_note(j) << "\n";
+  kprof::report::PerfettoSummary sum;
+  kprof::report::write_file_atomically(
+      perfetto, [&](std::ostream& os) { sum = kprof::report::write_perfetto(os, session); });
+  std::cout << "wrote " << perfetto << ": " << sum.dispatch_slices << " dispatch slices, "
+            << sum.step_slices << " phase and step slices, " << sum.counter_pass_slices
+            << " counter-pass dispatch slices"
+            << (sum.overlap_lanes ? ", " + std::to_string(sum.overlap_lanes) +
+                                        " overlap lanes for dispatches that overlap on a queue"
+                                  : "")
+            << (sum.simulated ? " (SIMULATED run)" : "") << "\n";
+  return 0;
+}
+
+}  // namespace
+
+KPROF_COMMAND("export", "write a run as Chrome trace-event JSON for Perfetto (--perfetto FILE)",
+              cmd_export);

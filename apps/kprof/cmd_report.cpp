@@ -1,0 +1,67 @@
+// `kprof report DB [-o report.html] [--run R]`: one self-contained HTML file of a run (charts,
+// explanation, roofline, provenance), built from the query session (core/report).
+#include <iostream>
+
+#include "apps/kprof/command.hpp"
+#include "core/analysis/session.hpp"
+#include "core/base/error.hpp"
+#include "core/report/compare.hpp"
+#include "core/report/html_report.hpp"
+#include "core/report/output_file.hpp"
+#include "core/report/report_model.hpp"
+
+namespace {
+
+namespace po = kprof::app::po;
+
+int cmd_report(const kprof::app::Args& args) {
+  po::options_description opts("options");
+  std::string db_path, out = "report.html", baseline;
+  int64_t run = 0;
+  opts.add_options()("db", po::value(&db_path), "capture database")(
+      "output,o", po::value(&out), "the HTML file to write (default: report.html)")(
+      "run", po::value(&run), "run id (default: the latest run)")(
+      "baseline", po::value(&baseline),
+      "compare with this run (DB or DB:RUN), as `kprof compare BASELINE DB` does")(
+      "force", po::bool_switch(), "--baseline: compare runs of different targets anyway");
+  po::positional_options_description pos;
+  pos.add("db", 1);
+  auto vm = kprof::app::parse_args(
+      "report", "DB [-o report.html] [--run R] [--baseline DB[:RUN]]", args, opts, pos,
+      "The report is one HTML file with inline SVG charts and no script or network access: it\n"
+      "opens from a file:// URL. A simulated run is marked SIMULATED in every section.\n"
+      "\nexamples:\n"
+      "  kprof report out/q.db -o q.html\n"
+      "  kprof report out/q.db --run 2 -o run2.html\n"
+      "  kprof report out/today.db --baseline out/yesterday.db -o today.html");
+  if (!vm) return 0;
+  if (db_path.empty())
+    throw kprof::Error::input("missing capture database", "usage: kprof report DB -o report.html");
+  kprof::report::ReportOptions ro;
+  if (run) ro.run_id = run;
+  kprof::analysis::SessionOptions so;
+  so.run_id = ro.run_id;
+  auto session = kprof::analysis::QuerySession::open(db_path, so);
+  auto model = kprof::report::build_report_model(session, ro);
+  if (!baseline.empty()) {
+    const auto ref = kprof::report::parse_run_ref(baseline);
+    kprof::analysis::SessionOptions sb;
+    sb.run_id = ref.run;
+    auto base = kprof::analysis::QuerySession::open(ref.db, sb);
+    kprof::report::CompareOptions co;
+    co.force = (*vm)["force"].as<bool>();
+    model.baseline = kprof::report::compare_runs(
+        base, ref.db + " run " + std::to_string(base.capture().run.id), session,
+        db_path + " run " + std::to_string(session.capture().run.id), co);
+  }
+  kprof::report::write_file_atomically(
+      out, [&](std::ostream& os) { kprof::report::write_html_report(os, model); });
+  for (const auto& n : model.notes) std::cerr << "kprof: " << n << "\n";
+  std::cout << "wrote " << out << (model.simulated ? " (SIMULATED run)" : "") << "\n";
+  return 0;
+}
+
+}  // namespace
+
+KPROF_COMMAND("report", "write a self-contained HTML report of a run: charts, roofline, timeline",
+              cmd_report);

@@ -1,0 +1,121 @@
+// `kprof compare` of the simulated runs of the ctest fixture report_sim_runs: different seeds show
+// every family; 64 against 32 output tokens explains the launch-count difference as steps.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/report/compare.hpp"
+
+namespace kprof::report {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path k_dir = KPROF_REPORT_SIM_DIR;
+// "qwen3-64" -> the fixture's database of that run.
+fs::path sim_db(const std::string& name) { return k_dir / name / (name + ".db"); }
+
+Comparison compare(const std::string& a, const std::string& b, bool force = false) {
+  auto sa = analysis::QuerySession::open(sim_db(a), {});
+  auto sb = analysis::QuerySession::open(sim_db(b), {});
+  return compare_runs(sa, a, sb, b, {force});
+}
+
+std::set<std::string> families_of(const std::string& db) {
+  auto s = analysis::QuerySession::open(sim_db(db), {});
+  std::set<std::string> out;
+  for (const auto& r : s.view("families", {}).rows) out.insert(std::get<std::string>(r[0]));
+  return out;
+}
+
+TEST(Compare, DifferentSeedsShowEveryFamily) {
+  const Comparison c = compare("qwen3-64", "qwen3-64-s43");
+  std::set<std::string> rows;
+  for (const auto& r : c.families.rows) rows.insert(std::get<std::string>(r[0]));
+  auto all = families_of("qwen3-64");
+  for (const auto& f : families_of("qwen3-64-s43")) all.insert(f);
+  EXPECT_EQ(rows, all);
+  EXPECT_TRUE(c.simulated);
+  EXPECT_TRUE(c.families.simulated);
+  bool seeds = false, same = false;
+  for (const auto& w : c.workload) {
+    seeds |= w == "simulator seeds differ: 42 and 43";
+    same |= w == "same target, same steps and layers";
+  }
+  EXPECT_TRUE(seeds);
+  EXPECT_TRUE(same);
+  // Same workload: launches equal per family, times differ by the seed's noise only.
+  for (const auto& r : c.families.rows) EXPECT_EQ(r[1], r[2]) << std::get<std::string>(r[0]);
+  // Variants of the fused MoE kernel are matched across the runs and carry both sides' metrics.
+  int moe = 0;
+  for (const auto& r : c.variants.rows) {
+    if (std::get<std::string>(r[0]) != "fused_moe_kernel") continue;
+    ++moe;
+    EXPECT_FALSE(std::holds_alternative<std::monostate>(r[1]));
+    EXPECT_FALSE(std::holds_alternative<std::monostate>(r[2]));
+    EXPECT_FALSE(std::holds_alternative<std::monostate>(r[11]));  // tflops_a
+    EXPECT_FALSE(std::holds_alternative<std::monostate>(r[12]));  // tflops_b
+  }
+  EXPECT_EQ(moe, 4);  // prefill and decode, w13 and w2
+  // Both runs have the same steps, so no launch change is explained.
+  for (const auto& r : c.families.rows) EXPECT_EQ(std::get<std::string>(r[12]), "");
+}
+
+TEST(Compare, ExplainsFewerOutputTokensAsFewerDecodeSteps) {
+  const Comparison c = compare("qwen3-64", "qwen3-32");
+  bool differ = false;
+  for (const auto& w : c.workload)
+    differ |= w.find("workloads differ in steps") != std::string::npos;
+  EXPECT_TRUE(differ);
+  for (const auto& r : c.families.rows) {
+    if (std::get<std::string>(r[0]) != "fused_moe_kernel") continue;
+    EXPECT_EQ(std::get<int64_t>(r[1]), 6144);
+    EXPECT_EQ(std::get<int64_t>(r[2]), 3072);
+    EXPECT_EQ(std::get<std::string>(r[12]),
+              "decode: 63 → 31 steps × 96 launches per step (48 layers × 2) = -3072");
+    return;
+  }
+  FAIL() << "no fused_moe_kernel row";
+}
+
+TEST(Compare, CommandPrintsBothTablesAndRefusesBadInput) {
+  const fs::path out = fs::temp_directory_path() / ("kprof_compare_" + std::to_string(::getpid()));
+  auto run = [&](const std::string& args) {
+    const int rc = std::system(
+        (std::string(KPROF_BIN_DIR) + "/kprof compare " + args + " > " + out.string() + " 2>&1")
+            .c_str());
+    std::ifstream in(out);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return std::make_pair(WEXITSTATUS(rc), ss.str());
+  };
+  const auto [rc, text] = run((k_dir / "qwen3-64" / "qwen3-64.db").string() + " " +
+                              (k_dir / "qwen3-32" / "qwen3-32.db:1").string());
+  EXPECT_EQ(rc, 0) << text;
+  EXPECT_NE(text.find("SIMULATED"), std::string::npos) << text;
+  EXPECT_NE(text.find("63 → 31 steps"), std::string::npos) << text;
+  const auto [rc2, text2] = run((k_dir / "qwen3-64" / "qwen3-64.db:99").string() + " " +
+                                (k_dir / "qwen3-32" / "qwen3-32.db").string());
+  EXPECT_EQ(rc2, 2) << text2;
+  EXPECT_NE(text2.find("99"), std::string::npos) << text2;
+  fs::remove(out);
+}
+
+TEST(Compare, RunReferences) {
+  EXPECT_EQ(parse_run_ref("out/q.db").db, "out/q.db");
+  EXPECT_FALSE(parse_run_ref("out/q.db").run);
+  EXPECT_EQ(parse_run_ref("out/q.db:3").run, 3);
+  EXPECT_EQ(parse_run_ref("out/q.db:3").db, "out/q.db");
+  EXPECT_EQ(parse_run_ref("c:/x:y.db").db, "c:/x:y.db");
+  EXPECT_EQ(parse_run_ref("odd:12:").db, "odd:12");
+  EXPECT_FALSE(parse_run_ref("odd:12:").run);
+  EXPECT_THROW(parse_run_ref(":4"), Error);
+}
+
+}  // namespace
+}  // namespace kprof::report

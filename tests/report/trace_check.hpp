@@ -1,0 +1,24 @@
+// Checks of a Chrome trace-event JSON document as kprof writes it, shared by the Perfetto tests:
+// the fields the Trace Event Format requires of each event
+// (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h8I0nSsKchNAySU: name, ph,
+// pid, tid; ts and dur in microseconds on complete events; args on metadata events), every used
+// thread named, and slices of one thread nested or disjoint, as Perfetto's importer needs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kprof::report::test {
+
+struct TraceCheck {
+  std::vector<std::string> problems;   // empty when the document passes
+  std::map<std::string, int64_t> cat;  // complete events per "cat"
+  int64_t threads = 0, processes = 0;
+};
+
+TraceCheck check_trace(const nlohmann::json& doc);
+
+}  // namespace kprof::report::test
