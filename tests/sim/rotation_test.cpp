@@ -4,6 +4,7 @@
 // `pmc_groups` is refused; a launcher older than 7.0 ignores the keys. Real processes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -163,6 +164,75 @@ TEST(SimRotation, RepeatedRequestsAndTheRegionsPhase) {
   auto it = by70.begin();
   std::advance(it, 288);
   EXPECT_EQ(*it->second.begin(), "GRBM_GUI_ACTIVE");
+}
+
+}  // namespace
+}  // namespace kprof::sim::testing
+
+namespace kprof::sim::testing {
+namespace {
+
+// Per variant (kernel name, grid size) and counter: the values of every counted launch.
+using Samples = std::map<std::pair<std::string, std::string>, std::vector<double>>;
+
+Samples samples_of(const fs::path& csv, Samples into = {}) {
+  const Csv c = read_csv(csv);
+  for (size_t i = 0; i < c.rows.size(); ++i)
+    into[{c.at(i, "Grid_Size"), c.at(i, "Counter_Name")}].push_back(
+        std::stod(c.at(i, "Counter_Value")));
+  return into;
+}
+
+// The statistical promise of rotation, on the double: per-variant means of a rotated run (each
+// launch counted with one group, request repeated) agree with application replay (every launch
+// counted with every group, one run per group) within the launches' own noise. Counter values
+// carry per-launch variation (durations jitter, so cycle counters do), so this is not trivially
+// equal.
+TEST(SimRotation, RotatedMeansAgreeWithApplicationReplayWithinTheNoise) {
+  const std::vector<std::string> groups{"GRBM_GUI_ACTIVE", "SQ_BUSY_CYCLES"};
+  const auto run = [&](const fs::path& dir, const std::vector<std::string>& counting,
+                       const std::string& repeat) {
+    std::vector<std::string> args = counting;
+    args.insert(args.end(), {"--kernel-include-regex", "fused_moe_kernel", "--selected-regions",
+                             "-f", "csv", "-d", "out", "-o", "c", "--", "python3",
+                             k_script.string(), "--tokens", "64", "--repeat", repeat});
+    return run_sim(dir, args,
+                   {{"ROCPROF_SIM_MODEL", "qwen3-30b-a3b-mi300x"},
+                    {"VLLM_ENABLE_V1_MULTIPROCESSING", "0"},
+                    {"ROCPROF_SIM_SEED", "11"}});
+  };
+  TempDir rotated, replay0, replay1;
+  write_groups(rotated.path / "in.yaml", "[[GRBM_GUI_ACTIVE], [SQ_BUSY_CYCLES]]", 2);
+  const auto a = run(rotated.path, {"-i", "in.yaml"}, "2");
+  ASSERT_EQ(a.exit_code(), 0) << a.err;
+  const auto b = run(replay0.path, {"--pmc", groups[0]}, "1");
+  ASSERT_EQ(b.exit_code(), 0) << b.err;
+  const auto c = run(replay1.path, {"--pmc", groups[1]}, "1");
+  ASSERT_EQ(c.exit_code(), 0) << c.err;
+  const Samples rot = samples_of(rotated.path / "out" / "c_counter_collection.csv");
+  const Samples app = samples_of(replay1.path / "out" / "c_counter_collection.csv",
+                                 samples_of(replay0.path / "out" / "c_counter_collection.csv"));
+  ASSERT_EQ(app.size(), 8u);  // 4 variants x 2 counters
+  ASSERT_EQ(rot.size(), 8u);
+  const auto stats = [](const std::vector<double>& v) {
+    double m = 0, q = 0;
+    for (double x : v) m += x;
+    m /= double(v.size());
+    for (double x : v) q += (x - m) * (x - m);
+    return std::pair{m, std::sqrt(q / double(v.size() - 1))};
+  };
+  for (const auto& [key, app_values] : app) {
+    const auto& rot_values = rot.at(key);
+    // Prefill variants: 48 launches per request, 2 requests, half of them per group.
+    EXPECT_GE(rot_values.size(), 48u) << key.first << " " << key.second;
+    const auto [m_app, s_app] = stats(app_values);
+    const auto [m_rot, s_rot] = stats(rot_values);
+    EXPECT_GT(s_app, 0.0) << "no per-launch noise: the comparison would be trivial";
+    // The pinned tolerance: 4 standard errors of each side.
+    const double tol = 4 * (s_app / std::sqrt(double(app_values.size())) +
+                            s_rot / std::sqrt(double(rot_values.size())));
+    EXPECT_NEAR(m_rot, m_app, tol) << key.first << " " << key.second;
+  }
 }
 
 }  // namespace
