@@ -38,7 +38,9 @@ int cmd_query(const kprof::app::Args& args) {
       "limit", po::value(&limit), "at most this many rows")("run", po::value(&run),
                                                             "run id (default: the latest run)")(
       "expect-layers", po::value(&layers), "check: layers per step the model has (runbook hint)")(
-      "expect-steps", po::value(&tokens), "check: steps (output tokens) expected (runbook hint)");
+      "expect-steps", po::value(&tokens), "check: steps (output tokens) expected (runbook hint)")(
+      "force-join", po::bool_switch(),
+      "use the counters of a join that failed its self-check (matches far apart); still flagged");
   po::positional_options_description pos;
   pos.add("db", 1).add("view", 1).add("family-arg", 1);
   auto vm = kprof::app::parse_args(
@@ -106,6 +108,7 @@ int cmd_query(const kprof::app::Args& args) {
   so.run_id = run_id;
   if (layers) so.layers = static_cast<int>(layers);  // flags override the runbook's hints
   if (tokens) so.output_tokens = static_cast<int>(tokens);
+  so.force_join = (*vm)["force-join"].as<bool>();
   an::ViewOptions o;
   o.family = family;
   o.phase = phase;

@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "core/analysis/join.hpp"
+#include "core/analysis/phases.hpp"
 #include "core/base/error.hpp"
+#include "core/base/text.hpp"
 
 namespace kprof::analysis {
 namespace {
@@ -94,17 +97,31 @@ RunTrace find_run_trace(store::CaptureDb& db, std::optional<int64_t> run_id) {
   const store::PassInfo* trace = nullptr;
   for (const auto& p : out.passes)
     if (p.kind == store::PassKind::trace && (!trace || p.ordinal < trace->ordinal)) trace = &p;
+  const std::string run_text = "run " + std::to_string(run->id) + " ('" + run->name + "')";
   if (!trace) {
-    throw Error::input("run " + std::to_string(run->id) + " has no trace pass",
-                       "the explanation needs a kernel-trace pass (passes.trace in the runbook)");
+    throw Error::input(run_text + " has no trace pass, only counter passes",
+                       "the explanation needs a kernel trace (rocprofv3 --kernel-trace; "
+                       "passes.trace in a runbook): load one into this run with 'kprof ingest DB "
+                       "FILE --run \"" +
+                           run->name + "\"'");
   }
   out.trace = *trace;
   return out;
 }
 
-void no_dispatches(const store::RunInfo& run) {
-  throw Error::input("the trace pass of run " + std::to_string(run.id) + " holds no dispatches",
-                     "ingest its output first ('kprof ingest')");
+void no_dispatches(store::CaptureDb& db, const store::RunInfo& run, int64_t trace_pass_id) {
+  std::set<std::string> kinds;
+  for (const auto& f : db.ingest_files(trace_pass_id)) kinds.insert(f.kind);
+  throw Error::input(
+      "the trace pass of run " + std::to_string(run.id) + " ('" + run.name +
+          "') holds no kernel dispatches" +
+          (kinds.empty()
+               ? std::string()
+               : " (it holds " + join(std::vector<std::string>(kinds.begin(), kinds.end()), ", ") +
+                     ", but no kernel_trace.csv)"),
+      "the explanation needs per-dispatch kernel trace rows (rocprofv3 --kernel-trace): ingest "
+      "one into this run with 'kprof ingest DB FILE --run \"" +
+          run.name + "\"'");
 }
 
 Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
@@ -114,7 +131,7 @@ Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
   cap.passes = std::move(rt.passes);
   const store::PassInfo* trace = &rt.trace;
   cap.trace = load_pass(db, *trace, cap.names);
-  if (cap.trace.dispatches.empty()) no_dispatches(cap.run);
+  if (cap.trace.dispatches.empty()) no_dispatches(db, cap.run, trace->id);
   for (const auto& p : cap.passes) {
     if (p.kind != store::PassKind::counters) continue;
     auto pd = load_pass(db, p, cap.names);
@@ -134,8 +151,12 @@ Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
 
 bool joins_current(store::CaptureDb& db, const Capture& cap) {
   auto& sql = db.sql();
-  if (!has_table(sql, "analysis_join_passes")) return cap.counters.empty();
+  if (!has_table(sql, "analysis_join_passes") || !has_table(sql, "analysis_join_checks"))
+    return cap.counters.empty();
   for (const auto& c : cap.counters) {
+    SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
+    chk.bind(1, c.pass_id);
+    if (!chk.executeStep()) return false;
     SQLite::Statement q(sql,
                         "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
                         "analysis_join_passes WHERE counter_pass_id = ?");
@@ -152,7 +173,20 @@ bool joins_current(store::CaptureDb& db, const Capture& cap) {
 std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) {
   auto& sql = db.sql();
   sql.exec(analysis_schema_sql());
+  // The self-check's bound: one step of the trace when steps are established, else a twentieth of
+  // the trace (at least 64 dispatches).
+  int64_t jump_bound = 0;
+  if (!cap.counters.empty()) {
+    const PhaseModel pm = detect_phases(cap.trace, &cap.names);
+    jump_bound =
+        pm.step_period > 0
+            ? static_cast<int64_t>(pm.step_period)
+            : std::max<int64_t>(64, static_cast<int64_t>(cap.trace.dispatches.size()) / 20);
+  }
   for (const auto& c : cap.counters) {
+    SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
+    chk.bind(1, c.pass_id);
+    const bool checked = chk.executeStep();
     SQLite::Statement q(sql,
                         "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
                         "analysis_join_passes WHERE counter_pass_id = ?");
@@ -160,12 +194,13 @@ std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) 
     if (q.executeStep() && q.getColumn(0).getInt64() == static_cast<int64_t>(c.dispatches.size()) &&
         q.getColumn(1).getInt64() == static_cast<int64_t>(cap.trace.dispatches.size()) &&
         q.getColumn(2).getInt64() == cap.trace.pass_id &&
-        stored_count(sql, c.pass_id) == static_cast<int64_t>(c.dispatches.size()))
+        stored_count(sql, c.pass_id) == static_cast<int64_t>(c.dispatches.size()) && checked)
       continue;
     q.reset();
-    const JoinResult r = join_pass(cap.trace, c);
+    const JoinResult r = join_pass(cap.trace, c, jump_bound);
     SQLite::Transaction tx(sql);
-    for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes"}) {
+    for (const char* table :
+         {"analysis_join", "analysis_unmatched", "analysis_join_passes", "analysis_join_checks"}) {
       SQLite::Statement del(sql,
                             std::string("DELETE FROM ") + table + " WHERE counter_pass_id = ?");
       del.bind(1, c.pass_id);
@@ -206,6 +241,15 @@ std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) 
     sum.bind(9, static_cast<int64_t>(r.streams.size()));
     sum.bind(10, store::now_unix_ms());
     sum.exec();
+    SQLite::Statement ck(sql, "INSERT INTO analysis_join_checks VALUES (?, ?, ?, ?, ?, ?, ?)");
+    ck.bind(1, c.pass_id);
+    ck.bind(2, r.method);
+    ck.bind(3, r.monotone ? 1 : 0);
+    ck.bind(4, r.jump_bound);
+    ck.bind(5, r.jumps);
+    ck.bind(6, r.max_jump);
+    ck.bind(7, r.reliable() ? 1 : 0);
+    ck.exec();
     tx.commit();
   }
   auto out = read_joins(db, cap);
@@ -239,22 +283,60 @@ std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap) {
     s.streams = q.getColumn(6).getInt64();
     s.unmatched_counter = q.getColumn(7).getInt64();
     s.unmatched_trace = q.getColumn(8).getInt64();
+    if (has_table(sql, "analysis_join_checks")) {
+      SQLite::Statement ck(sql,
+                           "SELECT method, monotone, jump_bound, jumps, max_jump, reliable FROM "
+                           "analysis_join_checks WHERE counter_pass_id = ?");
+      ck.bind(1, c.pass_id);
+      if (ck.executeStep()) {
+        s.method = ck.getColumn(0).getString();
+        s.monotone = ck.getColumn(1).getInt() != 0;
+        s.jump_bound = ck.getColumn(2).getInt64();
+        s.jumps = ck.getColumn(3).getInt64();
+        s.max_jump = ck.getColumn(4).getInt64();
+        s.reliable = ck.getColumn(5).getInt() != 0;
+      }
+    }
     out.push_back(s);
   }
   return out;
 }
 
-JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap) {
+std::string join_check_text(const JoinSummary& j) {
+  std::string out = j.method == "by_id"
+                        ? "matched by Dispatch_Id: the trace's own invocation (same ids, pids and "
+                          "times)"
+                        : "aligned by launch order: another run of the application";
+  if (!j.reliable) {
+    out += "; UNRELIABLE: ";
+    if (!j.monotone) out += "matches leave program order; ";
+    if (j.jumps > 0)
+      out += std::to_string(j.jumps) + " match(es) skip more than " + std::to_string(j.jump_bound) +
+             " trace dispatches (one step) beyond the counter " + "pass's own gap, up to " +
+             std::to_string(j.max_jump) +
+             ": its counters are not used for metrics (--force-join uses them)";
+  }
+  return out;
+}
+
+JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap, bool use_unreliable) {
   JoinedCounters jc;
   jc.by_dispatch.resize(cap.trace.dispatches.size());
   auto& sql = db.sql();
   if (!has_table(sql, "analysis_join")) return jc;
+  std::set<int64_t> excluded;
+  if (!use_unreliable) {
+    for (const auto& j : read_joins(db, cap))
+      if (!j.reliable) excluded.insert(j.counter_pass_id);
+  }
+  jc.excluded_passes.assign(excluded.begin(), excluded.end());
   std::map<std::pair<int64_t, int64_t>, size_t> trace_index;
   for (size_t i = 0; i < cap.trace.dispatches.size(); ++i) {
     const auto& d = cap.trace.dispatches[i];
     trace_index[{d.pid, d.dispatch_id}] = i;
   }
   for (const auto& c : cap.counters) {
+    if (excluded.count(c.pass_id)) continue;
     std::map<std::pair<int64_t, int64_t>, size_t> to_trace;
     SQLite::Statement q(sql,
                         "SELECT counter_pid, counter_dispatch_id, trace_pid, trace_dispatch_id "

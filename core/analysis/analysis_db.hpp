@@ -38,7 +38,8 @@ struct RunTrace {
 RunTrace find_run_trace(store::CaptureDb& db, std::optional<int64_t> run_id);
 
 // Throws the Error(input) of a run whose trace pass holds no dispatches.
-[[noreturn]] void no_dispatches(const store::RunInfo& run);
+[[noreturn]] void no_dispatches(store::CaptureDb& db, const store::RunInfo& run,
+                                int64_t trace_pass_id);
 
 // Loads the run (the latest when run_id is empty). Throws Error(input) when the database has no
 // run, no such run, or the run has no trace pass with dispatches.
@@ -51,7 +52,10 @@ struct JoinSummary {
   bool filtered = false;
   int64_t streams = 0;
   int64_t unmatched_counter = 0, unmatched_trace = 0;
-  bool computed_now = false;  // true when this call (re)computed and stored it
+  bool computed_now = false;       // true when this call (re)computed and stored it
+  std::string method = "aligned";  // by_id | aligned
+  bool monotone = true, reliable = true;
+  int64_t jump_bound = 0, jumps = 0, max_jump = 0;
 };
 
 // True when the analysis tables exist and every counter pass of `cap` has a current mapping.
@@ -63,6 +67,11 @@ std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap);
 std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap);
 
 // Counter values of every counter pass moved onto the trace dispatches through the stored mapping.
-JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap);
+// Passes whose join failed its self-check are left out unless `use_unreliable` (--force-join).
+JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap,
+                                    bool use_unreliable = false);
+
+// "joined by Dispatch_Id (same invocation)", "UNRELIABLE: 3 matches skip more than one step ...".
+std::string join_check_text(const JoinSummary& j);
 
 }  // namespace kprof::analysis

@@ -4,7 +4,8 @@
 
 -- One row per counter-pass dispatch that the cross-pass join matched to a trace-pass dispatch.
 -- The join aligns launch identities (kernel name, grid size, workgroup size) in program order per
--- process and agent (core/analysis/join.hpp); it never matches on dispatch ids or timestamps.
+-- process and agent, or, for counters written by the trace's own invocation, matches by
+-- Dispatch_Id (core/analysis/join.hpp).
 CREATE TABLE IF NOT EXISTS analysis_join (
   counter_pass_id     INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- the counter pass
   counter_pid         INTEGER NOT NULL,  -- process of the counter-pass dispatch
@@ -32,6 +33,22 @@ CREATE TABLE IF NOT EXISTS analysis_join_passes (
                                          --   was the subsequence of those kernels
   streams             INTEGER NOT NULL,  -- (process, agent) streams aligned
   joined_ms           INTEGER NOT NULL   -- when the join ran (ms since the Unix epoch)
+) STRICT;
+
+-- One row per joined counter pass: how the mapping was made and whether it passed its self-check
+-- (core/analysis/join.hpp). A separate table so that databases joined by an older kprof get it by
+-- re-joining (a pass without a row here counts as not joined).
+CREATE TABLE IF NOT EXISTS analysis_join_checks (
+  counter_pass_id INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,  -- the counter pass
+  method          TEXT NOT NULL CHECK (method IN ('by_id', 'aligned')),  -- by_id: the trace's own
+                                     --   invocation (same ids, pids, times); aligned: another run
+  monotone        INTEGER NOT NULL CHECK (monotone IN (0, 1)),  -- 1: matches keep program order
+  jump_bound      INTEGER NOT NULL,  -- most trace dispatches a match may skip beyond the counter
+                                     --   pass's own gap (one step; 0: not checked)
+  jumps           INTEGER NOT NULL,  -- consecutive matches that skipped more
+  max_jump        INTEGER NOT NULL,  -- the largest excess skip, in trace dispatches
+  reliable        INTEGER NOT NULL CHECK (reliable IN (0, 1))  -- monotone and no jumps; counters of
+                                     --   an unreliable join are left out of metrics unless forced
 ) STRICT;
 
 -- Dispatches the join could not match: extra kernels of a counter pass (lazy init, allocator

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -74,9 +76,89 @@ struct IdentityHash {
   }
 };
 
+// The by-id join of a counter pass written by the trace's own invocation: nullopt unless every
+// counter dispatch has its trace twin (same id, kernel, grid and workgroup products, and the same
+// start and end times; without times, the same non-zero pid). A trace without pids (files named
+// `-o NAME`, no Process_Id column) stands for the one process of the counter pass.
+std::optional<JoinResult> join_by_id(const PassData& trace, const PassData& counters) {
+  if (counters.dispatches.empty()) return std::nullopt;
+  std::set<int64_t> trace_pids, counter_pids;
+  for (const auto& d : trace.dispatches) trace_pids.insert(d.pid);
+  for (const auto& d : counters.dispatches) counter_pids.insert(d.pid);
+  const bool pid_unknown =
+      trace_pids.size() == 1 && *trace_pids.begin() == 0 && counter_pids.size() == 1;
+  std::map<std::pair<int64_t, int64_t>, const Dispatch*> by_key;
+  for (const auto& d : trace.dispatches) by_key[{d.pid, d.dispatch_id}] = &d;
+  JoinResult r;
+  r.method = "by_id";
+  r.counter_total = counters.dispatches.size();
+  std::vector<const Dispatch*> ordered;
+  for (const auto& c : counters.dispatches) ordered.push_back(&c);
+  std::sort(ordered.begin(), ordered.end(), [](const Dispatch* a, const Dispatch* b) {
+    return a->pid != b->pid ? a->pid < b->pid : a->dispatch_id < b->dispatch_id;
+  });
+  std::set<std::pair<int64_t, int64_t>> used;
+  for (const Dispatch* c : ordered) {
+    auto it = by_key.find({pid_unknown ? 0 : c->pid, c->dispatch_id});
+    if (it == by_key.end()) return std::nullopt;
+    const Dispatch& t = *it->second;
+    if (t.name != c->name || t.grid_product() != c->grid_product() ||
+        t.wg_product() != c->wg_product())
+      return std::nullopt;
+    const bool timed = c->start_ns != 0 || c->end_ns != 0;
+    if (timed ? (t.start_ns != c->start_ns || t.end_ns != c->end_ns) : c->pid == 0 || pid_unknown)
+      return std::nullopt;
+    r.matches.push_back({{c->pid, c->dispatch_id}, {t.pid, t.dispatch_id}});
+    used.insert({t.pid, t.dispatch_id});
+  }
+  std::set<uint32_t> names;
+  for (const auto& c : counters.dispatches) names.insert(c.name);
+  std::set<uint32_t> all_names;
+  for (const auto& t : trace.dispatches) {
+    all_names.insert(t.name);
+    if (!names.count(t.name)) continue;
+    ++r.trace_considered;
+    if (!used.count({t.pid, t.dispatch_id})) r.unmatched_trace.push_back({t.pid, t.dispatch_id});
+  }
+  r.filtered = names.size() < all_names.size();
+  StreamPair sp;
+  sp.counter_pid = ordered.front()->pid;
+  sp.trace_pid = pid_unknown ? 0 : ordered.front()->pid;
+  sp.agent = ordered.front()->agent;
+  sp.counter_dispatches = counters.dispatches.size();
+  sp.trace_considered = r.trace_considered;
+  sp.matched = r.matches.size();
+  r.streams.push_back(sp);
+  return r;
+}
+
+// Monotone mapping and bounded jumps, over the matches of each (counter pid, trace pid) stream in
+// counter program order. Distances are in Dispatch_Ids, which rocprofv3 assigns per process in
+// enqueue order to every dispatch, traced or filtered out.
+void check_join(JoinResult& r, int64_t jump_bound) {
+  r.jump_bound = jump_bound;
+  for (size_t k = 1; k < r.matches.size(); ++k) {
+    const auto& a = r.matches[k - 1];
+    const auto& b = r.matches[k];
+    if (a.counter.pid != b.counter.pid || a.trace.pid != b.trace.pid) continue;
+    const int64_t dc = b.counter.dispatch_id - a.counter.dispatch_id;
+    const int64_t dt = b.trace.dispatch_id - a.trace.dispatch_id;
+    if (dc > 0 && dt <= 0) r.monotone = false;
+    const int64_t excess = dt - std::max<int64_t>(dc, 1);
+    if (jump_bound > 0 && excess > jump_bound) {
+      ++r.jumps;
+      r.max_jump = std::max(r.max_jump, excess);
+    }
+  }
+}
+
 }  // namespace
 
-JoinResult join_pass(const PassData& trace, const PassData& counters) {
+JoinResult join_pass(const PassData& trace, const PassData& counters, int64_t jump_bound) {
+  if (auto by_id = join_by_id(trace, counters)) {
+    check_join(*by_id, jump_bound);
+    return *by_id;
+  }
   JoinResult r;
   r.counter_total = counters.dispatches.size();
 
@@ -133,6 +215,7 @@ JoinResult join_pass(const PassData& trace, const PassData& counters) {
     for (const auto& [agent, cseq] : cp[i].by_agent)
       for (const auto* d : cseq) r.unmatched_counter.push_back({cp[i].pid, d->dispatch_id});
   }
+  check_join(r, jump_bound);
   return r;
 }
 

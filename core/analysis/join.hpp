@@ -6,6 +6,19 @@
 // aligns the two identity sequences with an LCS (align.hpp), per process and agent, and tolerates
 // kernels that ran in one pass only (lazy initialisation, allocator kernels, a changed filter).
 //
+// Exception: a counter pass written by the SAME rocprofv3 invocation as the trace (`--kernel-trace
+// --pmc ...` in one run) carries the trace's own Dispatch_Ids, pids and timestamps
+// (rocprofiler-sdk source/lib/output/generateCSV.cpp writes both files from the same dispatch
+// records). When every counter dispatch has a trace dispatch of the same id, kernel, grid and
+// workgroup, and the same start and end times (or, without times, the same non-zero pid), the
+// passes are one run and are joined exactly, by id.
+//
+// Self-check: an alignment of two runs may still pair launches far apart (a long run of unmatched
+// kernels, a different step count). Between consecutive matched counter dispatches the trace must
+// not skip more than `jump_bound` dispatches beyond what the counter pass skipped (one step when
+// steps are known). A join with such jumps is unreliable: reported, and its counters are left out
+// of metrics unless the user forces them (`kprof query --force-join`).
+//
 // Contrast: rocprofiler-compute joins passes on Kernel_Name + Grid_Size + cumcount with an inner
 // join (ROCm/rocprofiler-compute src/rocprof_compute_profile/profiler_base.py, join_prof), so one
 // extra kernel early in a pass shifts every later count of that name.
@@ -48,6 +61,15 @@ struct JoinResult {
   // trace side is then the subsequence of those kernels.
   bool filtered = false;
 
+  // How the mapping was made: "by_id" (one invocation) or "aligned" (separate runs).
+  std::string method = "aligned";
+  // The self-check: mapping in program order on both sides, and jumps beyond the bound.
+  bool monotone = true;
+  int64_t jump_bound = 0;
+  int64_t jumps = 0;     // consecutive matches whose trace distance exceeds the counter's + bound
+  int64_t max_jump = 0;  // the largest such excess, in trace dispatches
+  bool reliable() const { return monotone && jumps == 0; }
+
   // Share of the counter pass's dispatches that found their trace dispatch (1 when it has none).
   double matched_share() const {
     return counter_total ? static_cast<double>(matches.size()) / counter_total : 1.0;
@@ -57,6 +79,9 @@ struct JoinResult {
 // Both passes' names must come from one NameTable (the capture database interns them once).
 // Program order within a process is dispatch-id order (rocprofv3 numbers dispatches as they are
 // enqueued); rows may arrive in any order.
-JoinResult join_pass(const PassData& trace, const PassData& counters);
+// `jump_bound`: the most trace dispatches a join may skip between two consecutive matches beyond
+// what the counter pass skipped there (callers pass the step length when steps are known); 0
+// leaves jumps unchecked.
+JoinResult join_pass(const PassData& trace, const PassData& counters, int64_t jump_bound = 0);
 
 }  // namespace kprof::analysis

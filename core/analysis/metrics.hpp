@@ -34,6 +34,7 @@ struct CounterSample {
 struct JoinedCounters {
   NameTable counters;
   std::vector<std::vector<CounterSample>> by_dispatch;  // index: trace PassData::dispatches
+  std::vector<int64_t> excluded_passes;  // pass ids left out: their join failed its self-check
 };
 
 struct DispatchMetrics {

@@ -64,6 +64,7 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
       options.output_tokens ? options.output_tokens : from_runbook.output_tokens;
   FamilyRules rules = run_rules(from_runbook, s.m_notes);
   s.m_query = std::make_unique<QueryContext>(*s.m_db, std::move(cap), std::move(rules));
+  s.m_query->use_unreliable_joins(options.force_join);
   return s;
 }
 
@@ -78,7 +79,7 @@ std::string join_note(const JoinSummary& j) {
   o << "joined pass " << j.ordinal << " to the trace: " << j.matched << " of "
     << j.counter_dispatches << " dispatches matched ("
     << static_cast<double>(static_cast<int64_t>(j.matched_share * 10000)) / 100 << "%)"
-    << (j.filtered ? ", kernel-filtered pass" : "");
+    << (j.filtered ? ", kernel-filtered pass" : "") << "; " << join_check_text(j);
   return o.str();
 }
 

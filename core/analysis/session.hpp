@@ -24,6 +24,8 @@ struct SessionOptions {
   std::optional<int64_t> run_id;  // empty: the latest run
   // Override the runbook's hints (e.g. --expect-layers / --expect-steps).
   std::optional<int> layers, output_tokens;
+  // Use the counters of joins that failed their self-check (--force-join).
+  bool force_join = false;
 };
 
 // What the runbook stored with a run contributes to its analysis.

@@ -95,8 +95,18 @@ QueryContext::QueryContext(store::CaptureDb& db, Capture capture, FamilyRules ru
 }
 
 const JoinedCounters& QueryContext::joined() {
-  if (!m_joined) m_joined = load_joined_counters(m_db, m_cap);
+  if (!m_joined) m_joined = load_joined_counters(m_db, m_cap, m_use_unreliable);
   return *m_joined;
+}
+
+// Views built on joined counters say which joins failed their self-check and whether their
+// counters were used.
+void QueryContext::add_join_notes(Table& t) {
+  for (const auto& j : read_joins(m_db, m_cap)) {
+    if (j.reliable) continue;
+    t.notes.push_back("pass " + std::to_string(j.ordinal) + ": " + join_check_text(j) +
+                      (m_use_unreliable ? " [used anyway: --force-join]" : ""));
+  }
 }
 
 const hw::Target* QueryContext::target() {
@@ -199,7 +209,7 @@ Table streamed_top(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& 
     q.bind(1, rt.trace.id);
     while (q.executeStep()) by_variant[q.getColumn(0).getInt64()].add(q.getColumn(1).getInt64());
   }
-  if (by_variant.empty()) no_dispatches(rt.run);
+  if (by_variant.empty()) no_dispatches(db, rt.run, rt.trace.id);
   std::map<std::string, DurationStats> by_name;
   SQLite::Statement name_of(db.sql(),
                             "SELECT s.value FROM kernel_variants v JOIN strings s "
@@ -360,7 +370,10 @@ Table QueryContext::counters(const ViewOptions& o) {
     t.rows.push_back(
         {key.first, ordinal_in(m_cap, key.second), a.n, a.sum / a.n, a.min, a.max, a.sum});
   if (acc.empty())
-    t.notes.push_back("no joined counter values (no counter pass, or not joined yet)");
+    t.notes.push_back(
+        "no joined counter values: the run has no counter pass, none of its dispatches matched "
+        "a trace dispatch, or its join failed the self-check (the passes view says which)");
+  add_join_notes(t);
   return t;
 }
 
@@ -479,6 +492,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
   }
   t.notes.push_back(
       "rates use trace-pass durations (counter passes serialize kernels and stretch them)");
+  add_join_notes(t);
   for (const auto& why : suspect_reasons) {
     t.notes.push_back("suspect: figures above a physical peak of " + m_cap.product +
                       " (configs/hw/" + m_cap.arch +
@@ -503,7 +517,8 @@ Table QueryContext::passes(const ViewOptions&) {
                "matched_pct",
                "unmatched_counter",
                "unmatched_trace",
-               "filtered"};
+               "filtered",
+               "join"};
   const auto joins = read_joins(m_db, m_cap);
   for (const auto& p : m_cap.passes) {
     int64_t n = 0;
@@ -517,9 +532,10 @@ Table QueryContext::passes(const ViewOptions&) {
       if (j.counter_pass_id == p.id) js = &j;
     if (js) {
       row.insert(row.end(), {js->matched, 100.0 * js->matched_share, js->unmatched_counter,
-                             js->unmatched_trace, std::string(js->filtered ? "yes" : "no")});
+                             js->unmatched_trace, std::string(js->filtered ? "yes" : "no"),
+                             join_check_text(*js)});
     } else {
-      row.insert(row.end(), {Cell(), Cell(), Cell(), Cell(), Cell()});
+      row.insert(row.end(), {Cell(), Cell(), Cell(), Cell(), Cell(), Cell()});
     }
     t.rows.push_back(std::move(row));
   }

@@ -42,6 +42,8 @@ class QueryContext {
   QueryContext(store::CaptureDb& db, Capture capture, FamilyRules rules);
 
   Table view(const std::string& name, const ViewOptions& options);
+  // Use counters of joins that failed their self-check too (--force-join); each view still says so.
+  void use_unreliable_joins(bool use) { m_use_unreliable = use; }
   const Capture& capture() const { return m_cap; }
   const TraceModel& model() const { return m_model; }
   const JoinedCounters& joined();
@@ -66,6 +68,8 @@ class QueryContext {
   std::optional<JoinedCounters> m_joined;
   std::optional<hw::Target> m_target;
   bool m_target_tried = false;
+  bool m_use_unreliable = false;
+  void add_join_notes(Table& t);
 };
 
 // `top` for the whole trace (no --family, --phase) without the trace model: one streamed pass

@@ -152,6 +152,18 @@ class AgentTap : public store::RowSink {
   std::vector<store::AgentRow>& m_agents;
 };
 
+// Drops every row: what a context-only file is read into.
+class NullSink : public store::RowSink {
+ public:
+  void begin_file(const std::string&, const std::string&) override {}
+  void agent(const store::AgentRow&) override {}
+  void dispatch(const store::DispatchRow&) override {}
+  void counter(const store::CounterRow&) override {}
+  void kernel_stat(const store::KernelStatRow&) override {}
+  void bad_row(const store::BadRow&) override {}
+  void end_file(int64_t) override {}
+};
+
 }  // namespace
 
 std::vector<FileResult> read_pass(const PassInput& pass, store::RowSink& sink,
@@ -162,6 +174,12 @@ std::vector<FileResult> read_pass(const PassInput& pass, store::RowSink& sink,
   for (const auto& f : pass.files) {
     ReadOptions o = options;
     if (!o.pid) o.pid = f.pid;
+    if (f.format == Format::agent_info && f.context) {
+      NullSink none;
+      AgentTap tap(none, agents[f.pid]);
+      read_file(f.path, f.format, tap, o);
+      continue;
+    }
     if (f.format == Format::agent_info) {
       AgentTap tap(sink, agents[f.pid]);
       results.push_back(read_file(f.path, f.format, tap, o));

@@ -18,6 +18,8 @@ struct InputFile {
   std::string path;
   Format format;
   std::optional<int64_t> pid;  // from a "<pid>_" file-name prefix
+  // Read only for what other files of the pass need (agent_info: "GPU N" ids), not stored.
+  bool context = false;
 };
 
 struct PassInput {

@@ -26,6 +26,9 @@ struct Case {
   std::string name;                 // golden file stem
   std::vector<std::string> inputs;  // relative to ../shared/captures
   std::vector<std::string> queries = {"explain", "phases"};
+  // More `kprof ingest` commands after the first, into the same database: their words are
+  // capture paths (relative to ../shared/captures) or flags (--run NAME, --replace).
+  std::vector<std::vector<std::string>> more_ingests = {};
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -49,6 +52,8 @@ std::string run(const fs::path& tmp, const std::string& shown, const std::string
   };
   replace_all(tmp.string(), "$TMP");
   replace_all(k_captures.string(), "$CAPTURES");
+  replace_all(k_captures.lexically_normal().string(),
+              "$CAPTURES");  // kprof ingest's absolute paths
   return "$ kprof " + shown + "\n" + text + "exit=" + std::to_string(WEXITSTATUS(rc)) + "\n";
 }
 
@@ -66,7 +71,18 @@ TEST_P(GoldenCapture, ExplainAndPhasesSayWhatTheDataShows) {
     inputs += " " + (k_captures / i).string();
     shown_inputs += " $CAPTURES/" + i;
   }
-  std::string text = run(tmp, "ingest c.db" + shown_inputs, "ingest " + db + inputs);
+  std::string text = c.inputs.empty()
+                         ? std::string()
+                         : run(tmp, "ingest c.db" + shown_inputs, "ingest " + db + inputs);
+  for (const auto& words : c.more_ingests) {
+    std::string args, shown;
+    for (size_t i = 0; i < words.size(); ++i) {
+      const bool literal = words[i].rfind("--", 0) == 0 || (i > 0 && words[i - 1] == "--run");
+      args += " " + (literal ? words[i] : (k_captures / words[i]).string());
+      shown += " " + (literal ? words[i] : "$CAPTURES/" + words[i]);
+    }
+    text += run(tmp, "ingest c.db" + shown, "ingest " + db + args);
+  }
   for (const auto& q : c.queries) text += run(tmp, "query c.db " + q, "query " + db + " " + q);
   fs::remove_all(tmp);
 
@@ -99,8 +115,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"flydsl_flash_attn", {"flydsl-kernel-profiling/flash_attn_func/compute_viewer"}},
         // The same harness, 532 dispatches of 74 kernels: a test sweep, not a generation loop.
         Case{"flydsl_pa_mqa", {"flydsl-kernel-profiling/pa_mqa_logits_fp4/compute_viewer"}},
-        // rocprofiler-sdk's documentation sample: one invocation with trace and counters.
-        Case{"rocprofiler_sdk_docs", {"rocprofiler-sdk-docs"}},
+        // rocprofiler-sdk's documentation sample: a kernel trace and a counter collection side by
+        // side, but from two different runs (pids, kernel ids, agents and times differ), so they
+        // are not joined by id; the alignment matches none (the agents differ), and says so.
+        Case{"rocprofiler_sdk_docs", {"rocprofiler-sdk-docs"}, {"explain", "phases", "passes"}},
         // Qwen3.5-9B AQ4 on a Radeon AI PRO R9700: 1,127 set-up dispatches, then 12 runs of 928
         // dispatches, one per roctx range of the capture's marker trace (2 warm-up, 10 measured
         // "cold_prefill" runs of the same case): 12 repeated steps, role not established.
@@ -113,16 +131,51 @@ INSTANTIATE_TEST_SUITE_P(
              {u + "2026-07-28/gemma4-reader-attribution-v0.1/raw/rocprof-n128"}},
         // Gemma-4 MoE generate: 5 copy kernels, HIP API, memory copies and allocations.
         Case{"ullm_gemma4_moe", {u + "2026-07-27/gemma4-moe-profile-v0.1/raw/moe-generate"}},
-        // SQ8 decode-attention root cause: one invocation with trace and counters.
+        // SQ8 decode-attention root cause: one invocation with trace and counters (pid 564735):
+        // the trace is pass 0, the counters pass 1, joined by Dispatch_Id (the 106 decode
+        // attention launches the kernel filter kept). Pairs of kernels alternate with no host
+        // gap between them, so no steps are claimed.
         Case{"ullm_sq8_rootcause",
-             {u + "2026-07-26/sq8-decode-attention-rootcause/phase0-pmc-root"}},
+             {u + "2026-07-26/sq8-decode-attention-rootcause/phase0-pmc-root"},
+             {"explain", "phases", "passes", "counters"}},
         // SQ8 component profile: two traces (-o component-m8 and component-m8-evicted) in one
-        // folder and three counter captures below it.
-        Case{"ullm_sq8_component", {u + "2026-07-10/sq8-optimized-component-v0.1/profiler"}},
-        // Four separate probe captures (each trace + counters) in sibling folders.
-        Case{"ullm_sq8_probes", {u + "2026-07-26/sq8_0-attention-optimization-u-v0.1/pmc"}},
-        // A decode-attention run with stats and markers but no kernel trace, and its counters.
+        // folder and three counter captures below it: two runs, each with the counter captures of
+        // its own prefix, aligned (other application runs: other pids and times).
+        Case{"ullm_sq8_component",
+             {u + "2026-07-10/sq8-optimized-component-v0.1/profiler"},
+             {"explain --run 1", "passes --run 1", "explain --run 2", "passes --run 2"}},
+        // Four separate probe captures in sibling folders: three with trace + counters (joined
+        // by id), one with counters only (no trace: explain says so).
+        Case{"ullm_sq8_probes",
+             {u + "2026-07-26/sq8_0-attention-optimization-u-v0.1/pmc"},
+             {"explain --run 1", "passes --run 1", "explain --run 2", "passes --run 3",
+              "explain --run 4"}},
+        // A decode-attention run with stats and markers but no kernel trace, and its counters:
+        // nothing to explain from, and it says why.
         Case{"ullm_sq8_phase1_decode", {u + "2026-07-26/sq8-r9700-attention-phase1-v0.1/decode"}},
+        // The hand-made capture, file by file into one run: the kernel trace, then the
+        // HIP API trace (it joins the trace pass, the 5 dispatches stay), the memory copies and
+        // allocations; then the same kernel trace again (reloaded, nothing doubled), then another
+        // capture's kernel trace (refused: it would replace the trace), then with --replace.
+        Case{"ullm_gemma4_moe_file_by_file",
+             {},
+             {"passes"},
+             {{u + "2026-07-27/gemma4-moe-profile-v0.1/raw/moe-generate/moe_kernel_trace.csv",
+               "--run", "moe"},
+              {u + "2026-07-27/gemma4-moe-profile-v0.1/raw/moe-generate/moe_hip_api_trace.csv",
+               "--run", "moe"},
+              {u + "2026-07-27/gemma4-moe-profile-v0.1/raw/moe-generate/moe_agent_info.csv",
+               u + "2026-07-27/gemma4-moe-profile-v0.1/raw/moe-generate/"
+                   "moe_memory_copy_trace.csv",
+               u + "2026-07-27/gemma4-moe-profile-v0.1/raw/moe-generate/"
+                   "moe_memory_allocation_trace.csv",
+               "--run", "moe"},
+              {u + "2026-07-27/gemma4-moe-profile-v0.1/raw/moe-generate/moe_kernel_trace.csv",
+               "--run", "moe"},
+              {u + "2026-07-10/sq8-optimized-component-v0.1/profiler/component-m8_kernel_trace.csv",
+               "--run", "moe"},
+              {u + "2026-07-10/sq8-optimized-component-v0.1/profiler/component-m8_kernel_trace.csv",
+               "--run", "moe", "--replace"}}},
         // Omniperf's MI300X vcopy workload: rocprofv2 output, not a rocprofv3 format.
         Case{"omniperf_vcopy", {"omniperf/vcopy/MI300X_A1"}}),
     [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });

@@ -147,5 +147,77 @@ TEST(Join, GridChangesAreDifferentIdentities) {
   EXPECT_EQ(j.unmatched_counter[0].dispatch_id, trace.dispatches[5].dispatch_id);
 }
 
+// `rocprofv3 --kernel-trace --pmc ...` in one invocation: the counter rows are the trace's own
+// dispatches (same pid, ids and times), so the join is by id and exact, even for a kernel filter.
+TEST(Join, CountersOfTheTracesOwnInvocationJoinById) {
+  NameTable names;
+  const PassData trace = test::build(test::moe_like(4, 5), names);
+  const uint32_t moe = *names.find("fused_moe_kernel");
+  PassData counters;
+  counters.pass_id = 3;
+  for (const auto& d : trace.dispatches)
+    if (d.name == moe) counters.dispatches.push_back(d);
+  std::reverse(counters.dispatches.begin(), counters.dispatches.end());  // any row order
+  const JoinResult j = join_pass(trace, counters, 35);
+  EXPECT_EQ(j.method, "by_id");
+  EXPECT_TRUE(j.filtered);
+  ASSERT_EQ(j.matches.size(), counters.dispatches.size());
+  for (const auto& m : j.matches) EXPECT_EQ(m.counter, m.trace);
+  EXPECT_TRUE(j.unmatched_trace.empty());
+  EXPECT_TRUE(j.reliable());
+
+  // The same rows with other times are another run of the application: aligned, not by id.
+  PassData rerun_pass = counters;
+  for (auto& d : rerun_pass.dispatches) d.start_ns += 7, d.end_ns += 7;
+  EXPECT_EQ(join_pass(trace, rerun_pass, 35).method, "aligned");
+  // Without times, the same ids in the same (known) process still make it one invocation.
+  PassData untimed = counters;
+  for (auto& d : untimed.dispatches) d.start_ns = d.end_ns = 0;
+  EXPECT_EQ(join_pass(trace, untimed, 35).method, "by_id");
+}
+
+// The bad join: a counter pass whose launches the alignment pairs with trace launches far
+// apart (here: the counter run did only the first and the last step, back to back). The match
+// rate is high, but consecutive counter dispatches land steps apart in the trace: flagged.
+TEST(Join, MatchesFarApartAreFlaggedUnreliable) {
+  NameTable names;
+  const PassData trace = test::build(test::moe_like(4, 5), names);
+  const size_t per_step = 1 + 4 * 8 + 2;
+  PassData counters;
+  counters.pass_id = 4;
+  int64_t id = 1;
+  for (size_t i = 0; i < trace.dispatches.size(); ++i) {
+    const bool first = i < per_step / 2, last = i >= trace.dispatches.size() - per_step / 2;
+    if (!first && !last) continue;
+    Dispatch c = trace.dispatches[i];
+    c.pid = 77;
+    c.dispatch_id = id++;
+    c.start_ns = c.end_ns = 0;
+    counters.dispatches.push_back(c);
+  }
+  const JoinResult j = join_pass(trace, counters, static_cast<int64_t>(per_step));
+  EXPECT_EQ(j.method, "aligned");
+  EXPECT_EQ(j.matches.size(), counters.dispatches.size());  // every counter dispatch matched
+  EXPECT_TRUE(j.monotone);
+  EXPECT_EQ(j.jumps, 1);
+  EXPECT_GT(j.max_jump, static_cast<int64_t>(per_step));
+  EXPECT_FALSE(j.reliable());
+
+  // The whole run, consecutively numbered: no jump beyond one step.
+  PassData whole;
+  whole.pass_id = 5;
+  id = 1;
+  for (const auto& d : trace.dispatches) {
+    Dispatch c = d;
+    c.pid = 77;
+    c.dispatch_id = id++;
+    c.start_ns = c.end_ns = 0;
+    whole.dispatches.push_back(c);
+  }
+  const JoinResult ok = join_pass(trace, whole, static_cast<int64_t>(per_step));
+  EXPECT_EQ(ok.jumps, 0);
+  EXPECT_TRUE(ok.reliable());
+}
+
 }  // namespace
 }  // namespace kprof::analysis

@@ -128,5 +128,78 @@ TEST(PeakFlags, PossibleFiguresAreNotFlagged) {
   EXPECT_EQ(suspect_reason(g).rfind("counted work divided by trace durations", 0), 0u);
 }
 
+// A join that pairs consecutive counter dispatches with trace dispatches far apart is flagged and
+// its counters are left out of every view built on them, unless forced (--force-join).
+TEST(JoinSelfCheck, UnreliableJoinIsExcludedUnlessForced) {
+  test::TempDb tmp("jumps");
+  const auto dir = tmp.dir();
+  const std::string trace_header =
+      "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\","
+      "\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\","
+      "\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\","
+      "\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\","
+      "\"Grid_Size_Y\",\"Grid_Size_Z\"\n";
+  // 300 launches cycling through three kernels, then three others from launch 151; no host gaps
+  // (no steps: the bound is max(64, 300 / 20) = 64).
+  std::string trace = trace_header;
+  auto kernel = [](int id) {
+    static const char* const names[] = {"ka", "kb", "kc", "kd", "ke", "kf"};
+    return std::string(names[id % 3 + (id > 150 ? 3 : 0)]);
+  };
+  for (int id = 1; id <= 300; ++id) {
+    const int64_t t = 1000000 + id * 2000;
+    trace += "\"KERNEL_DISPATCH\",\"Agent 1\",1,1,100," + std::to_string(id) + ",7,\"" +
+             kernel(id) + "\"," + std::to_string(id) + "," + std::to_string(t) + "," +
+             std::to_string(t + 1000) + ",0,0,16,0,32,256,1,1,65536,1,1\n";
+  }
+  write(dir / "100_kernel_trace.csv", trace);
+  // Another run that did only the first 9 and the last 9 launches, numbered back to back.
+  std::string counters =
+      "\"Correlation_Id\",\"Dispatch_Id\",\"Agent_Id\",\"Queue_Id\",\"Process_Id\","
+      "\"Thread_Id\",\"Grid_Size\",\"Kernel_Id\",\"Kernel_Name\",\"Workgroup_Size\","
+      "\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\","
+      "\"Counter_Name\",\"Counter_Value\",\"Start_Timestamp\",\"End_Timestamp\"\n";
+  int cid = 1;
+  for (int id = 1; id <= 300; ++id) {
+    if (id > 9 && id <= 291) continue;
+    const std::string n = std::to_string(cid++);
+    counters += n + "," + n + ",\"Agent 1\",1,200,200,65536,7,\"" + kernel(id) +
+                "\",256,0,0,16,0,32,\"SQ_WAVES\",4,0,0\n";
+  }
+  write(dir / "200_counter_collection.csv", counters);
+  {
+    store::CaptureDb db(tmp.path());
+    const int64_t run = test::new_run(db, false);
+    test::load_pass(db, run, 0, store::PassKind::trace, {(dir / "100_kernel_trace.csv").string()});
+    test::load_pass(db, run, 1, store::PassKind::counters,
+                    {(dir / "200_counter_collection.csv").string()});
+    const Capture cap = load_capture(db, std::nullopt);
+    const auto joins = ensure_joins(db, cap);
+    ASSERT_EQ(joins.size(), 1u);
+    EXPECT_EQ(joins[0].matched, 18);  // every counter dispatch found a partner...
+    EXPECT_EQ(joins[0].method, "aligned");
+    EXPECT_EQ(joins[0].jump_bound, 64);
+    EXPECT_EQ(joins[0].jumps, 1);  // ...but the 9th and 10th are over 140 trace dispatches apart
+    EXPECT_FALSE(joins[0].reliable);
+    EXPECT_NE(join_check_text(joins[0]).find("UNRELIABLE"), std::string::npos);
+  }
+  store::CaptureDb db(tmp.path(), store::OpenMode::read_only);
+  QueryContext q(db, std::nullopt, FamilyRules::load_default());
+  const Table excluded = q.view("counters", {});
+  EXPECT_TRUE(excluded.rows.empty());
+  bool flagged = false;
+  for (const auto& n : excluded.notes) flagged |= n.find("pass 1: aligned") == 0;
+  EXPECT_TRUE(flagged);
+  QueryContext forced(db, std::nullopt, FamilyRules::load_default());
+  forced.use_unreliable_joins(true);
+  const Table used = forced.view("counters", {});
+  ASSERT_EQ(used.rows.size(), 1u);
+  EXPECT_EQ(std::get<int64_t>(used.rows[0][2]), 18);
+  bool said = false;
+  for (const auto& n : used.notes)
+    said |= n.find("[used anyway: --force-join]") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace kprof::analysis

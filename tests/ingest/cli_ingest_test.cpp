@@ -4,14 +4,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include <SQLiteCpp/Database.h>
 
 #include "core/store/capture_db.hpp"
+#include "tests/ingest/independent_csv.hpp"
 
 namespace kprof::ingest {
 namespace {
@@ -206,6 +209,134 @@ TEST_F(CliIngest, KilledIngestLeavesNoPartialPass) {
   ASSERT_TRUE(r);
   EXPECT_EQ(cdb.list_runs().size(), 1u);
   EXPECT_EQ(cdb.sql().execAndGet("SELECT count(*) FROM dispatches").getInt(), 16 * 4000);
+}
+
+// What a database holds, pass by pass, with ids replaced by what they stand for (ordinals,
+// strings), so two databases loaded in different orders compare equal when they hold the same data.
+std::string canonical_dump(const fs::path& db_path) {
+  SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
+  std::string out;
+  const char* queries[] = {
+      "SELECT r.name, p.ordinal, p.kind, p.counters FROM passes p JOIN runs r ON r.id = p.run_id "
+      "ORDER BY 1, 2",
+      "SELECT p.ordinal, a.node_id, a.name, a.product_name FROM agents a JOIN passes p ON p.id = "
+      "a.pass_id ORDER BY 1, 2",
+      "SELECT p.ordinal, d.pid, d.dispatch_id, s.value, d.start_ns, d.end_ns, d.grid_x, d.wg_x "
+      "FROM dispatches d JOIN passes p ON p.id = d.pass_id JOIN strings s ON s.id = "
+      "d.kernel_name_id ORDER BY 1, 2, 3",
+      "SELECT p.ordinal, c.pid, c.dispatch_id, s.value, c.value FROM counter_values c JOIN passes "
+      "p ON p.id = c.pass_id JOIN strings s ON s.id = c.counter_id ORDER BY 1, 2, 3, 4",
+      "SELECT p.ordinal, f.value, a.pid, a.correlation_id, a.start_ns FROM api_calls a JOIN "
+      "passes p ON p.id = a.pass_id JOIN strings f ON f.id = a.function_id ORDER BY 1, 3, 4, 5",
+      "SELECT p.ordinal, m.correlation_id, m.start_ns, m.end_ns FROM memory_copies m JOIN passes "
+      "p ON p.id = m.pass_id ORDER BY 1, 2, 3",
+      "SELECT p.ordinal, s.value, k.calls, k.total_ns FROM kernel_stats k JOIN passes p ON p.id = "
+      "k.pass_id JOIN strings s ON s.id = k.name_id ORDER BY 1, 2, 3",
+      "SELECT p.ordinal, i.path, i.kind, i.rows_read, i.sha256 FROM ingest_stats i JOIN passes p "
+      "ON p.id = i.pass_id ORDER BY 1, 2"};
+  for (const char* q : queries) {
+    SQLite::Statement st(db, q);
+    while (st.executeStep()) {
+      for (int i = 0; i < st.getColumnCount(); ++i) out += st.getColumn(i).getString() + "|";
+      out += "\n";
+    }
+    out += "--\n";
+  }
+  return out;
+}
+
+int64_t count_of(const fs::path& db_path, const std::string& sql) {
+  SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
+  return db.execAndGet(sql).getInt64();
+}
+
+// The hand-made capture: trace, counter, API and stats files ingested one by one into one
+// run lose nothing (row counts equal an independent count of the files' rows) and give the same
+// database as ingesting their folder.
+TEST_F(CliIngest, FileByFileEqualsTheFolder) {
+  const fs::path caps = fs::path(KPROF_SHARED_DIR) / "captures/uLLM-project";
+  const fs::path profiler = caps / "2026-07-10/sq8-optimized-component-v0.1/profiler";
+  const fs::path moe = caps / "2026-07-27/gemma4-moe-profile-v0.1/raw/moe-generate";
+  const fs::path folder = m_dir / "by_hand";
+  fs::create_directories(folder / "counters");
+  std::vector<fs::path> files;
+  for (const char* f : {"component-m8_agent_info.csv", "component-m8_kernel_trace.csv",
+                        "component-m8_memory_copy_trace.csv", "component-m8_kernel_stats.csv",
+                        "component-m8_domain_stats.csv", "component-m8_memory_copy_stats.csv"}) {
+    fs::copy_file(profiler / f, folder / f);
+    files.push_back(folder / f);
+  }
+  fs::copy_file(moe / "moe_hip_api_trace.csv", folder / "moe_hip_api_trace.csv");
+  files.push_back(folder / "moe_hip_api_trace.csv");
+  fs::copy_file(profiler / "counters/component-m8_counter_collection.csv",
+                folder / "counters/component-m8_counter_collection.csv");
+  files.push_back(folder / "counters/component-m8_counter_collection.csv");
+
+  const fs::path whole = m_dir / "whole.db", one_by_one = m_dir / "one_by_one.db";
+  Ran r = run("ingest " + whole.string() + " " + folder.string() + " --run hand");
+  ASSERT_EQ(r.code, 0) << r.out;
+  // Counter file first, the trace in the middle: the order does not matter.
+  std::rotate(files.begin(), files.end() - 1, files.end());
+  for (const auto& f : files) {
+    r = run("ingest " + one_by_one.string() + " " + f.string() + " --run hand");
+    ASSERT_EQ(r.code, 0) << f << "\n" << r.out;
+  }
+  EXPECT_EQ(canonical_dump(one_by_one), canonical_dump(whole));
+
+  // Independent counts (a plain CSV split, not kprof's readers).
+  auto rows = [&](const fs::path& f) {
+    return static_cast<int64_t>(test::simple_read(f.string()).rows.size());
+  };
+  const auto counters =
+      test::simple_read((folder / "counters/component-m8_counter_collection.csv").string());
+  std::set<std::string> counter_dispatches;
+  for (const auto& row : counters.rows) counter_dispatches.insert(row[counters.col("Dispatch_Id")]);
+  for (const auto& db : {whole, one_by_one}) {
+    EXPECT_EQ(count_of(db, "SELECT count(*) FROM runs"), 1);
+    EXPECT_EQ(count_of(db, "SELECT count(*) FROM passes"), 2);
+    EXPECT_EQ(count_of(db,
+                       "SELECT count(*) FROM dispatches d JOIN passes p ON p.id = d.pass_id "
+                       "WHERE p.ordinal = 0"),
+              rows(folder / "component-m8_kernel_trace.csv"));
+    EXPECT_EQ(count_of(db,
+                       "SELECT count(*) FROM dispatches d JOIN passes p ON p.id = d.pass_id "
+                       "WHERE p.ordinal = 1"),
+              static_cast<int64_t>(counter_dispatches.size()));
+    EXPECT_EQ(count_of(db, "SELECT count(*) FROM counter_values"),
+              static_cast<int64_t>(counters.rows.size()));
+    EXPECT_EQ(count_of(db, "SELECT count(*) FROM api_calls"),
+              rows(folder / "moe_hip_api_trace.csv"));
+    EXPECT_EQ(count_of(db, "SELECT count(*) FROM memory_copies"),
+              rows(folder / "component-m8_memory_copy_trace.csv"));
+    EXPECT_EQ(count_of(db, "SELECT count(*) FROM kernel_stats"),
+              rows(folder / "component-m8_kernel_stats.csv") +
+                  rows(folder / "component-m8_domain_stats.csv") +
+                  rows(folder / "component-m8_memory_copy_stats.csv"));
+    EXPECT_EQ(count_of(db, "SELECT count(*) FROM agents"),
+              rows(folder / "component-m8_agent_info.csv"));
+  }
+
+  // The same file again changes nothing; another kernel trace is refused unless --replace.
+  const std::string before = canonical_dump(one_by_one);
+  r = run("ingest " + one_by_one.string() + " " +
+          (folder / "component-m8_kernel_trace.csv").string() + " --run hand");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(canonical_dump(one_by_one), before);
+  fs::copy_file(moe / "moe_kernel_trace.csv", m_dir / "moe_kernel_trace.csv");
+  r = run("ingest " + one_by_one.string() + " " + (m_dir / "moe_kernel_trace.csv").string() +
+          " --run hand");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("would replace those rows"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--replace"), std::string::npos) << r.out;
+  EXPECT_EQ(canonical_dump(one_by_one), before);  // refused: the database is as it was
+  r = run("ingest " + one_by_one.string() + " " + (m_dir / "moe_kernel_trace.csv").string() +
+          " --run hand --replace");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("replaced: pass 0"), std::string::npos) << r.out;
+  EXPECT_EQ(count_of(one_by_one,
+                     "SELECT count(*) FROM dispatches d JOIN passes p ON p.id = "
+                     "d.pass_id WHERE p.ordinal = 0"),
+            rows(moe / "moe_kernel_trace.csv"));
 }
 
 }  // namespace

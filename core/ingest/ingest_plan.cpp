@@ -1,0 +1,264 @@
+#include "core/ingest/ingest_plan.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "core/base/text.hpp"
+
+namespace kprof::ingest {
+
+namespace fs = std::filesystem;
+
+bool Invocation::has(Format f) const {
+  return std::any_of(files.begin(), files.end(),
+                     [&](const InputFile& x) { return x.format == f && !x.context; });
+}
+
+std::string output_prefix(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  std::string stem = name;
+  for (const char* ext : {".csv", ".db"})
+    if (stem.size() > std::string(ext).size() &&
+        stem.compare(stem.size() - std::string(ext).size(), std::string::npos, ext) == 0)
+      stem.resize(stem.size() - std::string(ext).size());
+  std::string domain = domain_from_name(name);
+  if (format_from_name(name) == Format::rocpd) domain = "results";
+  if (stem.size() >= domain.size() &&
+      to_lower(stem.substr(stem.size() - domain.size())) == to_lower(domain)) {
+    stem.resize(stem.size() - domain.size());
+    if (!stem.empty() && (stem.back() == '_' || stem.back() == '-')) stem.pop_back();
+    return stem;
+  }
+  return stem;
+}
+
+std::vector<Invocation> invocations_of(const Discovery& found) {
+  std::map<std::tuple<int, std::string, std::string>, Invocation> by_key;
+  for (const auto& pass : found.passes) {
+    for (const auto& f : pass.files) {
+      const std::string folder = fs::path(f.path).parent_path().string();
+      const std::string prefix = output_prefix(f.path);
+      auto& inv = by_key[{pass.number, folder, prefix}];
+      inv.folder = folder;
+      inv.prefix = prefix;
+      inv.pass_number = pass.number;
+      inv.files.push_back(f);
+    }
+  }
+  std::vector<Invocation> out;
+  for (auto& [key, inv] : by_key) out.push_back(std::move(inv));
+  return out;
+}
+
+namespace {
+
+std::string kinds_text(const Invocation& inv) {
+  if (inv.traces() && inv.counts()) return "kernel trace + counters";
+  if (inv.traces()) return "kernel trace";
+  if (inv.counts()) return "counters";
+  return "no kernel trace or counters";
+}
+
+std::string describe(const Invocation& inv) {
+  return "invocation '" + (inv.prefix.empty() ? std::string("(no prefix)") : inv.prefix) + "' in " +
+         inv.folder + " (" + kinds_text(inv) + ")";
+}
+
+PassInput files_of(const Invocation& inv, bool counters_only, bool others_only) {
+  PassInput p;
+  p.number = inv.pass_number;
+  p.folder = inv.folder;
+  for (const auto& f : inv.files) {
+    const bool is_counters = f.format == Format::counter_collection;
+    if (counters_only && !is_counters && f.format != Format::agent_info) continue;
+    if (others_only && is_counters) continue;
+    InputFile x = f;
+    // The counter pass of an invocation that also traced reads its agent_info only to resolve
+    // "GPU N" ids; the agents are stored once, with the trace pass.
+    if (counters_only && f.format == Format::agent_info) x.context = true;
+    p.files.push_back(x);
+  }
+  return p;
+}
+
+void append(PassInput& to, const PassInput& from) {
+  if (to.folder.empty()) to.folder = from.folder;
+  to.files.insert(to.files.end(), from.files.begin(), from.files.end());
+}
+
+// Agent files first (readers resolve "GPU N" through them); otherwise discovery's order.
+void order_files(PassInput& p) {
+  std::stable_sort(p.files.begin(), p.files.end(), [](const InputFile& a, const InputFile& b) {
+    return (a.format == Format::agent_info) > (b.format == Format::agent_info);
+  });
+}
+
+// Adds one run made of `trace` (may be null) and the counter-only / other invocations given.
+PlannedRun make_run(const Invocation* trace, const std::vector<const Invocation*>& counter_only,
+                    const std::vector<const Invocation*>& others) {
+  PlannedRun run;
+  PlannedInput tp;
+  tp.ordinal = 0;
+  if (trace) {
+    tp.input = files_of(*trace, false, true);
+    tp.what = describe(*trace);
+  }
+  for (const auto* o : others) {
+    append(tp.input, files_of(*o, false, false));
+    if (tp.what.empty()) tp.what = describe(*o);
+  }
+  if (!tp.input.files.empty()) {
+    order_files(tp.input);
+    run.passes.push_back(tp);
+  }
+  if (trace && trace->counts()) {
+    PlannedInput cp;
+    cp.counters = true;
+    cp.input = files_of(*trace, true, false);
+    order_files(cp.input);
+    cp.what = describe(*trace) + ", its counters";
+    run.passes.push_back(cp);
+  }
+  for (const auto* c : counter_only) {
+    PlannedInput cp;
+    cp.counters = true;
+    cp.input = files_of(*c, false, false);
+    order_files(cp.input);
+    cp.what = describe(*c);
+    run.passes.push_back(cp);
+  }
+  return run;
+}
+
+// The trace invocation a counter-only or other invocation belongs with: the same prefix (same
+// folder first), else the longest trace prefix its own prefix extends ("m8-evicted" for
+// "m8-evicted-fetch"); nullptr when none.
+const Invocation* owner_of(const Invocation& inv, const std::vector<const Invocation*>& traces) {
+  const Invocation* best = nullptr;
+  for (const auto* t : traces)
+    if (t->prefix == inv.prefix && (!best || t->folder == inv.folder)) best = t;
+  if (best) return best;
+  for (const auto* t : traces) {
+    const std::string& p = t->prefix;
+    if (p.empty() || inv.prefix.size() <= p.size() || inv.prefix.compare(0, p.size(), p) != 0)
+      continue;
+    const char sep = inv.prefix[p.size()];
+    if ((sep == '-' || sep == '_' || sep == '.') && (!best || p.size() > best->prefix.size()))
+      best = t;
+  }
+  return best;
+}
+
+std::string common_root(const std::vector<Invocation>& invs) {
+  if (invs.empty()) return {};
+  fs::path root = invs.front().folder;
+  for (const auto& inv : invs) {
+    const fs::path f = inv.folder;
+    while (!root.empty()) {
+      const auto rel = f.lexically_relative(root);
+      if (!rel.empty() && rel.native().rfind("..", 0) != 0) break;
+      root = root.parent_path();
+    }
+  }
+  return root.string();
+}
+
+std::string label_of(const Invocation& inv, const std::string& root) {
+  std::string rel = fs::path(inv.folder).lexically_relative(root).string();
+  if (rel == ".") rel.clear();
+  if (inv.prefix.empty()) return rel.empty() ? std::string(".") : rel;
+  return rel.empty() ? inv.prefix : rel + "/" + inv.prefix;
+}
+
+}  // namespace
+
+IngestPlan plan_ingest(const Discovery& found, const std::optional<std::string>& forced_kind) {
+  IngestPlan plan;
+  if (forced_kind) {
+    PlannedRun run;
+    for (const auto& pass : found.passes) {
+      PlannedInput p;
+      p.counters = *forced_kind == "counters";
+      if (pass.number > 0 || !p.counters) p.ordinal = pass.number;
+      p.input = pass;
+      p.what = "the files of " + pass.folder + " (--pass-kind " + *forced_kind + ")";
+      run.passes.push_back(p);
+    }
+    plan.runs.push_back(std::move(run));
+    return plan;
+  }
+
+  const std::vector<Invocation> all = invocations_of(found);
+  std::vector<const Invocation*> traces, counter_only, others;
+  std::map<int, std::vector<const Invocation*>> pass_folders;
+  for (const auto& inv : all) {
+    if (inv.pass_number > 0)
+      pass_folders[inv.pass_number].push_back(&inv);
+    else if (inv.traces())
+      traces.push_back(&inv);
+    else if (inv.counts())
+      counter_only.push_back(&inv);
+    else
+      others.push_back(&inv);
+  }
+
+  if (traces.size() <= 1) {
+    plan.runs.push_back(make_run(traces.empty() ? nullptr : traces.front(), counter_only, others));
+    if (!traces.empty() && traces.front()->counts())
+      plan.notes.push_back(describe(*traces.front()) +
+                           ": the trace is pass 0 and its counters a counter pass of their own; "
+                           "the join matches them by Dispatch_Id when both carry the same ids, "
+                           "pids and times (one run), else it aligns them as separate runs");
+  } else {
+    // Separate captures: one run each.
+    std::vector<Invocation> trace_values;
+    for (const auto* t : traces) trace_values.push_back(*t);
+    const std::string root = common_root(all);
+    std::map<const Invocation*,
+             std::pair<std::vector<const Invocation*>, std::vector<const Invocation*>>>
+        owned;
+    std::vector<const Invocation*> alone;
+    for (const auto* c : counter_only) {
+      if (const auto* t = owner_of(*c, traces))
+        owned[t].first.push_back(c);
+      else
+        alone.push_back(c);
+    }
+    for (const auto* o : others) {
+      if (const auto* t = owner_of(*o, traces))
+        owned[t].second.push_back(o);
+      else
+        alone.push_back(o);
+    }
+    for (const auto* t : traces) {
+      PlannedRun run = make_run(t, owned[t].first, owned[t].second);
+      run.label = label_of(*t, root);
+      plan.runs.push_back(std::move(run));
+    }
+    for (const auto* a : alone) {
+      PlannedRun run = a->counts() ? make_run(nullptr, {a}, {}) : make_run(nullptr, {}, {a});
+      run.label = label_of(*a, root);
+      plan.runs.push_back(std::move(run));
+    }
+    plan.notes.push_back(std::to_string(traces.size()) +
+                         " invocations wrote kernel traces: separate captures, loaded as " +
+                         std::to_string(plan.runs.size()) +
+                         " runs (counters go with the trace of their own prefix)");
+  }
+  for (auto& [n, invs] : pass_folders) {
+    PlannedInput p;
+    p.ordinal = n;
+    for (const auto* inv : invs) {
+      append(p.input, files_of(*inv, false, false));
+      p.counters |= inv->counts();
+    }
+    p.input.number = n;
+    order_files(p.input);
+    p.what = "pass folder " + p.input.folder;
+    plan.runs.front().passes.push_back(std::move(p));
+  }
+  return plan;
+}
+
+}  // namespace kprof::ingest
