@@ -32,6 +32,12 @@ bool iequals(std::string_view a, std::string_view b);
 // invalid UTF-8 byte replaced by U+FFFD). Also a valid YAML double-quoted scalar.
 std::string json_quote(std::string_view s);
 
+// The offset of the first byte of `s` that does not start a well-formed UTF-8 sequence (RFC 3629,
+// section 4: no overlong forms, no surrogates, nothing above U+10FFFF), or npos when all of `s` is
+// valid UTF-8. SQLite stores TEXT as given and leaves the check to its callers
+// (https://sqlite.org/invalidutf.html), and readers such as Python's sqlite3 then fail on the row.
+size_t invalid_utf8_at(std::string_view s);
+
 // One word a POSIX shell reads back unchanged: as it is when it holds only characters no shell
 // treats specially, else in single quotes (each ' written as '\''), per the Shell Command Language,
 // "Quoting": https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_02_02

@@ -15,7 +15,17 @@ class Parser {
   Parser(std::string_view text, const SourcePos& origin, const std::string& source_line)
       : m_text(text), m_origin(origin), m_source_line(source_line) {}
 
+  // Bounds that keep the recursive descent here, and the recursive str(), evaluation and
+  // destruction of the tree, far from the end of the stack: rocprofiler-sdk's formulas are under
+  // 500 characters and nest a few levels (ROCm/rocprofiler-sdk,
+  // source/share/rocprofiler-sdk/counter_defs.yaml). A fuzzer found 100k '(' overflowing it.
+  static constexpr size_t k_max_chars = 4096;
+  static constexpr int k_max_depth = 100;
+
   ExprPtr parse_all() {
+    if (m_text.size() > k_max_chars)
+      fail(k_max_chars, "longer than " + std::to_string(k_max_chars) + " characters",
+           "split it into named derived counters");
     skip_space();
     if (m_i >= m_text.size()) fail(m_i, "empty expression", "write a counter name or a number");
     ExprPtr e = expr();
@@ -30,10 +40,13 @@ class Parser {
   [[noreturn]] void fail(size_t at, const std::string& what, const std::string& hint) const {
     SourcePos pos = m_origin;
     if (pos.line > 0) pos.col = (pos.col > 0 ? pos.col : 1) + static_cast<int>(at);
-    Diagnostic d{pos,
-                 "bad expression: " + what + " at offset " + std::to_string(at) + " in '" +
-                     std::string(m_text) + "'",
-                 hint, m_source_line};
+    constexpr size_t k_shown = 200;
+    const std::string shown = m_text.size() <= k_shown
+                                  ? std::string(m_text)
+                                  : std::string(m_text.substr(0, k_shown)) + "...";
+    Diagnostic d{
+        pos, "bad expression: " + what + " at offset " + std::to_string(at) + " in '" + shown + "'",
+        hint, m_source_line};
     if (m_origin.file.empty() && m_origin.line == 0) d.pos.reset();
     throw Error(ErrorKind::input, std::move(d));
   }
@@ -111,6 +124,14 @@ class Parser {
   }
 
   ExprPtr unary() {
+    // Every nesting ('(', a function's argument, a '-') passes here once more.
+    struct Depth {
+      int& d;
+      ~Depth() { --d; }
+    } depth{++m_depth};
+    if (m_depth > k_max_depth)
+      fail(m_i, "nested more than " + std::to_string(k_max_depth) + " levels deep",
+           "split it into named derived counters");
     skip_space();
     if (m_i < m_text.size() && m_text[m_i] == '-') {
       auto e = node(ExprKind::negate, m_i++);
@@ -248,6 +269,7 @@ class Parser {
   SourcePos m_origin;
   std::string m_source_line;
   size_t m_i = 0;
+  int m_depth = 0;
 };
 
 int precedence(const Expr& e) {

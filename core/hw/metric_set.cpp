@@ -3,9 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
+#include "core/base/input_file.hpp"
 #include "core/base/paths.hpp"
 #include "core/base/text.hpp"
 
@@ -80,11 +80,8 @@ SourcePos expression_origin(const Source& src, const YAML::Node& n) {
 }  // namespace
 
 MetricSet load_metric_set(const std::filesystem::path& file, const Target& target) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error::input("cannot read metric set '" + file.string() + "'", "check the path");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  // A regular file of at most 16 MiB (a FIFO or /dev/zero is refused at once).
+  const std::string text = read_input_file(file, "metric set", std::uint64_t{16} << 20);
   Source src{file.string(), {}};
   {
     std::istringstream lines(text);

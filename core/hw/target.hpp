@@ -6,6 +6,7 @@
 // CONTRACT: the declarations below are used by several subsystems; extend, don't change them.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -93,7 +94,12 @@ class Target {
  public:
   // Loads and validates a hardware file. Errors (unknown block, counter defined twice, expression
   // naming an unknown counter, bad YAML) carry the file:line:col of the offending entry.
+  // The file is read only if it is a regular file of at most k_max_file_bytes (a FIFO or
+  // /dev/zero named as a hardware file is refused at once, core/base/input_file.hpp).
   static Target load(const std::filesystem::path& yaml_file);
+  // The same from bytes already read; `source_name` names them in positions.
+  static Target parse(std::string_view yaml_text, const std::string& source_name);
+  static constexpr std::uint64_t k_max_file_bytes = 16u << 20;  // gfx942.yaml is 95 KB
   // configs/hw/<arch>.yaml under kprof::config_dir().
   static Target load_arch(std::string_view arch);
 

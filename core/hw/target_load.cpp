@@ -2,10 +2,10 @@
 // hardware file points at the offending line.
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "core/base/input_file.hpp"
 #include "core/base/paths.hpp"
 #include "core/base/text.hpp"
 #include "core/hw/expr.hpp"
@@ -289,13 +289,11 @@ class Loader {
 }  // namespace
 
 Target Target::load(const std::filesystem::path& yaml_file) {
-  std::ifstream in(yaml_file, std::ios::binary);
-  if (!in)
-    throw Error::input("cannot read hardware file '" + yaml_file.string() + "'",
-                       "check the path; hardware files live in configs/hw/");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return from_data(Loader(yaml_file.string(), ss.str()).load());
+  return parse(read_input_file(yaml_file, "hardware file", k_max_file_bytes), yaml_file.string());
+}
+
+Target Target::parse(std::string_view yaml_text, const std::string& source_name) {
+  return from_data(Loader(source_name, std::string(yaml_text)).load());
 }
 
 Target Target::load_arch(std::string_view arch) {

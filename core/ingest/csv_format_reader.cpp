@@ -1,6 +1,7 @@
 #include "core/ingest/csv_format_reader.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
@@ -159,6 +160,11 @@ void CsvFormatReader::reject(const CsvRow& row, int column, int col_in_line,
   m_bad.file = m_file;
   m_bad.line = row.line;
   m_bad.reason = "line " + std::to_string(row.line) + ", " + what;
+  if (m_first_reject.empty()) {
+    m_first_reject = "line " + std::to_string(row.line) + ", " + what;
+    m_first_reject_line = static_cast<int>(row.line);
+    m_first_reject_col = col_in_line;
+  }
   m_sink.bad_row(m_bad);
 }
 
@@ -170,8 +176,19 @@ void CsvFormatReader::finish() {
                        SourcePos{m_file, 0, 0});
   }
   if (m_rows_read > 0 && m_rows_rejected == m_rows_read) {
-    throw Error::input("none of the " + std::to_string(m_rows_read) + " rows is usable",
+    // Positioned at the first rejected row, with its column and value: the reason is the fix.
+    throw Error::input("none of the " + std::to_string(m_rows_read) +
+                           " rows is usable; the first: " + m_first_reject,
                        "the header is rocprofv3's but the data is not; re-capture the file",
+                       SourcePos{m_file, m_first_reject_line, m_first_reject_col});
+  }
+  if (m_rows_read == 0) {
+    // rocprofv3 opens a CSV file only when it has records for it (every generate_csv overload
+    // returns on `data.empty()` before writing the header: ROCm/rocprofiler-sdk,
+    // source/lib/output/generateCSV.cpp), so a header alone is a file cut off after its first line.
+    throw Error::input("a header and no rows",
+                       "rocprofv3 writes a file only for domains with data, so this one was cut "
+                       "off after its header; re-capture it, or leave the file out",
                        SourcePos{m_file, 2, 1});
   }
   flush();
@@ -187,6 +204,18 @@ FileResult CsvFormatReader::result() const {
   r.dispatches = m_dispatches;
   r.counters = m_counters;
   return r;
+}
+
+std::string_view CsvFormatReader::text(const CsvRow& row, int col) const {
+  std::string_view s = row[static_cast<size_t>(col)].text;
+  if (const size_t at = invalid_utf8_at(s); at != std::string_view::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(s[at]));
+    throw RowProblem{col, "not valid UTF-8: byte " + std::string(byte) + " at offset " +
+                              std::to_string(at) +
+                              (at > 0 ? " (after " + shown(s.substr(0, at)) + ")" : "")};
+  }
+  return s;
 }
 
 int64_t CsvFormatReader::i64(const CsvRow& row, int col) const {

@@ -56,9 +56,9 @@ class CsvFormatReader : public CsvRowHandler {
   int64_t i64(const CsvRow& row, int col) const;
   int64_t i64_or(const CsvRow& row, int col, int64_t fallback) const;
   double f64(const CsvRow& row, int col) const;
-  std::string_view text(const CsvRow& row, int col) const {
-    return row[static_cast<size_t>(col)].text;
-  }
+  // The field as it is; throws RowProblem when it is not valid UTF-8 (a damaged file: rocprofv3
+  // writes UTF-8), so that no TEXT column of the database holds bytes its readers cannot decode.
+  std::string_view text(const CsvRow& row, int col) const;
   // The value of an optional column: empty when the layout lacks it (col < 0).
   std::optional<int64_t> opt_i64(const CsvRow& row, int col) const;
   int64_t agent(const CsvRow& row, int col) const;
@@ -99,6 +99,9 @@ class CsvFormatReader : public CsvRowHandler {
   bool m_have_header = false;
   int64_t m_rows_read = 0;
   int64_t m_rows_rejected = 0;
+  std::string m_first_reject;  // "line 3, column 'X': ..." of the first rejected row
+  int m_first_reject_line = 0;
+  int m_first_reject_col = 0;
   std::vector<CsvField> m_joined;  // rejoin() scratch
   CsvRow m_joined_row;
   store::BadRow m_bad;

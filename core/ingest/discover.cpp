@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/base/error.hpp"
+#include "core/base/input_file.hpp"
 #include "core/ingest/read_file.hpp"
 
 namespace kprof::ingest {
@@ -96,6 +97,11 @@ Discovery discover(const std::vector<std::string>& paths) {
       }
       std::sort(files.begin(), files.end());
       for (const auto& f : files) add(f, root, false);
+    } else if (fs::exists(root, ec)) {
+      // A FIFO, a device (/dev/zero), a socket: say what it is instead of "no such file".
+      kprof::InputFile probe(root, "capture file");  // throws "... is a FIFO, not a regular file"
+      throw Error::input("not a regular file", "give a rocprofv3 output directory or file",
+                         SourcePos{arg});
     } else {
       throw Error::input("no such file or directory", "give a rocprofv3 output directory or file",
                          SourcePos{arg});

@@ -9,6 +9,7 @@
 
 #include "core/base/crash_point.hpp"
 #include "core/base/error.hpp"
+#include "core/base/input_file.hpp"
 #include "core/base/sha256.hpp"
 #include "core/ingest/csv_readers.hpp"
 #include "core/ingest/rocpd_reader.hpp"
@@ -24,7 +25,11 @@ struct FileCloser {
 
 FileResult read_csv_file(const std::string& path, Format format, store::RowSink& sink,
                          const ReadOptions& options) {
-  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+  // InputFile refuses what is not a regular file (a FIFO would block, /dev/zero never ends), also
+  // when a named file was replaced by one after discovery.
+  kprof::InputFile in(path, "capture file");
+  std::unique_ptr<std::FILE, FileCloser> f(::fdopen(in.fd(), "rb"));
+  if (f) in.release();
   if (!f) {
     throw Error::input("cannot open file: " + std::string(std::strerror(errno)),
                        "check the path and its permissions", SourcePos{path});

@@ -76,3 +76,18 @@ TEST(TextTest, ShellJoinRoundTripsThroughSh) {
 }
 
 }  // namespace kprof
+
+TEST(TextTest, InvalidUtf8AtFindsTheFirstBadByte) {
+  EXPECT_EQ(kprof::invalid_utf8_at(""), std::string_view::npos);
+  EXPECT_EQ(kprof::invalid_utf8_at("void gemm<float>(float*, int)"), std::string_view::npos);
+  EXPECT_EQ(kprof::invalid_utf8_at("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+            std::string_view::npos);
+  EXPECT_EQ(kprof::invalid_utf8_at("bad\xff\xfename"), 3u);
+  EXPECT_EQ(kprof::invalid_utf8_at("ab\xc3"), 2u);            // cut off after the lead byte
+  EXPECT_EQ(kprof::invalid_utf8_at("\xc0\xaf"), 0u);          // overlong '/'
+  EXPECT_EQ(kprof::invalid_utf8_at("x\xe0\x80\xaf"), 1u);     // overlong, 3 bytes
+  EXPECT_EQ(kprof::invalid_utf8_at("\xed\xa0\x80"), 0u);      // a UTF-16 surrogate
+  EXPECT_EQ(kprof::invalid_utf8_at("\xf4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(kprof::invalid_utf8_at("\xe2\x82x"), 0u);         // a continuation byte missing
+  EXPECT_EQ(kprof::invalid_utf8_at("ok\x80"), 2u);            // a stray continuation byte
+}

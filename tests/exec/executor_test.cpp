@@ -379,6 +379,45 @@ TEST(Executor, CrashingWorkloadIsRetriedThenFails) {
   EXPECT_EQ(pass_field(db, 0, "reason"), "killed by signal 11 (SIGSEGV)");
 }
 
+// Issue #13: the `kprof: attempt N:` line of a pass log is a command a POSIX shell runs again as
+// the same profiler command. Arguments with spaces, quotes and `$` survive the round trip.
+TEST(Executor, AttemptLineInThePassLogRerunsTheSameCommand) {
+  TempDir dir;
+  write_script(dir / "work.sh",
+               "D=$(dirname \"$0\")\n"
+               "{ echo \"argc=$#\"; for a in \"$@\"; do echo \"[$a]\"; done; } >> \"$D/args\"\n");
+  const auto rb = dir / "quoting.yaml";
+  write_file(rb,
+             "schema_version: 1\n"
+             "name: quoting\n"
+             "workload:\n"
+             "  command: [\"" +
+                 (dir / "work.sh").string() +
+                 "\", \"a b\", \"it's\", \"$HOME\", \"x;y\", \"\\\"q\\\"\"]\n"
+                 "  timeout: 60s\n"
+                 "profiler:\n"
+                 "  output_format: csv\n"
+                 "target:\n"
+                 "  arch: gfx942\n"
+                 "passes:\n"
+                 "  trace:\n"
+                 "    enabled: true\n");
+  Kprof k = kprof(dir, {"run", rb.string(), "--simulate", "--quiet"});
+  ASSERT_EQ(k.result.exit_code, 0) << k.output;
+  const std::string first = read_text(dir / "args");
+  EXPECT_EQ(first, "argc=5\n[a b]\n[it's]\n[$HOME]\n[x;y]\n[\"q\"]\n");
+  const std::string log = read_text(pass_field(dir / "quoting.db", 0, "log_path"));
+  const std::string prefix = "kprof: attempt 1: ";
+  const auto at = log.find(prefix);
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::string line = log.substr(at + prefix.size(), log.find('\n', at) - at - prefix.size());
+  LaunchSpec again;
+  again.argv = {"/bin/sh", "-c", line};
+  again.log_path = dir / "again.out";
+  ASSERT_EQ(run_process(again).exit_code, 0) << read_text(dir / "again.out");
+  EXPECT_EQ(read_text(dir / "args"), first + first) << line;
+}
+
 TEST(Executor, FlakyPassSucceedsOnRetry) {
   TempDir dir;
   // Fails on its first run only.

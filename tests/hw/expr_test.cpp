@@ -77,5 +77,33 @@ TEST(Expr, ErrorsArePositioned) {
   }
 }
 
+// Found by the expr fuzz target (tests/data/fuzz/expr/regressions): 100k '(' overflowed the stack
+// of the recursive parser. Nesting and length are bounded; what is inside the bounds parses.
+TEST(Expr, DeepOrHugeExpressionsAreErrorsNotCrashes) {
+  auto what_of = [](const std::string& text) {
+    try {
+      Expr::parse(text);
+    } catch (const Error& e) {
+      return e.diagnostics().at(0).what;
+    }
+    return std::string("(parsed)");
+  };
+  const std::string nested99 = std::string(99, '(') + "a" + std::string(99, ')');
+  EXPECT_EQ(Expr::parse(nested99)->str(), "a");
+  EXPECT_NE(what_of("(" + nested99 + ")").find("nested more than 100 levels deep"),
+            std::string::npos);
+  EXPECT_NO_THROW(Expr::parse(std::string(99, '-') + "a"));
+  EXPECT_NE(what_of(std::string(100, '-') + "a").find("nested more than 100 levels deep"),
+            std::string::npos);
+  const std::string big = std::string(100000, '(') + "a" + std::string(100000, ')');
+  const std::string w = what_of(big);
+  EXPECT_NE(w.find("longer than 4096 characters"), std::string::npos) << w.substr(0, 300);
+  EXPECT_LT(w.size(), 400u);  // the message quotes the start of the text, not all of it
+  // A long flat sum within the bound parses, prints and is destroyed without deep recursion.
+  std::string sum = "a";
+  for (int i = 0; i < 1000; ++i) sum += "+b";
+  EXPECT_EQ(Expr::parse(sum)->str().size(), sum.size());
+}
+
 }  // namespace
 }  // namespace kprof::hw

@@ -1,5 +1,6 @@
 // A broken hardware file is an error at the offending file:line:col.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -60,6 +61,35 @@ TEST_F(TargetLoad, ValidFileLoads) {
             (std::vector<std::string>{"SQ_LEVEL", "TCC_HIT", "TCC_HIT_sum", "TWICE"}));
   EXPECT_DOUBLE_EQ(*t.evaluate("TWICE", [](const Event&) { return std::optional<double>(5); }), 18);
   EXPECT_EQ(t.derived("TWICE")->pos.line, 12);
+}
+
+// Input files are read with a regular-file check and a size cap (issue #13): a FIFO would block,
+// /dev/zero would be read without end.
+TEST_F(TargetLoad, AFifoADeviceOrAHugeFileIsRefusedAtOnce) {
+  const auto fifo = m_dir / "fifo.yaml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of(fifo).what,
+            "hardware file '" + fifo.string() + "' is a FIFO, not a regular file");
+  EXPECT_EQ(error_of("/dev/zero").what,
+            "hardware file '/dev/zero' is a character device, not a regular file");
+  const auto huge = m_dir / "huge.yaml";
+  {
+    std::ofstream out(huge);
+    out << "arch: test1\n";
+  }
+  std::filesystem::resize_file(huge, Target::k_max_file_bytes + 1);
+  EXPECT_NE(error_of(huge).what.find("is larger than"), std::string::npos);
+}
+
+// The hw fuzz target's seed is a valid file (so the fuzzer starts from inputs that load), and
+// its regression (a derived expression 200k characters deep) is a positioned error.
+TEST_F(TargetLoad, FuzzSeedLoadsAndItsRegressionIsAnError) {
+  const std::filesystem::path fuzz = std::filesystem::path(KPROF_TEST_DATA) / "fuzz" / "hw";
+  const Target t = Target::load(fuzz / "mini_gfx942.yaml");
+  EXPECT_EQ(t.arch(), "gfx942");
+  EXPECT_TRUE(t.known("GPU_UTIL"));
+  const Diagnostic d = error_of(fuzz / "regressions" / "deep_derived_expression.yaml");
+  EXPECT_NE(d.what.find("longer than 4096 characters"), std::string::npos) << d.what.substr(0, 300);
 }
 
 TEST_F(TargetLoad, UnknownBlock) {

@@ -2,6 +2,7 @@
 // (ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/output/output_config.cpp), with real
 // capture files copied into a temp tree.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -95,6 +96,33 @@ TEST_F(Discover, NamedFilesAndErrors) {
   EXPECT_THROW(discover({(m_root / "empty").string()}), Error);
   // A named file that is nothing kprof reads is an error, not silently skipped.
   EXPECT_THROW(discover({(m_root / "pass_2" / "host" / "888_results.json").string()}), Error);
+}
+
+// Issue #13: a FIFO or /dev/zero named as a capture was reported as "no such file" (and a FIFO
+// inside a folder could block a reader). Each is named for what it is, at once.
+TEST_F(Discover, AFifoOrADeviceIsNamedForWhatItIs) {
+  const fs::path fifo = m_root / "1_kernel_trace.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto error_of = [](const std::string& path) {
+    try {
+      discover({path});
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), 2);
+      return e.diagnostics().at(0).line();
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error_of(fifo.string()), "capture file '" + fifo.string() +
+                                         "' is a FIFO, not a regular file (name a regular file)");
+  const fs::path zero = m_root / "2_kernel_trace.csv";
+  fs::create_symlink("/dev/zero", zero);
+  EXPECT_EQ(error_of(zero.string()), "capture file '" + zero.string() +
+                                         "' is a character device, not a regular file (name a "
+                                         "regular file)");
+  // In a folder, both are passed over like any file kprof does not read; the real ones load.
+  Discovery d = discover({m_root.string()});
+  for (const auto& pass : d.passes)
+    for (const auto& f : pass.files) EXPECT_NE(fs::path(f.path).parent_path(), m_root) << f.path;
 }
 
 TEST_F(Discover, GpuRelativeAgentIdsResolveThroughAgentInfo) {
