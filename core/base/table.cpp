@@ -146,6 +146,14 @@ std::string cell_text(const Cell& c) {
 }
 
 std::string wrap_text(std::string_view text, size_t width, size_t indent) {
+  // A text indented itself (a nested note) keeps its indent on every line it wraps into.
+  if (const size_t lead = std::min(text.find_first_not_of(' '), text.size()); lead > 0) {
+    const std::string pad(lead, ' ');
+    std::string out = pad;
+    for (char c : wrap_text(text.substr(lead), width > lead ? width - lead : 0, indent))
+      out += c == '\n' ? "\n" + pad : std::string(1, c);
+    return out;
+  }
   std::string out;
   const auto lines = wrap_at(text, width > indent ? width - indent : 0, ' ');
   // The first line may use the indent's room too; keep it simple and wrap all at the same width.
@@ -161,6 +169,7 @@ struct Column {
   size_t least = 0;    // headers wrapped at '_', text wrapped at spaces, no word split
   size_t squeeze = 0;  // text split inside words down to k_min_text
   bool numeric = true;
+  bool right = true;  // padded on the left: numbers, and text columns in Table::right_aligned
 };
 
 // Widths for the columns `idx`, each between its `floor` and natural width, capped by one common
@@ -205,7 +214,7 @@ void emit_block(std::ostream& os, const Table& t, const std::vector<std::vector<
         const std::string s = line < parts[k].size() ? parts[k][line] : "";
         const std::string pad(width[k] - std::min(width[k], display_width(s)), ' ');
         if (k) out += std::string(gap, ' ');
-        out += cols[idx[k]].numeric ? pad + s : s + pad;
+        out += cols[idx[k]].right ? pad + s : s + pad;
       }
       while (!out.empty() && out.back() == ' ') out.pop_back();
       os << out << "\n";
@@ -226,10 +235,13 @@ void render_text(std::ostream& os, const Table& t, const TextLayout& layout) {
   for (size_t c = 0; c < n; ++c) {
     const DoubleFormat format = format_of(t.rows, c);
     const auto brief = layout.wide ? t.brief.end() : t.brief.find(t.columns[c]);
+    const bool aligned_right = std::find(t.right_aligned.begin(), t.right_aligned.end(),
+                                         t.columns[c]) != t.right_aligned.end();
     for (size_t r = 0; r < t.rows.size(); ++r) {
       if (c >= t.rows[r].size()) continue;
       const Cell& cell = t.rows[r][c];
       if (std::holds_alternative<std::string>(cell)) cols[c].numeric = false;
+      if (std::holds_alternative<std::string>(cell) && !aligned_right) cols[c].right = false;
       const double* d = std::get_if<double>(&cell);
       text[r][c] = d ? format_double(*d, format) : cell_text(cell);
       if (brief != t.brief.end() && r < brief->second.size() && !brief->second[r].empty())

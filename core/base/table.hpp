@@ -33,6 +33,9 @@ struct Table {
   // --wide (kernel names: family + the template arguments that tell them apart). Machine formats
   // always carry the full cell.
   std::map<std::string, std::vector<std::string>> brief;
+  // Text columns aligned like numbers, on the right (durations such as "1m05s" and "2.1s", whose
+  // units end the text).
+  std::vector<std::string> right_aligned;
 };
 
 struct TextLayout {
@@ -47,7 +50,8 @@ void render_text(std::ostream& os, const Table& t, const TextLayout& layout);
 std::string cell_text(const Cell& c);
 
 // `text` wrapped at spaces into lines of at most `width` columns (0 = no wrap); lines after the
-// first start with `indent` spaces. Words longer than a line are split.
+// first start with `indent` spaces. Words longer than a line are split. Spaces that start `text`
+// start every line too.
 std::string wrap_text(std::string_view text, size_t width, size_t indent = 0);
 
 // Columns a UTF-8 string takes on a terminal (one per code point; kernel names are ASCII).

@@ -151,9 +151,16 @@ class Driver {
                          static_cast<int>(std::count_if(passes.begin(), passes.end(), [](auto& p) {
                            return p.kind == PassKind::counters;
                          })));
+    int to_run = 0;
     for (const auto& p : passes) {
-      if (p.state == PassState::done) m_progress.count_done_before();
+      to_run += p.state == PassState::planned;
+      if (p.state != PassState::done) continue;
+      m_progress.count_done_before();
+      if (p.started_ms && p.finished_ms)
+        m_progress.add_finished_before(std::chrono::milliseconds(*p.finished_ms - *p.started_ms));
     }
+    m_progress.set_work(to_run, static_cast<int>(std::max<size_t>(m_options.gpus.size(), 1)));
+    estimate_from_earlier_run();
     const store::PassInfo* trace = nullptr;
     for (const auto& p : passes) {
       if (p.kind == PassKind::trace) trace = &p;
@@ -214,6 +221,22 @@ class Driver {
   }
 
  private:
+  // The durations of the latest earlier run of the same runbook text in this database: the ETA's
+  // estimate until a pass of this run ends.
+  void estimate_from_earlier_run() {
+    const auto runs = m_db.list_runs();
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+      if (it->id == m_run_id || it->runbook_sha256 != m_rb.sha256) continue;
+      std::vector<std::chrono::milliseconds> took;
+      for (const auto& p : m_db.list_passes(it->id))
+        if (p.state == PassState::done && p.started_ms && p.finished_ms)
+          took.emplace_back(*p.finished_ms - *p.started_ms);
+      if (took.empty()) continue;
+      m_progress.set_earlier_run(took, it->id);
+      return;
+    }
+  }
+
   // The pass's command, built by the same use case `kprof plan` prints (pass_plan.hpp).
   Job job_of(const store::PassInfo& p, const std::optional<std::string>& include_regex) {
     const PlannedCommand c =
@@ -388,8 +411,14 @@ class Driver {
       m_db.clear_pass_rows(j.pass_id);
     }
     if (failure.kind == FailureKind::interrupted) {
+      // Ended by the user (Ctrl-C, SIGTERM to kprof), not by the pass: the attempt is not
+      // counted, so `attempts` and the retry budget count only attempts that ran to their end.
       t.state = PassState::interrupted;
       t.reason = failure.reason;
+      if (const auto info = m_db.find_pass(j.pass_id); info && info->attempts > 0)
+        t.attempts = info->attempts - 1;
+      std::ofstream(pass_log(m_rb, m_run_id, j.ordinal), std::ios::app)
+          << "kprof: " << failure.reason << ": stopped by the user, not counted as an attempt\n";
       m_db.set_pass_state(j.pass_id, t);
       m_progress.pass_finished(j.ordinal, "interrupted", r.duration, failure.reason);
       return std::nullopt;
@@ -565,9 +594,71 @@ std::unique_ptr<ProfilerBackend> backend_of(const ExecSeams& seams, const runboo
   return seams.backend ? seams.backend(rb, choice) : make_profiler_backend(rb, choice);
 }
 
-void print_summary(std::ostream& os, store::CaptureDb& db, const ExecResult& r, size_t width) {
+// The database as the user can type it from here: relative when it lies under the working
+// directory, else as recorded.
+std::string db_for_command(const fs::path& db) {
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  if (!ec && db.is_absolute()) {
+    const fs::path rel = db.lexically_normal().lexically_relative(cwd);
+    if (!rel.empty() && *rel.begin() != "..") return rel.string();
+  }
+  return db.string();
+}
+
+void print_summary(std::ostream& os, store::CaptureDb& db, const ExecResult& r, size_t width,
+                   const ExecOptions& o) {
   os << "\n" << status_text(db.path(), r.run_id, width);
-  os << "database: " << r.db.string() << "\n";
+  os << "database: " << db_for_command(r.db) << "\n";
+  const int left = r.passes - r.done;
+  if (left == 0) return;
+  // The last line is the command that goes on, exactly, so it can be copied as it is.
+  std::vector<std::string> argv = {"kprof", "resume", db_for_command(r.db)};
+  if (r.status == store::RunStatus::interrupted) {
+    os << "interrupted (" << (r.exit_code == 143 ? "SIGTERM" : "SIGINT") << ") with " << left
+       << " of " << r.passes << (r.passes == 1 ? " pass" : " passes")
+       << " left; done passes are kept. Continue with:\n";
+  } else {
+    argv.push_back("--retry-failed");
+    os << left << " of " << r.passes << (r.passes == 1 ? " pass" : " passes") << " not done ("
+       << r.failed << " failed: see the reason column and the pass's log); after fixing the "
+       << "cause, continue with:\n";
+  }
+  if (!o.gpus.empty()) {
+    std::string list;
+    for (int g : o.gpus) list += (list.empty() ? "" : ",") + std::to_string(g);
+    argv.insert(argv.end(), {"--gpus", list});
+  }
+  if (o.force) argv.push_back("--force");
+  os << shell_join(argv) << "\n";
+}
+
+// `kprof resume`'s first line: what the earlier kprof finished and what this one will run.
+std::string resume_header(const store::RunInfo& run, const std::vector<store::PassInfo>& before,
+                          bool retry_failed) {
+  int counter_passes = 0;
+  for (const auto& p : before) counter_passes += p.kind == PassKind::counters;
+  int done = 0;
+  std::vector<std::string> left, kept_failed;
+  for (const auto& p : before) {
+    const std::string what = "pass " + std::to_string(p.ordinal) + " (" +
+                             pass_label(p.kind == PassKind::trace, p.ordinal, counter_passes) + ")";
+    if (p.state == PassState::done)
+      ++done;
+    else if (p.state == PassState::failed && !retry_failed)
+      kept_failed.push_back(what);
+    else
+      left.push_back(what + " " +
+                     (p.state == PassState::running ? std::string("running when its kprof died")
+                                                    : std::string(store::to_string(p.state))));
+  }
+  std::string s = "run " + std::to_string(run.id) + " '" + run.name + "': " + std::to_string(done) +
+                  (done == 1 ? " pass" : " passes") + " done, " + std::to_string(left.size()) +
+                  " left";
+  if (!left.empty()) s += " (" + join(left, ", ") + ")";
+  if (!kept_failed.empty())
+    s += "; not re-run: " + join(kept_failed, ", ") + " failed (add --retry-failed)";
+  return s + "\n";
 }
 
 }  // namespace
@@ -626,7 +717,7 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
   Driver driver(db, rb, *backend, seams.launcher ? *seams.launcher : local, run_id, options);
   ExecResult r = driver.drive();
   db.unlock_run(run_id, ::getpid(), host_name());
-  print_summary(out_of(options), db, r, summary_width(options));
+  print_summary(out_of(options), db, r, summary_width(options), options);
   return r;
 }
 
@@ -686,7 +777,9 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
   db.set_run_status(run->id, store::RunStatus::running);
 
   const std::string host = host_name();
-  for (const auto& p : db.list_passes(run->id)) {
+  const auto before = db.list_passes(run->id);
+  if (!options.quiet) out_of(options) << resume_header(*run, before, options.retry_failed);
+  for (const auto& p : before) {
     bool reset = false;
     if (p.state == PassState::running) {
       if (!p.owner_host.empty() && p.owner_host != host && !options.force) {
@@ -722,7 +815,7 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
   Driver driver(db, rb, *backend, launcher, run->id, options);
   ExecResult r = driver.drive();
   db.unlock_run(run->id, ::getpid(), host_name());
-  print_summary(out_of(options), db, r, summary_width(options));
+  print_summary(out_of(options), db, r, summary_width(options), options);
   return r;
 }
 
@@ -762,6 +855,7 @@ std::string status_text(const fs::path& db_path, std::optional<int64_t> run_id, 
   Table t;
   t.columns = {"pass",     "what",       "state",          "attempts", "duration",
                "counters", "dispatches", "counter_values", "reason"};
+  t.right_aligned = {"duration"};
   int done = 0, total = 0;
   const auto passes = db.list_passes(run->id);
   int counter_passes = 0;

@@ -1,11 +1,14 @@
 #include "core/exec/progress.hpp"
 
+#include <algorithm>
 #include <ostream>
 
 #include "core/base/duration.hpp"
 #include "core/base/text.hpp"
 
 namespace kprof::exec {
+
+using std::chrono::milliseconds;
 
 std::string pass_label(bool trace, long long ordinal, int counter_passes) {
   if (trace) return "trace";
@@ -20,12 +23,59 @@ std::string label_of(long long ordinal, bool trace, int counter_passes, int gpu)
 }
 }  // namespace
 
-Progress::Progress(std::ostream& os, bool tty, bool quiet) : m_os(os), m_tty(tty), m_quiet(quiet) {}
+Progress::Progress(std::ostream& os, bool tty, bool quiet, Clock now)
+    : m_os(os),
+      m_tty(tty),
+      m_quiet(quiet),
+      m_now(now ? std::move(now) : Clock([] { return std::chrono::steady_clock::now(); })) {}
 
-std::string Progress::eta_text(std::chrono::milliseconds mean, int remaining, int parallel) {
-  if (remaining <= 0 || mean.count() <= 0) return "";
-  const int waves = (remaining + std::max(parallel, 1) - 1) / std::max(parallel, 1);
-  return "ETA " + format_duration(mean * waves);
+void Progress::add_finished_before(milliseconds took) {
+  m_finished_time += took;
+  ++m_finished;
+}
+
+void Progress::set_earlier_run(const std::vector<milliseconds>& took, long long run_id) {
+  m_earlier = took;
+  m_earlier_run = run_id;
+}
+
+std::optional<milliseconds> Progress::per_pass() const {
+  if (m_finished > 0) return m_finished_time / m_finished;
+  if (m_earlier.empty()) return std::nullopt;
+  milliseconds sum{0};
+  for (auto d : m_earlier) sum += d;
+  return sum / static_cast<long long>(m_earlier.size());
+}
+
+std::string Progress::eta() const {
+  const int left = m_to_run >= 0 ? m_to_run - m_ended_here : m_total - m_done;
+  if (left <= 0) return "";
+  const auto est = per_pass();
+  if (!est) return "ETA unknown (no pass of this runbook has finished yet)";
+  // List scheduling: each slot is free after its running pass's estimate less its elapsed time;
+  // the counter passes wait for a running trace pass; each queued pass takes the slot free first.
+  const auto now = m_now();
+  bool past_estimate = false;
+  milliseconds trace_left{0};
+  std::vector<milliseconds> slots;
+  for (const auto& [ord, r] : m_running) {
+    milliseconds rest = *est - std::chrono::duration_cast<milliseconds>(now - r.since);
+    if (rest.count() < 0) {
+      rest = milliseconds(0);
+      past_estimate = true;
+    }
+    if (r.trace)
+      trace_left = std::max(trace_left, rest);
+    else
+      slots.push_back(rest);
+  }
+  while (slots.size() < static_cast<size_t>(m_slots)) slots.push_back(milliseconds(0));
+  for (auto& s : slots) s = std::max(s, trace_left);
+  const int queued = std::max(0, left - static_cast<int>(m_running.size()));
+  for (int q = 0; q < queued; ++q) *std::min_element(slots.begin(), slots.end()) += *est;
+  const milliseconds total = std::max(*std::max_element(slots.begin(), slots.end()), trace_left);
+  return std::string(past_estimate ? "ETA at least " : "ETA ") + format_duration(total) +
+         (m_finished == 0 ? " (from run " + std::to_string(m_earlier_run) + "'s passes)" : "");
 }
 
 void Progress::clear_line() {
@@ -37,18 +87,13 @@ void Progress::clear_line() {
 
 void Progress::draw() {
   if (m_quiet || !m_tty) return;
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = m_now();
   std::string line = "[" + std::to_string(m_done) + "/" + std::to_string(m_total) + " done]";
-  for (const auto& [ord, r] : m_running) {
+  for (const auto& [ord, r] : m_running)
     line += " " + r.label + " " +
-            format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(now - r.since));
-  }
-  if (m_finished_here > 0) {
-    const auto mean = m_finished_time / m_finished_here;
-    const std::string eta =
-        eta_text(mean, m_total - m_done, static_cast<int>(std::max<size_t>(m_running.size(), 1)));
-    if (!eta.empty()) line += " | " + eta;
-  }
+            format_duration(std::chrono::duration_cast<milliseconds>(now - r.since));
+  const std::string e = eta();
+  if (!e.empty()) line += " | " + e;
   m_os << "\r\x1b[K" << line << std::flush;
   m_line_drawn = true;
 }
@@ -63,8 +108,7 @@ void Progress::message(const std::string& text) {
 void Progress::pass_started(long long ordinal, bool trace, const std::vector<std::string>& counters,
                             int gpu) {
   (void)counters;  // named in `kprof plan` and `kprof query DB passes`; too long for a label
-  m_running[ordinal] = {label_of(ordinal, trace, m_counter_passes, gpu),
-                        std::chrono::steady_clock::now()};
+  m_running[ordinal] = {label_of(ordinal, trace, m_counter_passes, gpu), trace, m_now()};
   if (m_quiet) return;
   if (!m_tty) {
     m_os << "kprof: [" << m_done << "/" << m_total << "] " << m_running[ordinal].label
@@ -74,21 +118,27 @@ void Progress::pass_started(long long ordinal, bool trace, const std::vector<std
   draw();
 }
 
-void Progress::pass_finished(long long ordinal, const std::string& status,
-                             std::chrono::milliseconds took, const std::string& reason) {
+void Progress::pass_finished(long long ordinal, const std::string& status, milliseconds took,
+                             const std::string& reason) {
   const std::string label =
       m_running.count(ordinal) ? m_running[ordinal].label : "pass " + std::to_string(ordinal);
   m_running.erase(ordinal);
   if (status == "done") {
     ++m_done;
-    ++m_finished_here;
+    ++m_finished;
     m_finished_time += took;
   }
+  if (status != "retry") ++m_ended_here;
   if (m_quiet) return;
   clear_line();
   m_os << "kprof: [" << m_done << "/" << m_total << "] " << label << " " << status << " in "
-       << format_duration(took) << (reason.empty() ? "" : ": " + reason) << "\n"
-       << std::flush;
+       << format_duration(took) << (reason.empty() ? "" : ": " + reason);
+  // Plain output (logs, CI) has no live line: each finished pass says what is left.
+  if (!m_tty && status == "done") {
+    const std::string e = eta();
+    if (!e.empty()) m_os << "; " << e;
+  }
+  m_os << "\n" << std::flush;
   draw();
 }
 

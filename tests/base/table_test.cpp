@@ -56,6 +56,24 @@ TEST(TableText, NumbersRightAlignedOnePrecisionPerColumnMissingAsDash) {
                                                        "bb       -   0.500"}));
 }
 
+TEST(TableText, RightAlignedTextColumnLinesUpItsUnits) {
+  Table t;
+  t.columns = {"pass", "duration", "reason"};
+  t.rows = {{int64_t{0}, std::string("2.1s"), std::string("a")},
+            {int64_t{1}, std::string("1m05s"), Cell()},
+            {int64_t{2}, Cell(), std::string("b")}};
+  t.right_aligned = {"duration"};
+  EXPECT_EQ(lines_of(t, {}),
+            (std::vector<std::string>{"pass  duration  reason", "   0      2.1s  a",
+                                      "   1     1m05s  -", "   2         -  b"}));
+}
+
+TEST(TableText, WrappedTextKeepsItsOwnIndent) {
+  EXPECT_EQ(wrap_text("  steps: one two three four", 14, 2),
+            "  steps: one\n    two three\n    four");
+  EXPECT_EQ(wrap_text("steps: one two", 0, 2), "steps: one two");
+}
+
 TEST(TableText, LargeValuesGetSuffixes) {
   Table t;
   t.columns = {"bytes"};

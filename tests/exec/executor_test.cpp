@@ -7,7 +7,8 @@
 //     log_path, ingest_stats.path) and what embeds them (passes.argv, passes.env);
 //   - process and thread ids (pid, tid, owner_pid) and what embeds them (passes.log_excerpt, and
 //     ingest_stats.sha256/size_bytes of files whose rows carry Process_Id/Thread_Id);
-//   - passes.attempts (an interrupted pass was started once more) and the run lock table;
+//   - passes.attempts (a pass whose kprof was killed was started once more) and the run lock
+//     table;
 //   - runs.runbook_text/runbook_sha256: the two runs' runbooks name workloads in different temp
 //     folders (equal runbooks are checked by ChangedRunbookIsRefusedUnlessForced instead).
 // The double's timestamps are fixed with ROCPROF_SIM_CLOCK_BASE_NS so start/end_ns are compared.
@@ -270,11 +271,25 @@ TEST(Executor, SigintMidPassThenResumeEqualsUninterrupted) {
   EXPECT_EQ(pass_field(db, 1, "state"), "interrupted");
   EXPECT_EQ(pass_field(db, 2, "state"), "planned");
   EXPECT_EQ(scalar(db, "SELECT status = 'interrupted' FROM runs"), 1);
+  // Stopped by the user: not an attempt that failed.
+  EXPECT_EQ(pass_field(db, 1, "attempts"), "0");
+  // The last line is the command that goes on, exactly.
+  std::string out = bg.output();
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  EXPECT_EQ(out.substr(out.rfind('\n') + 1), "kprof resume " + db.string()) << out;
+  EXPECT_NE(out.find("interrupted (SIGINT) with 2 of 3 passes left"), std::string::npos) << out;
 
   std::filesystem::remove(dir / "slow");
   Kprof k = kprof(dir, {"resume", db.string()}, "resume.out");
   ASSERT_EQ(k.result.exit_code, 0) << k.output;
-  EXPECT_EQ(pass_field(db, 1, "attempts"), "2");
+  EXPECT_EQ(k.output.substr(0, k.output.find('\n')),
+            "run 1 'small': 1 pass done, 2 left (pass 1 (counters 1/2) interrupted, pass 2 "
+            "(counters 2/2) planned)")
+      << k.output;
+  EXPECT_EQ(pass_field(db, 1, "attempts"), "1");
+  EXPECT_NE(read_text(pass_field(db, 1, "log_path"))
+                .find("interrupted (SIGINT): stopped by the user, not counted as an attempt"),
+            std::string::npos);
   expect_same_db(want, dump_db(db));
 }
 
