@@ -43,7 +43,12 @@ class Loader {
 
   void check_keys(const YAML::Node& map, const std::vector<std::string>& allowed,
                   const std::string& what) const {
+    // A list item or scalar where a mapping belongs: its iterators have no keys, and yaml-cpp
+    // throws YAML::InvalidNode from as<>() (found by the hw fuzz target).
+    if (!map.IsMap()) fail(map, what + " must be a mapping", "write {key: value, ...}");
     for (auto it = map.begin(); it != map.end(); ++it) {
+      if (!it->first.IsScalar())
+        fail(it->first, "a key of " + what + " is not a plain name", "write name: value");
       std::string k = it->first.as<std::string>();
       bool ok = false;
       for (const auto& a : allowed) ok = ok || a == k;
@@ -293,7 +298,14 @@ Target Target::load(const std::filesystem::path& yaml_file) {
 }
 
 Target Target::parse(std::string_view yaml_text, const std::string& source_name) {
-  return from_data(Loader(source_name, std::string(yaml_text)).load());
+  try {
+    return from_data(Loader(source_name, std::string(yaml_text)).load());
+  } catch (const YAML::Exception& e) {
+    // Whatever yaml-cpp still throws for a shape the loader did not foresee is the file's fault:
+    // a positioned input error, never an escaped exception.
+    throw Error::input("bad hardware file: " + e.msg, "see configs/hw/gfx942.yaml for the layout",
+                       SourcePos{source_name, e.mark.line + 1, e.mark.column + 1});
+  }
 }
 
 Target Target::load_arch(std::string_view arch) {

@@ -90,6 +90,11 @@ TEST_F(TargetLoad, FuzzSeedLoadsAndItsRegressionIsAnError) {
   EXPECT_TRUE(t.known("GPU_UTIL"));
   const Diagnostic d = error_of(fuzz / "regressions" / "deep_derived_expression.yaml");
   EXPECT_NE(d.what.find("longer than 4096 characters"), std::string::npos) << d.what.substr(0, 300);
+  // Found by the hw fuzz target: a list where a block's mapping belongs escaped as
+  // YAML::InvalidNode (std::terminate in the fuzzer, "internal error" in kprof).
+  const Diagnostic m = error_of(fuzz / "regressions" / "block_not_a_mapping.yaml");
+  EXPECT_EQ(m.what, "a block must be a mapping");
+  EXPECT_EQ(m.pos->line, 15);
 }
 
 TEST_F(TargetLoad, UnknownBlock) {
