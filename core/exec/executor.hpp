@@ -73,9 +73,4 @@ ExecResult run_runbook(const runbook::Runbook& rb, const ExecOptions& options,
 ExecResult resume_run(const std::filesystem::path& db_or_runbook, const ExecOptions& options,
                       std::ostream* diff_out = nullptr, const ExecSeams& seams = {});
 
-// `kprof status DB`: the last run (or `run_id`) and every pass with state, attempts, duration,
-// reason, as a table at most `width` columns wide (0 = no limit).
-std::string status_text(const std::filesystem::path& db,
-                        std::optional<int64_t> run_id = std::nullopt, size_t width = 0);
-
 }  // namespace kprof::exec

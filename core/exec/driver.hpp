@@ -1,0 +1,29 @@
+// The loop that runs a run's planned passes (the executor's core, executor.hpp): the trace pass
+// first, then the kernels of interest from its ingested rows, then the counter passes, one per
+// GPU slot at once, through the PassLauncher. Every state change is recorded in the database
+// before and after it happens; each attempt that exits 0 is ingested in one transaction and
+// judged; a transient failure is retried per the runbook's policy. On SIGINT/SIGTERM every
+// running attempt is cancelled with that signal.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+
+#include "core/exec/executor.hpp"
+#include "core/exec/pass_launcher.hpp"
+#include "core/exec/profiler_backend.hpp"
+#include "core/runbook/runbook.hpp"
+#include "core/store/capture_db.hpp"
+
+namespace kprof::exec {
+
+// Runs every pass of `run_id` that is `planned` (the caller reset the ones to re-run), then sets
+// the run's status and returns the counts. Progress goes to out_of(options).
+ExecResult drive_run(store::CaptureDb& db, const runbook::Runbook& rb,
+                     const ProfilerBackend& backend, PassLauncher& launcher, int64_t run_id,
+                     const ExecOptions& options);
+
+// Where progress and the summary go: options.out, else std::cout.
+std::ostream& out_of(const ExecOptions& options);
+
+}  // namespace kprof::exec

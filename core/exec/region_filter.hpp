@@ -1,0 +1,74 @@
+// Row sinks that keep a counter pass to its measured region, for a profiler that counts outside
+// --selected-regions (ROCm 7.0; region_window.hpp says why and how the window is found).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/exec/region_window.hpp"
+#include "core/ingest/discover.hpp"
+#include "core/store/capture_db.hpp"
+#include "core/store/rows.hpp"
+
+namespace kprof::exec {
+
+// Collects the launches of a pass's files, by process, in file order (the first read of a
+// counter pass that counted outside the region).
+class LaunchCollector final : public store::RowSink {
+ public:
+  std::map<int64_t, std::vector<Launch>> by_pid;
+  void begin_file(const std::string&, const std::string&) override {}
+  void agent(const store::AgentRow&) override {}
+  void dispatch(const store::DispatchRow& r) override;
+  void counter(const store::CounterRow&) override {}
+  void kernel_stat(const store::KernelStatRow&) override {}
+  void bad_row(const store::BadRow&) override {}
+  void end_file(int64_t) override {}
+};
+
+// Forwards every row to `to` except the dispatches (and their counter values) of a process that
+// fall outside its region window. It overrides every RowSink call: one added there must be
+// forwarded here too.
+class RegionFilter final : public store::RowSink {
+ public:
+  RegionFilter(store::RowSink& to, const std::map<int64_t, RegionWindow>& windows)
+      : m_to(to), m_windows(windows) {}
+  void begin_file(const std::string& path, const std::string& kind) override {
+    m_to.begin_file(path, kind);
+  }
+  void agent(const store::AgentRow& r) override { m_to.agent(r); }
+  void dispatch(const store::DispatchRow& r) override {
+    if (keep(r.pid, r.dispatch_id)) m_to.dispatch(r);
+  }
+  void counter(const store::CounterRow& r) override {
+    if (keep(r.pid, r.dispatch_id)) m_to.counter(r);
+  }
+  void kernel_stat(const store::KernelStatRow& r) override { m_to.kernel_stat(r); }
+  void bad_row(const store::BadRow& r) override { m_to.bad_row(r); }
+  void end_file(int64_t rows_read) override { m_to.end_file(rows_read); }
+  void memory_copy(const store::MemoryCopyRow& r) override { m_to.memory_copy(r); }
+  void api_call(const store::ApiCallRow& r) override { m_to.api_call(r); }
+  void memory_allocation(const store::MemoryAllocationRow& r) override {
+    m_to.memory_allocation(r);
+  }
+  void profiler_version(const std::string& v) override { m_to.profiler_version(v); }
+  void file_digest(int64_t size, const std::string& sha) override { m_to.file_digest(size, sha); }
+
+ private:
+  bool keep(int64_t pid, int64_t id) const;
+  store::RowSink& m_to;
+  const std::map<int64_t, RegionWindow>& m_windows;
+};
+
+// The region window of each process of a counter pass's files (`found`), matched against the
+// done trace pass `trace_pass_id` of the same run. Each window is noted in the pass log `log`
+// (what was left out, and that `profiler` counts outside --selected-regions).
+std::map<int64_t, RegionWindow> counter_region_windows(store::CaptureDb& db, int64_t trace_pass_id,
+                                                       const ingest::Discovery& found,
+                                                       const std::filesystem::path& log,
+                                                       const std::string& profiler);
+
+}  // namespace kprof::exec
