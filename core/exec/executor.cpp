@@ -50,6 +50,29 @@ std::unique_ptr<ProfilerBackend> backend_of(const ExecSeams& seams, const runboo
   return seams.backend ? seams.backend(rb, choice) : make_profiler_backend(rb, choice);
 }
 
+// Stops what the dead kprof that ran pass `p` may have left running, from its owner record: the
+// launcher that started the attempt and its id there. A pass recorded running by a kprof before
+// schema 6 has no such record in the database (its launcher is ''); that kprof ran every attempt
+// as a local process group and kept "<pgid> <start time>" beside the pass log, so that group is
+// stopped by the local launcher. On another host (resume --force) that pgid names a process there,
+// not here: nothing is stopped.
+void reap_orphan_of(const store::PassInfo& p, PassLauncher& launcher, const fs::path& log) {
+  if (!p.launcher.empty()) {
+    if (p.launcher == launcher.name()) {
+      launcher.reap_orphan(p.launch_id);
+    } else {
+      make_pass_launcher(p.launcher)->reap_orphan(p.launch_id);
+    }
+    return;
+  }
+  if (!p.owner_host.empty() && p.owner_host != host_name()) return;
+  if (const auto id = legacy_local_launch_id(log)) {
+    LocalLauncher().reap_orphan(*id);
+    std::error_code ec;
+    fs::remove(log.string() + ".pgid", ec);  // the next attempt's owner record is in the database
+  }
+}
+
 }  // namespace
 
 ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options,
@@ -179,13 +202,8 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
       }
       // Its kprof is dead (we hold the lock): the launcher that started the attempt stops what
       // it may have left running.
-      if (!p.launcher.empty()) {
-        if (p.launcher == launcher.name()) {
-          launcher.reap_orphan(p.launch_id);
-        } else {
-          make_pass_launcher(p.launcher)->reap_orphan(p.launch_id);
-        }
-      }
+      reap_orphan_of(p, launcher,
+                     p.log_path.empty() ? pass_log(rb, run->id, p.ordinal) : fs::path(p.log_path));
       reset = true;
     } else if (p.state == PassState::interrupted) {
       reset = true;

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <fstream>
 #include <future>
 
 #include "core/base/error.hpp"
@@ -98,6 +99,14 @@ void LocalLauncher::reap_orphan(const std::string& id) {
   } catch (const std::exception&) {
     // Malformed: the id names no process we could stop safely.
   }
+}
+
+std::optional<std::string> legacy_local_launch_id(const std::filesystem::path& pass_log) {
+  std::ifstream owner(pass_log.string() + ".pgid");
+  long long pgid = 0;
+  unsigned long long start = 0;
+  if (!(owner >> pgid >> start) || pgid <= 1 || start == 0) return std::nullopt;
+  return std::to_string(pgid) + ":" + std::to_string(start);
 }
 
 std::unique_ptr<PassLauncher> make_pass_launcher(std::string_view name) {

@@ -6,9 +6,12 @@
 
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "core/exec/pass_launcher.hpp"
@@ -40,5 +43,11 @@ class LocalLauncher final : public PassLauncher {
   std::map<std::string, Attempt> m_running;  // by id; only the calling thread changes it
   std::deque<AttemptEnd> m_ended;            // guarded by m_mu
 };
+
+// The owner record a kprof before schema 6 kept for a running pass: the file "<pass log>.pgid"
+// holding "<pgid> <start time>", written when the profiler started and removed when it ended.
+// Returns the LocalLauncher id it names, or nullopt when there is no such file (that kprof died
+// before the profiler started or after it ended) or it is unreadable.
+std::optional<std::string> legacy_local_launch_id(const std::filesystem::path& pass_log);
 
 }  // namespace kprof::exec

@@ -1,14 +1,19 @@
 // The executor's pass state machine driven through its two seams with fakes (tests/exec/fakes.hpp):
-// no process is spawned. Each attempt writes the profiler's CSV files itself, so ingest, kernel
+// no profiler is spawned (one test starts a real process group as the orphan a killed kprof left).
+// Each attempt writes the profiler's CSV files itself, so ingest, kernel
 // selection and the database are the real ones. The real-process tests (executor_test.cpp,
 // tests/crash) cover the local launcher and the real profiler double.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <sstream>
+#include <thread>
 
 #include "core/exec/executor.hpp"
 #include "core/exec/pass_plan.hpp"
+#include "core/exec/process_runner.hpp"
 #include "core/exec/run_lock.hpp"
 #include "core/runbook/runbook.hpp"
 #include "tests/exec/fakes.hpp"
@@ -348,6 +353,120 @@ TEST(ExecutorUnit, ResumeRefusesAnOwnerRecordOfAnUnknownLauncher) {
         << e.what();
   }
   EXPECT_TRUE(again.started.empty());
+}
+
+// A process group standing in for the profiler an older kprof left running: `sleep 60` leading its
+// own group, as run_process starts every attempt.
+pid_t start_orphan_group() {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::execlp("sleep", "sleep", "60", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also from here, so the group exists before the test reads it
+  return pid;
+}
+
+// Whether `pid` (our child) ended by SIGKILL within a few seconds; reaps it either way.
+bool killed_within_seconds(pid_t pid) {
+  for (int i = 0; i < 300; ++i) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid)
+      return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    std::this_thread::sleep_for(10ms);
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  return false;
+}
+
+// A database a kprof before schema 6 left after kill -9: the pass is `running` with no launcher
+// in its row (the column came with schema 6), and the owner record is "<pgid> <start time>" in
+// "<pass log>.pgid". Resume stops that process group before it runs the pass again into the
+// same folder, and its rows are not doubled.
+TEST(ExecutorUnit, ResumeStopsTheOrphanOfAKprofBeforeSchema6) {
+  Fixture f;
+  FakeLauncher first([](const LaunchSpec& s, int) { return works(s); });
+  const ExecResult r = run_runbook(f.rb, f.options, f.seams(first));
+  ASSERT_EQ(r.exit_code, 0);
+  const pid_t orphan = start_orphan_group();
+  ASSERT_GT(orphan, 0);
+  std::optional<unsigned long long> started;
+  for (int i = 0; i < 100 && !started; ++i) {
+    started = process_start_time(orphan);
+    if (!started) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(started);
+  int64_t values_before = 0;
+  std::filesystem::path log;
+  {
+    store::CaptureDb db(f.db());
+    const auto p = db.list_passes(r.run_id).at(2);
+    values_before = db.row_counts(p.id).counter_values;
+    log = p.log_path;
+    store::PassTransition t;  // a running transition clears launcher and launch_id
+    t.state = PassState::running;
+    t.attempts = 2;
+    t.owner_pid = 999999999;  // no such process: its kprof is dead
+    t.owner_host = host_name();
+    db.set_pass_state(p.id, t);
+    db.set_run_status(r.run_id, store::RunStatus::running);
+  }
+  ASSERT_FALSE(log.empty());
+  write_file(log.string() + ".pgid",
+             std::to_string(orphan) + " " + std::to_string(*started) + "\n");
+
+  FakeLauncher again([](const LaunchSpec& s, int) { return works(s); });
+  const ExecResult r2 = resume_run(f.db(), f.options, nullptr, f.seams(again));
+  EXPECT_TRUE(killed_within_seconds(orphan));
+  EXPECT_EQ(r2.exit_code, 0);
+  EXPECT_TRUE(again.reaped.empty());  // not the fake's: the old kprof ran it locally
+  EXPECT_FALSE(std::filesystem::exists(log.string() + ".pgid"));
+  ASSERT_EQ(again.started.size(), 1u);
+  EXPECT_EQ(again.started[0].argv.at(1), "counters");
+  store::CaptureDb db(f.db(), store::OpenMode::read_only);
+  const auto p = db.list_passes(r.run_id).at(2);
+  EXPECT_EQ(p.state, PassState::done);
+  EXPECT_EQ(db.row_counts(p.id).counter_values, values_before);
+}
+
+// The same record on another host (resume --force): its pgid names a process there, so nothing
+// here is stopped, even a process that has that pgid and start time.
+TEST(ExecutorUnit, ResumeLeavesAPreSchema6OwnerOnAnotherHostAlone) {
+  Fixture f;
+  FakeLauncher first([](const LaunchSpec& s, int) { return works(s); });
+  const ExecResult r = run_runbook(f.rb, f.options, f.seams(first));
+  ASSERT_EQ(r.exit_code, 0);
+  const pid_t bystander = start_orphan_group();
+  ASSERT_GT(bystander, 0);
+  std::optional<unsigned long long> started;
+  for (int i = 0; i < 100 && !started; ++i) {
+    started = process_start_time(bystander);
+    if (!started) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(started);
+  std::filesystem::path log;
+  {
+    store::CaptureDb db(f.db());
+    const auto p = db.list_passes(r.run_id).at(1);
+    log = p.log_path;
+    store::PassTransition t;
+    t.state = PassState::running;
+    t.owner_pid = 4242;
+    t.owner_host = "another-host.example";
+    db.set_pass_state(p.id, t);
+  }
+  write_file(log.string() + ".pgid",
+             std::to_string(bystander) + " " + std::to_string(*started) + "\n");
+  f.options.force = true;
+  FakeLauncher again([](const LaunchSpec& s, int) { return works(s); });
+  const ExecResult r2 = resume_run(f.db(), f.options, nullptr, f.seams(again));
+  EXPECT_EQ(r2.exit_code, 0);
+  int status = 0;
+  EXPECT_EQ(::waitpid(bystander, &status, WNOHANG), 0) << "the process here was stopped";
+  ::kill(bystander, SIGKILL);
+  ::waitpid(bystander, nullptr, 0);
 }
 
 }  // namespace
