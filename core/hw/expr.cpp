@@ -1,9 +1,11 @@
 #include "core/hw/expr.hpp"
 
+#include <cassert>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
-#include <sstream>
+#include <system_error>
 
 namespace kprof::hw {
 namespace {
@@ -19,7 +21,7 @@ class Parser {
   // destruction of the tree, far from the end of the stack: rocprofiler-sdk's formulas are under
   // 500 characters and nest a few levels (ROCm/rocprofiler-sdk,
   // source/share/rocprofiler-sdk/counter_defs.yaml). A fuzzer found 100k '(' overflowing it.
-  static constexpr size_t k_max_chars = 4096;
+  static constexpr size_t k_max_chars = Expr::max_chars;
   static constexpr int k_max_depth = 100;
 
   ExprPtr parse_all() {
@@ -160,6 +162,11 @@ class Parser {
     double v = std::strtod(s.c_str(), &end);
     if (end != s.c_str() + s.size())
       fail(start, "malformed number '" + s + "'", "write e.g. 64 or 0.5");
+    // strtod gives HUGE_VAL for a literal past DBL_MAX; an infinity would print as "inf", which
+    // reads back as a counter name (found by tests/fuzz/fuzz_expr).
+    if (!std::isfinite(v))
+      fail(start, "number '" + s.substr(0, 40) + "' is out of range",
+           "write a number below 1.8e308");
     auto e = node(ExprKind::number, start);
     e->number = v;
     return e;
@@ -277,11 +284,13 @@ int precedence(const Expr& e) {
   return (e.op == '+' || e.op == '-') ? 1 : 2;
 }
 
+// The shortest text that reads back as the same double (std::to_chars without a precision), so
+// a printed formula is never longer than needed: 5e-07, not 4.9999999999999998e-07.
 std::string format_number(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  assert(ec == std::errc());
+  return std::string(buf, end);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 // Parsing knows no counter names; Target resolves identifiers and evaluates.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +38,9 @@ class Expr {
  public:
   // Parses `text`. Errors are Error(input) "bad expression: ..." positioned at `origin` shifted by
   // the offending character's offset (origin is where text[0] sits in the user's file).
+  // Longest text parse() accepts (see Parser in expr.cpp for why there is a bound at all).
+  static constexpr size_t max_chars = 4096;
+
   static std::shared_ptr<const Expr> parse(std::string_view text, const SourcePos& origin = {},
                                            const std::string& source_line = {});
 

@@ -105,5 +105,21 @@ TEST(Expr, DeepOrHugeExpressionsAreErrorsNotCrashes) {
   EXPECT_EQ(Expr::parse(sum)->str().size(), sum.size());
 }
 
+// Found by the expr fuzz target in CI: a literal past DBL_MAX became inf, which printed as "inf"
+// and read back as a counter name; and 17-digit printing made "5e-7" into 4.9999999999999998e-07.
+TEST(Expr, NumbersOutOfRangeAreRefusedAndPrintShortest) {
+  try {
+    Expr::parse("a*1e999", SourcePos{"m.yaml", 3, 10});
+    ADD_FAILURE() << "1e999 parsed";
+  } catch (const Error& e) {
+    EXPECT_NE(e.diagnostics().at(0).what.find("out of range"), std::string::npos);
+    EXPECT_EQ(e.diagnostics().at(0).pos->col, 12);
+  }
+  EXPECT_EQ(Expr::parse("5e-7*a")->str(), "5e-07*a");
+  EXPECT_EQ(Expr::parse("0.1+a/64")->str(), "0.1+a/64");
+  EXPECT_EQ(Expr::parse("1e-320")->number, 1e-320);  // a subnormal still reads back exactly
+  EXPECT_EQ(Expr::parse(Expr::parse("1e-320")->str())->number, 1e-320);
+}
+
 }  // namespace
 }  // namespace kprof::hw
