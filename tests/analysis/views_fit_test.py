@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Every `kprof query` view fits a 120-column terminal (issue #15: "every kprof query view prints
+no line over 120 characters"), on the main job's database and on real captures.
+
+usage: views_fit_test.py SOURCE_DIR BUILD_DIR
+
+The databases: scripts/demo's (the Qwen3 runbook on the rocprofv3 test double, as the README's
+first command makes it) and, where ../shared/captures is present, real rocprofv3 captures ingested
+with `kprof ingest`. Each view runs in a 120-column pseudo-terminal (`script` from util-linux, as
+tests/readme/readme_test.py does) and must exit 0 and print no line over 120 characters
+(characters, not bytes: the box and times signs are one column each). `explain` runs for every
+of the database's first six families (in `families` order). kprof's one-line messages ("kprof: ...") are exempt, as in the README test.
+"""
+import csv
+import io
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "readme"))
+from readme_test import WIDTH, make_clone, run  # noqa: E402
+
+VIEWS = ["top", "families", "variants", "phases", "explain", "counters", "metrics", "roofline",
+         "passes"]
+# Real captures of different shapes: a uLLM decode loop with counters, a uLLM production trace,
+# and the rocprofiler-sdk documentation's sample (a trace and a counter pass of three kernels).
+CAPTURES = [
+    "uLLM-project/2026-07-28/gemma4-reader-attribution-v0.1",
+    "uLLM-project/2026-07-15/qwen35-9b-aq4-production-opt-v0.1",
+    "rocprofiler-sdk-docs",
+]
+
+
+def families(db, env):
+    """The family names of db (CSV output, read without a terminal)."""
+    p = subprocess.run(["kprof", "query", db, "families", "--format", "csv"], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
+    return [row["family"] for row in csv.DictReader(io.StringIO(p.stdout))]
+
+
+def main():
+    src, build = os.path.realpath(sys.argv[1]), os.path.realpath(sys.argv[2])
+    failures, checked = [], 0
+    with tempfile.TemporaryDirectory(prefix="kprof-views-") as work:
+        make_clone(src, build, work)
+        env = dict(os.environ)
+        env["PATH"] = os.path.join(build, "bin") + os.pathsep + env.get("PATH", "")
+        env["COLUMNS"] = str(WIDTH)
+        env["KPROF_BIN"] = os.path.join(build, "bin")
+        env.pop("LINES", None)
+        code, printed = run("scripts/demo", work, env)
+        if code != 0:
+            print("\n".join(printed[-40:]))
+            print("FAIL scripts/demo exited %d" % code)
+            return 1
+        dbs = [os.path.join(work, "out", "qwen3-30b-a3b-sim.db")]
+        shared = os.path.join(src, "..", "shared", "captures")
+        for c in CAPTURES:
+            path = os.path.join(shared, c)
+            if not os.path.isdir(path) and not os.path.isfile(path):
+                print("note: %s not present; skipped" % path)
+                continue
+            db = os.path.join(work, os.path.basename(c) + ".db")
+            code, printed = run("kprof ingest %s %s" % (db, path), work, env)
+            if code != 0:
+                failures.append("kprof ingest %s: exit %d\n%s" % (c, code, "\n".join(printed)))
+                continue
+            dbs.append(db)
+        for db in dbs:
+            fams = families(db, env)
+            if not fams:
+                failures.append("%s: no families" % db)
+            for view in VIEWS:
+                for fam in (fams[:6] if view == "explain" else [None]):
+                    cmd = "kprof query %s %s%s" % (db, view, " " + fam if fam else "")
+                    code, printed = run(cmd, work, env)
+                    checked += 1
+                    long = [l for l in printed if len(l) > WIDTH and not l.startswith("kprof: ")]
+                    widest = max((len(l) for l in printed), default=0)
+                    print("$ %s  (exit %d, %d lines, widest %d)" % (cmd, code, len(printed), widest))
+                    if code != 0 or long or not printed:
+                        failures.append(
+                            "$ %s: exit %d, %d lines over %d columns%s" %
+                            (cmd, code, len(long), WIDTH, (", e.g. %r" % long[0]) if long else ""))
+    for f in failures:
+        print("FAIL " + f)
+    print("%d view commands checked, %d failures" % (checked, len(failures)))
+    return 1 if failures or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
