@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
+#include "apps/kprof/launcher_args.hpp"
 #include "core/base/error.hpp"
 #include "core/exec/executor.hpp"
 #include "core/exec/gpu_list.hpp"
@@ -20,6 +21,7 @@ int cmd_resume(const kprof::app::Args& args) {
       "quiet,q", "no progress lines; only the summary")(
       "target", po::value<std::string>(),
       "the capture database, or the runbook whose database to resume");
+  kprof::app::add_launcher_options(opts);
   po::positional_options_description pos;
   pos.add("target", 1);
   auto vm = kprof::app::parse_args(
@@ -37,6 +39,7 @@ int cmd_resume(const kprof::app::Args& args) {
   o.quiet = vm->count("quiet") > 0;
   if (vm->count("gpus")) o.gpus = kprof::exec::parse_gpu_list((*vm)["gpus"].as<std::string>());
   if (vm->count("db")) o.db = (*vm)["db"].as<std::string>();
+  o.launcher = kprof::app::launcher_flags_from(*vm);
   return kprof::exec::resume_run((*vm)["target"].as<std::string>(), o).exit_code;
 }
 

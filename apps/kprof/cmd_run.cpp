@@ -1,11 +1,12 @@
-// `kprof run RUNBOOK [--simulate] [--gpus LIST] [--db PATH] [--quiet]`: plan, run every pass under
-// rocprofv3 (or the test double), ingest each as it finishes, print the summary.
+// `kprof run RUNBOOK [--simulate] [--gpus LIST | --slurm ...] [--db PATH] [--quiet]`: plan, run
+// every pass under rocprofv3 (or the test double), ingest each as it finishes, print the summary.
 // `kprof run [--metric-set S | --counters A,B] [--kernels REGEX] [--simulate] -- app args...`: the
 // same for the runbook that command line stands for, written next to the database first.
 #include <fstream>
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
+#include "apps/kprof/launcher_args.hpp"
 #include "apps/kprof/one_line_args.hpp"
 #include "core/base/error.hpp"
 #include "core/exec/executor.hpp"
@@ -28,18 +29,22 @@ int cmd_run(const kprof::app::Args& all_args) {
       "capture database (default: the runbook's `database`; one-line: NAME.db here)")(
       "quiet,q", "no progress lines; only the summary")("runbook", po::value<std::string>(),
                                                         "the runbook (.yaml)");
+  kprof::app::add_launcher_options(opts);
   kprof::app::add_one_line_options(opts);
   po::positional_options_description pos;
   pos.add("runbook", 1);
   auto vm = kprof::app::parse_args(
       "run",
-      "RUNBOOK [--simulate] [--gpus LIST] [--db PATH] [--quiet]\n"
+      "RUNBOOK [--simulate] [--gpus LIST | --slurm [--partition P] [--gpus-per-task N]] [--db "
+      "PATH] [--quiet]\n"
       "       kprof run [--metric-set S | --counters A,B] [--kernels "
       "REGEX] [--simulate] [--db PATH] -- APP [ARGS...]",
       args, opts, pos,
       "examples:\n"
       "  kprof run runbooks/qwen3-30b-a3b-sim.yaml --simulate\n"
       "  kprof run runbooks/qwen3-30b-a3b-mi300x.yaml --gpus 0,1,2,3\n"
+      "  kprof run runbooks/qwen3-30b-a3b-mi300x.yaml --slurm --partition mi300x\n"
+      "      trace pass first, then every counter pass as one task of one sbatch --array job\n"
       "  kprof run --simulate --metric-set roofline --kernels fused_moe -- true\n"
       "      one-line profile: writes true.runbook.yaml beside true.db, then runs it\n"
       "\nCtrl-C stops the running pass; 'kprof resume DB' continues the run.");
@@ -49,6 +54,7 @@ int cmd_run(const kprof::app::Args& all_args) {
   o.quiet = vm->count("quiet") > 0;
   if (vm->count("gpus")) o.gpus = kprof::exec::parse_gpu_list((*vm)["gpus"].as<std::string>());
   if (vm->count("db")) o.db = (*vm)["db"].as<std::string>();
+  o.launcher = kprof::app::launcher_flags_from(*vm);
   std::string runbook_path;
   if (!app.empty()) {
     if (vm->count("runbook"))

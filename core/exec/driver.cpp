@@ -80,6 +80,10 @@ class Driver {
         m_progress(out_of(options), options.tty.value_or(::isatty(STDOUT_FILENO) == 1),
                    options.quiet) {}
 
+  // An attempt a killed kprof left that the launcher took over (resume): drive() waits for it
+  // instead of running its pass again.
+  void adopt(int64_t pass_id, std::string id) { m_adopted[pass_id] = std::move(id); }
+
   // Runs every pass that is `planned` (the caller reset the ones to re-run).
   ExecResult drive() {
     auto passes = m_db.list_passes(m_run_id);
@@ -95,7 +99,10 @@ class Driver {
       if (p.started_ms && p.finished_ms)
         m_progress.add_finished_before(std::chrono::milliseconds(*p.finished_ms - *p.started_ms));
     }
-    m_progress.set_work(to_run, static_cast<int>(std::max<size_t>(m_options.gpus.size(), 1)));
+    // A launcher with its own scheduler runs every counter pass at once (as far as it knows).
+    m_progress.set_work(to_run, m_launcher.schedules_itself()
+                                    ? to_run
+                                    : static_cast<int>(std::max<size_t>(m_options.gpus.size(), 1)));
     estimate_from_earlier_run();
     const store::PassInfo* trace = nullptr;
     for (const auto& p : passes) {
@@ -106,6 +113,9 @@ class Driver {
     if (trace && trace->state == PassState::planned) {
       Job j = job_of(*trace, std::nullopt);
       run_jobs({j}, 1);
+      trace_ok = m_db.find_pass(trace->id)->state == PassState::done;
+    } else if (trace && m_adopted.count(trace->id)) {
+      run_jobs({}, 1, {adopted_job(*trace, std::nullopt)});
       trace_ok = m_db.find_pass(trace->id)->state == PassState::done;
     }
 
@@ -146,12 +156,18 @@ class Driver {
 
     if (can_count) {
       std::vector<Job> jobs;
+      std::vector<std::pair<Job, std::string>> adopted;
       for (const auto& p : m_db.list_passes(m_run_id)) {
-        if (p.kind != PassKind::counters || p.state != PassState::planned) continue;
-        jobs.push_back(job_of(p, include_regex));
+        if (p.kind != PassKind::counters) continue;
+        if (p.state == PassState::planned) jobs.push_back(job_of(p, include_regex));
+        if (m_adopted.count(p.id)) adopted.push_back(adopted_job(p, include_regex));
       }
-      const size_t slots = m_options.gpus.empty() ? 1 : m_options.gpus.size();
-      run_jobs(std::move(jobs), slots);
+      // A launcher with its own scheduler (Slurm) gets every pass at once: one array job.
+      const size_t slots = m_launcher.schedules_itself()
+                               ? std::max<size_t>(1, jobs.size() + adopted.size())
+                           : m_options.gpus.empty() ? 1
+                                                    : m_options.gpus.size();
+      run_jobs(std::move(jobs), slots, std::move(adopted));
     }
     return finish();
   }
@@ -187,8 +203,20 @@ class Driver {
     return j;
   }
 
+  std::pair<Job, std::string> adopted_job(const store::PassInfo& p,
+                                          const std::optional<std::string>& include_regex) {
+    Job j = job_of(p, include_regex);
+    j.argv = p.argv;  // the command that attempt runs
+    j.tries = static_cast<int>(p.attempts);
+    m_progress.message("pass " + std::to_string(p.ordinal) + ": waiting for " +
+                       std::string(m_launcher.name()) + " attempt " + m_adopted.at(p.id) +
+                       " left by the previous kprof");
+    return {std::move(j), m_adopted.at(p.id)};
+  }
+
   LaunchSpec spec_of(const Job& j, size_t slot) {
     LaunchSpec s;
+    s.ordinal = j.ordinal;
     s.argv = j.argv;
     // The profiler itself is never run through a shell; `shell: true` already made the
     // application `/bin/sh -c LINE` (core/plan).
@@ -206,8 +234,58 @@ class Driver {
     return s;
   }
 
+  // Starts attempts together (launcher.start_all: one submission); returns those that could not
+  // be started, each as it ended.
+  std::vector<Finished> start_batch(std::vector<std::pair<Job, size_t>> batch) {
+    std::vector<Finished> failed;
+    if (batch.empty()) return failed;
+    std::vector<LaunchSpec> specs;
+    for (auto& [j, slot] : batch) specs.push_back(prepare(j, slot));
+    std::vector<std::string> ids;
+    try {
+      ids = m_launcher.start_all(specs);
+    } catch (const std::exception& e) {
+      for (auto& [j, slot] : batch) {
+        Finished f;
+        f.slot = slot;
+        f.job = std::move(j);
+        f.launch_error = e.what();
+        failed.push_back(std::move(f));
+      }
+      return failed;
+    }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      m_db.set_pass_launch(batch[i].first.pass_id, std::string(m_launcher.name()), ids[i]);
+      crash_point("launch.spawned");
+      m_running.emplace(ids[i], Running{std::move(batch[i].first), batch[i].second});
+    }
+    return failed;
+  }
+
   // Starts an attempt; returns how it ended when the launcher could not start it.
   std::optional<Finished> start(Job j, size_t slot) {
+    LaunchSpec spec = prepare(j, slot);
+    std::string id;
+    try {
+      id = m_launcher.start(spec);
+    } catch (const std::exception& e) {
+      Finished f;
+      f.slot = slot;
+      f.job = std::move(j);
+      f.launch_error = e.what();
+      return f;
+    }
+    // The owner record: a resume after kill -9 of kprof asks this launcher to stop the attempt
+    // before it re-runs the pass into the same folder.
+    m_db.set_pass_launch(j.pass_id, std::string(m_launcher.name()), id);
+    crash_point("launch.spawned");
+    m_running.emplace(id, Running{std::move(j), slot});
+    return std::nullopt;
+  }
+
+  // Records the new attempt (running, its command), empties its folder and says so; the spec to
+  // launch.
+  LaunchSpec prepare(Job& j, size_t slot) {
     ++j.tries;
     const auto info = m_db.find_pass(j.pass_id);
     store::PassTransition t;
@@ -230,23 +308,8 @@ class Driver {
       log << "kprof: attempt " << *t.attempts << ": " << rerunnable_line(spec) << "\n";
     }
     m_progress.pass_started(j.ordinal, j.kind == PassKind::trace, j.counters,
-                            m_options.gpus.empty() ? -1 : m_options.gpus[slot]);
-    std::string id;
-    try {
-      id = m_launcher.start(spec);
-    } catch (const std::exception& e) {
-      Finished f;
-      f.slot = slot;
-      f.job = std::move(j);
-      f.launch_error = e.what();
-      return f;
-    }
-    // The owner record: a resume after kill -9 of kprof asks this launcher to stop the attempt
-    // before it re-runs the pass into the same folder.
-    m_db.set_pass_launch(j.pass_id, std::string(m_launcher.name()), id);
-    crash_point("launch.spawned");
-    m_running.emplace(id, Running{std::move(j), slot});
-    return std::nullopt;
+                            slot < m_options.gpus.size() ? m_options.gpus[slot] : -1);
+    return spec;
   }
 
   // A line a POSIX shell runs again as the same command: `cd DIR && K=V ... argv`, all quoted.
@@ -256,14 +319,37 @@ class Driver {
     return line + shell_join(s.argv);
   }
 
-  void run_jobs(std::vector<Job> jobs, size_t slots) {
+  void run_jobs(std::vector<Job> jobs, size_t slots,
+                std::vector<std::pair<Job, std::string>> adopted = {}) {
     constexpr std::chrono::milliseconds k_poll(200);  // progress ticks and retry backoffs
     std::deque<Job> pending(std::make_move_iterator(jobs.begin()),
                             std::make_move_iterator(jobs.end()));
     std::vector<bool> busy(slots, false);
+    for (size_t i = 0; i < adopted.size(); ++i) {
+      const size_t slot = std::min(i, slots - 1);
+      busy[slot] = true;
+      m_running.emplace(adopted[i].second, Running{std::move(adopted[i].first), slot});
+    }
     bool cancelled = false;
     for (;;) {
-      if (const int sig = interrupt_signal(); sig == 0) {
+      if (const int sig = interrupt_signal(); sig == 0 && m_launcher.schedules_itself()) {
+        // Every ready pass in one submission (one Slurm array job).
+        const auto now = clock::now();
+        std::vector<std::pair<Job, size_t>> batch;
+        for (size_t s = 0; s < slots; ++s) {
+          if (busy[s]) continue;
+          auto it = std::find_if(pending.begin(), pending.end(),
+                                 [&](const Job& j) { return j.not_before <= now; });
+          if (it == pending.end()) break;
+          batch.emplace_back(std::move(*it), s);
+          pending.erase(it);
+          busy[s] = true;
+        }
+        for (auto& failed : start_batch(std::move(batch))) {
+          busy[failed.slot] = false;
+          handle(failed);
+        }
+      } else if (sig == 0) {
         const auto now = clock::now();
         for (size_t s = 0; s < slots; ++s) {
           if (busy[s]) continue;
@@ -433,14 +519,17 @@ class Driver {
   bool m_selection_failed = false;
 
   std::map<std::string, Running> m_running;  // by the launcher's attempt id
+  std::map<int64_t, std::string> m_adopted;  // pass id → attempt id, taken over by a resume
 };
 
 }  // namespace
 
 ExecResult drive_run(store::CaptureDb& db, const runbook::Runbook& rb,
                      const ProfilerBackend& backend, PassLauncher& launcher, int64_t run_id,
-                     const ExecOptions& options) {
+                     const ExecOptions& options,
+                     const std::vector<std::pair<int64_t, std::string>>& adopted) {
   Driver driver(db, rb, backend, launcher, run_id, options);
+  for (const auto& [pass_id, id] : adopted) driver.adopt(pass_id, id);
   return driver.drive();
 }
 

@@ -8,6 +8,9 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/exec/executor.hpp"
 #include "core/exec/pass_launcher.hpp"
@@ -19,9 +22,13 @@ namespace kprof::exec {
 
 // Runs every pass of `run_id` that is `planned` (the caller reset the ones to re-run), then sets
 // the run's status and returns the counts. Progress goes to out_of(options).
+// `adopted`: (pass id, attempt id) of running attempts a killed kprof left that `launcher` took
+// over (PassLauncher::adopt, on resume); they are waited for, not started again. A launcher that
+// schedules_itself() gets every ready pass in one start_all (one Slurm array job).
 ExecResult drive_run(store::CaptureDb& db, const runbook::Runbook& rb,
                      const ProfilerBackend& backend, PassLauncher& launcher, int64_t run_id,
-                     const ExecOptions& options);
+                     const ExecOptions& options,
+                     const std::vector<std::pair<int64_t, std::string>>& adopted = {});
 
 // Where progress and the summary go: options.out, else std::cout.
 std::ostream& out_of(const ExecOptions& options);

@@ -12,6 +12,7 @@
 #include "core/base/text.hpp"
 #include "core/exec/driver.hpp"
 #include "core/exec/gpu_select.hpp"
+#include "core/exec/launcher_choice.hpp"
 #include "core/exec/local_launcher.hpp"
 #include "core/exec/pass_plan.hpp"
 #include "core/exec/process_runner.hpp"
@@ -32,7 +33,8 @@ using store::PassState;
 // the summary goes to one.
 void print_summary(store::CaptureDb& db, const ExecResult& r, const ExecOptions& o) {
   const size_t width = o.out ? 0 : terminal_width(STDOUT_FILENO);
-  out_of(o) << run_summary_text(load_run_status(db.path(), r.run_id), r, o.gpus, o.force, width);
+  out_of(o) << run_summary_text(load_run_status(db.path(), r.run_id), r, o.gpus, o.force, width,
+                                launcher_flag_args(o.launcher));
 }
 
 // Takes the run's row lock. We hold the file lock, so any other holder recorded there is a kprof
@@ -73,6 +75,31 @@ void reap_orphan_of(const store::PassInfo& p, PassLauncher& launcher, const fs::
   }
 }
 
+// The launcher the runbook and the flags ask for, unless the caller gave one (tests); nullptr for
+// the local default. Refused before the database is touched.
+std::unique_ptr<PassLauncher> chosen_launcher(const runbook::Runbook& rb, const ExecOptions& o,
+                                              const ExecSeams& seams) {
+  if (seams.launcher) return nullptr;
+  auto l = make_launcher(rb, o.launcher);
+  if (l && !o.gpus.empty()) {
+    throw Error::input("--gpus picks GPUs of this host, but the passes go to Slurm",
+                       "drop --gpus: Slurm gives each task its GPUs (launcher.gpus_per_task or "
+                       "--gpus-per-task)");
+  }
+  return l;
+}
+
+// What a launcher needs to take over an attempt of pass `p` (its log, folder, limit, ordinal).
+LaunchSpec adoption_spec(const runbook::Runbook& rb, int64_t run_id, const store::PassInfo& p) {
+  LaunchSpec s;
+  s.argv = p.argv;
+  s.log_path = pass_log(rb, run_id, p.ordinal);
+  s.output_dir = pass_dir(rb, run_id, p.ordinal);
+  if (rb.workload.timeout.value) s.timeout = *rb.workload.timeout.value;
+  s.ordinal = p.ordinal;
+  return s;
+}
+
 }  // namespace
 
 ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options,
@@ -84,6 +111,7 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
   // are made again with the run's id once it exists (their paths hold it).
   const RunPlan rp = plan_run(rb, *backend, 0);
   gpu_slot_envs(options.gpus, rb, current_environment());  // refuses a bad --gpus setting early
+  const auto chosen = chosen_launcher(rb, options, seams);
 
   const fs::path db_path = rb.database.value;
   install_interrupt_handlers();
@@ -126,8 +154,8 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
   lock_run_row(db, run_id);  // its own transaction; the file lock is what guards the run
 
   LocalLauncher local;
-  ExecResult r =
-      drive_run(db, rb, *backend, seams.launcher ? *seams.launcher : local, run_id, options);
+  PassLauncher& launcher = seams.launcher ? *seams.launcher : chosen ? *chosen : local;
+  ExecResult r = drive_run(db, rb, *backend, launcher, run_id, options);
   db.unlock_run(run_id, ::getpid(), host_name());
   print_summary(db, r, options);
   return r;
@@ -183,8 +211,10 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
   std::optional<std::string> recorded_version;
   if (!run->profiler_version.empty()) recorded_version = run->profiler_version;
   const auto backend = backend_of(seams, rb, {run->simulated, recorded_version});
+  const auto chosen = chosen_launcher(rb, options, seams);
   LocalLauncher local;
-  PassLauncher& launcher = seams.launcher ? *seams.launcher : local;
+  PassLauncher& launcher = seams.launcher ? *seams.launcher : chosen ? *chosen : local;
+  std::vector<std::pair<int64_t, std::string>> adopted;
   lock_run_row(db, run->id);
   db.set_run_status(run->id, store::RunStatus::running);
 
@@ -200,8 +230,14 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
                                  " (kprof pid " + std::to_string(p.owner_pid.value_or(0)) + ")",
                              "resume on that host, or with --force once you know it is dead");
       }
-      // Its kprof is dead (we hold the lock): the launcher that started the attempt stops what
-      // it may have left running.
+      // Its kprof is dead (we hold the lock): a launcher that still knows the attempt (a Slurm
+      // task pending, running or ended) takes it over and it is waited for; else the launcher
+      // that started it stops what it may have left running, and the pass runs again.
+      if (!p.launcher.empty() && p.launcher == launcher.name() &&
+          launcher.adopt(p.launch_id, adoption_spec(rb, run->id, p))) {
+        adopted.emplace_back(p.id, p.launch_id);
+        continue;
+      }
       reap_orphan_of(p, launcher,
                      p.log_path.empty() ? pass_log(rb, run->id, p.ordinal) : fs::path(p.log_path));
       reset = true;
@@ -219,7 +255,7 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
     }
   }
 
-  ExecResult r = drive_run(db, rb, *backend, launcher, run->id, options);
+  ExecResult r = drive_run(db, rb, *backend, launcher, run->id, options, adopted);
   db.unlock_run(run->id, ::getpid(), host_name());
   print_summary(db, r, options);
   return r;

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/exec/launcher_choice.hpp"
 #include "core/exec/pass_launcher.hpp"
 #include "core/exec/profiler_backend.hpp"
 #include "core/runbook/runbook.hpp"
@@ -45,7 +46,8 @@ struct ExecOptions {
   std::optional<std::filesystem::path> db;  // --db: instead of the runbook's `database`
   bool quiet = false;                       // no progress lines (the summary is still printed)
   bool retry_failed = false;                // resume: re-run failed passes too
-  bool force = false;                       // resume: accept a changed runbook
+  LauncherFlags launcher;  // --launcher/--slurm and the Slurm flags, over the runbook's `launcher:`
+  bool force = false;      // resume: accept a changed runbook
   std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};  // SIGTERM → SIGKILL
   std::ostream* out = nullptr;  // progress and summary; default std::cout
   std::optional<bool> tty;      // live progress line; default isatty(stdout)

@@ -1,4 +1,5 @@
 #include "core/exec/local_launcher.hpp"
+#include "core/exec/slurm_launcher.hpp"
 
 #include <signal.h>
 
@@ -111,8 +112,9 @@ std::optional<std::string> legacy_local_launch_id(const std::filesystem::path& p
 
 std::unique_ptr<PassLauncher> make_pass_launcher(std::string_view name) {
   if (name == "local") return std::make_unique<LocalLauncher>();
+  if (name == "slurm") return std::make_unique<SlurmLauncher>(SbatchOptions{});
   throw Error::input("unknown pass launcher '" + std::string(name) + "'",
-                     "this kprof launches passes with: local");
+                     "this kprof launches passes with: local, slurm");
 }
 
 }  // namespace kprof::exec

@@ -5,7 +5,7 @@
 // Implementations:
 //   - LocalLauncher (local_launcher.hpp): a child process group on this host (process_runner);
 //   - the fake of the executor's unit tests (tests/exec/fake_launcher.hpp): no process at all;
-//   - next: Slurm (a job id instead of a process group).
+//   - SlurmLauncher (slurm_launcher.hpp): tasks of `sbatch --array` jobs, id "<job>_<task>".
 // The owner record of a running attempt is (launcher name, attempt id), stored with the pass, so a
 // later `kprof resume` asks the launcher that started it to stop what a killed kprof left behind.
 #pragma once
@@ -61,10 +61,35 @@ class PassLauncher {
   // and returns once it is gone (bounded). Nothing when it already ended; an id that names
   // something else by now (a reused pid) is left alone.
   virtual void reap_orphan(const std::string& id) = 0;
+
+  // True for a launcher with a scheduler of its own (Slurm): the executor hands it every pass that
+  // is ready at once, through start_all, instead of one per --gpus slot.
+  virtual bool schedules_itself() const { return false; }
+
+  // Starts several attempts together (one batch submission where the launcher has one) and
+  // returns their ids in the order of `specs`. Throws like start(); then none was started.
+  // The default starts them one by one (for launchers that never schedule themselves).
+  virtual std::vector<std::string> start_all(const std::vector<LaunchSpec>& specs) {
+    std::vector<std::string> ids;
+    for (const auto& s : specs) ids.push_back(start(s));
+    return ids;
+  }
+
+  // A resume's alternative to reap_orphan: takes over an attempt a killed kprof left, from its
+  // recorded id, when the launcher still knows it (pending, running or already ended); wait() then
+  // reports how it ended, as for an attempt this process started. False (the default): the
+  // executor reaps it and runs the pass again.
+  virtual bool adopt(const std::string& id, const LaunchSpec& spec) {
+    (void)id;
+    (void)spec;
+    return false;
+  }
 };
 
-// The one place that maps a launcher name to its implementation: "local". Throws Error (input)
-// for a name this kprof does not know (a database recorded by a kprof with another launcher).
+// The one place that maps a launcher name to its implementation: "local", "slurm" (a
+// SlurmLauncher with the cluster's defaults, enough to reap or adopt a recorded task). Throws Error
+// (input) for a name this kprof does not know (a database recorded by a kprof with another
+// launcher).
 std::unique_ptr<PassLauncher> make_pass_launcher(std::string_view name);
 
 }  // namespace kprof::exec

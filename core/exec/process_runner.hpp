@@ -44,6 +44,7 @@ struct LaunchSpec {
   std::string name;                  // "run 3 pass 2": a batch job's name
   std::filesystem::path output_dir;  // where the profiler writes (exists, emptied)
   std::optional<int> gpu;            // --gpus: the device of this attempt's slot
+  std::optional<int64_t> ordinal;    // the pass's ordinal (a Slurm array task id)
 };
 
 struct RunResult {

@@ -84,7 +84,8 @@ std::string status_text(const fs::path& db, std::optional<int64_t> run_id, size_
 }
 
 std::string run_summary_text(const RunStatusModel& m, const ExecResult& r,
-                             const std::vector<int>& gpus, bool force, size_t width) {
+                             const std::vector<int>& gpus, bool force, size_t width,
+                             const std::vector<std::string>& launcher_args) {
   std::ostringstream os;
   os << "\n" << render_status(m, width);
   os << "database: " << db_for_command(r.db) << "\n";
@@ -107,6 +108,7 @@ std::string run_summary_text(const RunStatusModel& m, const ExecResult& r,
     for (int g : gpus) list += (list.empty() ? "" : ",") + std::to_string(g);
     argv.insert(argv.end(), {"--gpus", list});
   }
+  argv.insert(argv.end(), launcher_args.begin(), launcher_args.end());
   if (force) argv.push_back("--force");
   os << shell_join(argv) << "\n";
   return os.str();

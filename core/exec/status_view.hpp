@@ -24,9 +24,10 @@ std::string status_text(const std::filesystem::path& db,
 
 // What `kprof run`/`resume` print when they end: a blank line, the status table, the database as
 // the user can type it, and, when passes are left, why and the exact command that continues
-// (with the --gpus and --force it was given).
+// (with the --gpus, launcher flags and --force it was given).
 std::string run_summary_text(const RunStatusModel& m, const ExecResult& r,
-                             const std::vector<int>& gpus, bool force, size_t width);
+                             const std::vector<int>& gpus, bool force, size_t width,
+                             const std::vector<std::string>& launcher_args = {});
 
 // `kprof resume`'s first line: what the earlier kprof finished and what this one will run.
 std::string resume_header(const store::RunInfo& run, const std::vector<store::PassInfo>& before,

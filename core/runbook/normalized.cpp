@@ -183,6 +183,19 @@ std::string format_normalized(const Runbook& rb) {
             where(f.match.pos, true));
   }
 
+  if (rb.launcher.present) {
+    const Launcher& l = rb.launcher;
+    p.section(0, "launcher");
+    p.line(1, "type", std::string(to_string(l.type.value)), l.type);
+    if (l.type.value == LauncherKind::slurm) {
+      p.line(1, "partition", scalar(l.partition.value), l.partition);
+      p.line(1, "time", scalar(l.time.value), l.time);
+      p.line(1, "gpus_per_task", std::to_string(l.gpus_per_task.value), l.gpus_per_task);
+      std::vector<std::string> args;
+      for (const auto& arg : l.sbatch_args.value) args.push_back(scalar(arg.value));
+      p.line(1, "sbatch_args", "[" + join(args, ", ") + "]", l.sbatch_args);
+    }
+  }
   if (!rb.sim.present) {
     p.raw(0, "sim: ~", "default: no test-double settings");
   } else {

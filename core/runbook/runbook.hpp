@@ -47,7 +47,10 @@ enum class RankBy { total_duration, calls };
 // The spelling in runbooks (and in `kprof validate`): "csv", "type-relative", "total_duration".
 std::string_view to_string(OutputFormat v);
 std::string_view to_string(AgentIndex v);
+// Where passes run (the `launcher:` map below).
+enum class LauncherKind { local, slurm };
 std::string_view to_string(RankBy v);
+std::string_view to_string(LauncherKind v);
 
 struct EnvVar {
   LocatedString name;
@@ -145,6 +148,18 @@ struct Analysis {
   Located<std::vector<FamilyRule>> families;  // first match wins, in the order written
 };
 
+// Where passes run: `local` (processes on this host, the default) or `slurm` (tasks of a Slurm job
+// array, core/exec/slurm_launcher.hpp). The Slurm keys are sbatch's options of the same meaning
+// (https://slurm.schedmd.com/archive/slurm-22.05.8/sbatch.html).
+struct Launcher {
+  bool present = false;  // the runbook has a `launcher` map
+  Located<LauncherKind> type;
+  LocatedString partition;     // --partition; '' = the cluster's default
+  LocatedString time;          // --time in Slurm's syntax ("30", "1:00:00", "1-0"); '' = default
+  Located<int> gpus_per_task;  // --gres=gpu:N, 0..64; default 1
+  LocatedStrings sbatch_args;  // more sbatch options, each "--opt[=value]"; kprof's own refused
+};
+
 // Settings read only when the profiler is the test double (rocprofv3-sim).
 struct Sim {
   bool present = false;  // the runbook has a `sim` map
@@ -169,6 +184,7 @@ struct Runbook {
   // beside the database given with --db (use_database()).
   Located<std::filesystem::path> captures;
   Analysis analysis;
+  Launcher launcher;
   Sim sim;
 
   std::filesystem::path source;  // absolute path of the runbook file

@@ -9,6 +9,7 @@
 #include "core/base/sha256.hpp"
 #include "core/base/text.hpp"
 #include "core/runbook/checks.hpp"
+#include "core/runbook/launcher_section.hpp"
 #include "core/runbook/owned_options.hpp"
 #include "core/runbook/runbook.hpp"
 #include "core/runbook/yaml_reader.hpp"
@@ -23,8 +24,8 @@ using detail::Map;
 using detail::Reader;
 
 const std::vector<std::string> k_top_keys = {
-    "schema_version", "name",  "description", "workload", "profiler", "target",
-    "passes",         "retry", "database",    "captures", "analysis", "sim"};
+    "schema_version", "name",     "description", "workload", "profiler", "target", "passes",
+    "retry",          "database", "captures",    "analysis", "launcher", "sim"};
 const std::vector<std::string> k_workload_keys = {"command", "shell", "env", "cwd", "timeout"};
 const std::vector<std::string> k_profiler_keys = {
     "path", "output_format", "selected_regions", "truncate_kernels", "extra_args", "agent_index"};
@@ -232,6 +233,11 @@ void Parser::defaults(Runbook& rb) {
   def(rb.analysis.layers, std::optional<int>{});
   def(rb.analysis.output_tokens, std::optional<int>{});
   def(rb.analysis.families, std::vector<FamilyRule>{});
+  def(rb.launcher.type, LauncherKind::local);
+  def(rb.launcher.partition, std::string());
+  def(rb.launcher.time, std::string());
+  def(rb.launcher.gpus_per_task, 1);
+  def(rb.launcher.sbatch_args, std::vector<LocatedString>{});
   def(rb.sim.model, std::string());
   def(rb.sim.seed, std::uint64_t{1});
 }
@@ -288,6 +294,7 @@ void Parser::parse(const YAML::Node& root, Runbook& rb) {
     if (auto p = read_path(*e, "captures")) set(rb.captures, *p, *e);
 
   if (const Entry* e = top->find("analysis")) analysis(*e, rb.analysis);
+  if (const Entry* e = top->find("launcher")) parse_launcher(m_r, *e, rb.launcher);
   if (const Entry* e = top->find("sim")) sim(*e, rb.sim);
   cross_checks(rb, *top);
 }
@@ -700,6 +707,7 @@ std::string read_bytes(const fs::path& file) {
 std::string_view to_string(OutputFormat v) { return k_output_formats[static_cast<size_t>(v)]; }
 std::string_view to_string(AgentIndex v) { return k_agent_indexes[static_cast<size_t>(v)]; }
 std::string_view to_string(RankBy v) { return k_rank_by[static_cast<size_t>(v)]; }
+std::string_view to_string(LauncherKind v) { return v == LauncherKind::slurm ? "slurm" : "local"; }
 
 Runbook parse_runbook(std::string_view text, const fs::path& file, const LoadOptions& options) {
   std::error_code ec;

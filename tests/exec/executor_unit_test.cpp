@@ -469,5 +469,58 @@ TEST(ExecutorUnit, ResumeLeavesAPreSchema6OwnerOnAnotherHostAlone) {
   ::waitpid(bystander, nullptr, 0);
 }
 
+// A launcher with a scheduler of its own gets the trace pass alone, then every counter pass in one
+// start_all (one Slurm array job), each spec carrying its pass ordinal (the array task id).
+TEST(ExecutorUnit, ALauncherThatSchedulesItselfGetsAllCounterPassesInOneSubmission) {
+  Fixture f;
+  FakeLauncher l([](const LaunchSpec& s, int) { return works(s); });
+  l.batch = true;
+  const ExecResult r = run_runbook(f.rb, f.options, f.seams(l));
+  ASSERT_EQ(r.exit_code, 0);
+  ASSERT_EQ(l.submissions.size(), 2u);
+  ASSERT_EQ(l.submissions[0].size(), 1u);
+  EXPECT_EQ(l.submissions[0][0].ordinal, 0);
+  ASSERT_EQ(l.submissions[1].size(), 2u);
+  EXPECT_EQ(l.submissions[1][0].ordinal, 1);
+  EXPECT_EQ(l.submissions[1][1].ordinal, 2);
+  EXPECT_EQ(r.done, 3);
+}
+
+// Resume after kprof was killed: an attempt its launcher still knows is adopted and waited for,
+// not reaped and started again; its pass is ingested from what that attempt wrote.
+TEST(ExecutorUnit, ResumeWaitsForAnAdoptedAttemptInsteadOfStartingItAgain) {
+  Fixture f;
+  FakeLauncher first([](const LaunchSpec& s, int) { return works(s); });
+  const ExecResult r = run_runbook(f.rb, f.options, f.seams(first));
+  ASSERT_EQ(r.exit_code, 0);
+  int64_t values_before = 0;
+  {
+    store::CaptureDb db(f.db());
+    const auto p = db.list_passes(r.run_id).at(2);
+    values_before = db.row_counts(p.id).counter_values;
+    store::PassTransition t;
+    t.state = PassState::running;
+    t.owner_pid = 999999999;  // no such process: its kprof is dead
+    t.owner_host = host_name();
+    db.set_pass_state(p.id, t);
+    db.set_pass_launch(p.id, "fake", "fake-left");
+    db.set_run_status(r.run_id, store::RunStatus::running);
+  }
+  FakeLauncher again([](const LaunchSpec& s, int) { return works(s); });
+  again.known = {"fake-left"};
+  const ExecResult r2 = resume_run(f.db(), f.options, nullptr, f.seams(again));
+  EXPECT_EQ(r2.exit_code, 0);
+  EXPECT_TRUE(again.started.empty());
+  EXPECT_TRUE(again.reaped.empty());
+  ASSERT_EQ(again.adopted.size(), 1u);
+  EXPECT_EQ(again.adopted[0].first, "fake-left");
+  EXPECT_EQ(again.adopted[0].second.ordinal, 2);
+  store::CaptureDb db(f.db(), store::OpenMode::read_only);
+  const auto p = db.list_passes(r.run_id).at(2);
+  EXPECT_EQ(p.state, PassState::done);
+  EXPECT_EQ(p.attempts, 1);
+  EXPECT_EQ(db.row_counts(p.id).counter_values, values_before);
+}
+
 }  // namespace
 }  // namespace kprof::exec

@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -86,9 +87,32 @@ class FakeLauncher final : public PassLauncher {
 
   void reap_orphan(const std::string& id) override { reaped.push_back(id); }
 
-  std::vector<LaunchSpec> started;                   // every attempt's spec, in order
-  std::vector<std::pair<std::string, int>> cancels;  // (id, signal)
-  std::vector<std::string> reaped;                   // ids given to reap_orphan
+  // As a launcher with a scheduler of its own (Slurm) when `batch` is set: every start_all call
+  // is recorded as one submission.
+  bool schedules_itself() const override { return batch; }
+  std::vector<std::string> start_all(const std::vector<LaunchSpec>& specs) override {
+    submissions.push_back(specs);
+    return PassLauncher::start_all(specs);
+  }
+
+  // Takes over an id listed in `known` (a task its scheduler still has); it ends with exit 0.
+  bool adopt(const std::string& id, const LaunchSpec& spec) override {
+    if (!known.count(id)) return false;
+    adopted.push_back({id, spec});
+    AttemptEnd e;
+    e.id = id;
+    e.result.exit_code = 0;
+    m_ended.push_back(std::move(e));
+    return true;
+  }
+
+  bool batch = false;
+  std::set<std::string> known;
+  std::vector<std::vector<LaunchSpec>> submissions;         // start_all calls
+  std::vector<std::pair<std::string, LaunchSpec>> adopted;  // adopt() calls that took over
+  std::vector<LaunchSpec> started;                          // every attempt's spec, in order
+  std::vector<std::pair<std::string, int>> cancels;         // (id, signal)
+  std::vector<std::string> reaped;                          // ids given to reap_orphan
 
  private:
   Script m_script;

@@ -115,10 +115,10 @@ TEST_F(Keys, Description) {
 TEST_F(Keys, UnknownTopLevelKeys) {
   EXPECT_EQ(error(with("descripton: x\n")),
             "rb.yaml:5:1: unknown key 'descripton' (did you mean 'description'?)");
-  EXPECT_EQ(
-      error(with("zzzzzzzzzzzz: x\n")),
-      "rb.yaml:5:1: unknown key 'zzzzzzzzzzzz' (the runbook takes schema_version, name, "
-      "description, workload, profiler, target, passes, retry, database, captures, analysis, sim)");
+  EXPECT_EQ(error(with("zzzzzzzzzzzz: x\n")),
+            "rb.yaml:5:1: unknown key 'zzzzzzzzzzzz' (the runbook takes schema_version, name, "
+            "description, workload, profiler, target, passes, retry, database, captures, analysis, "
+            "launcher, sim)");
   EXPECT_EQ(error("schema_version: 1\nname: t\nworkload:\n  command: [app]\n? [a, b]\n: 1\n"),
             "rb.yaml:5:3: keys must be plain names, got a list (write 'key: value')");
 }

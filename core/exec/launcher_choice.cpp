@@ -1,0 +1,53 @@
+#include "core/exec/launcher_choice.hpp"
+
+#include "core/base/error.hpp"
+#include "core/exec/slurm_launcher.hpp"
+
+namespace kprof::exec {
+
+bool wants_slurm(const runbook::Runbook& rb, const LauncherFlags& f) {
+  if (f.type) {
+    if (*f.type != "local" && *f.type != "slurm")
+      throw Error::input("unknown launcher '" + *f.type + "'", "use --launcher local or slurm");
+    return *f.type == "slurm";
+  }
+  return rb.launcher.type.value == runbook::LauncherKind::slurm;
+}
+
+SbatchOptions sbatch_options(const runbook::Runbook& rb, const LauncherFlags& f) {
+  SbatchOptions o;
+  o.job_name = "kprof-" + rb.name.value;
+  o.partition = f.partition.value_or(rb.launcher.partition.value);
+  o.time_limit = f.time.value_or(rb.launcher.time.value);
+  o.gpus_per_task = f.gpus_per_task.value_or(rb.launcher.gpus_per_task.value);
+  for (const auto& a : rb.launcher.sbatch_args.value) o.extra_args.push_back(a.value);
+  for (const auto& a : f.sbatch_args) o.extra_args.push_back(a);
+  if (o.gpus_per_task < 0 || o.gpus_per_task > 64)
+    throw Error::input("--gpus-per-task " + std::to_string(o.gpus_per_task) + " is out of range",
+                       "give 0..64 (0: ask Slurm for no GPU)");
+  return o;
+}
+
+std::vector<std::string> launcher_flag_args(const LauncherFlags& f) {
+  std::vector<std::string> a;
+  if (f.type) a.insert(a.end(), {"--launcher", *f.type});
+  if (f.partition) a.insert(a.end(), {"--partition", *f.partition});
+  if (f.time) a.insert(a.end(), {"--time", *f.time});
+  if (f.gpus_per_task) a.insert(a.end(), {"--gpus-per-task", std::to_string(*f.gpus_per_task)});
+  for (const auto& s : f.sbatch_args) a.push_back("--sbatch-arg=" + s);
+  return a;
+}
+
+std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const LauncherFlags& f) {
+  if (!wants_slurm(rb, f)) {
+    if (f.partition || f.time || f.gpus_per_task || !f.sbatch_args.empty())
+      throw Error::input("--partition, --time, --gpus-per-task and --sbatch-arg are Slurm settings",
+                         "add --slurm, or set `launcher: {type: slurm}` in the runbook");
+    return nullptr;
+  }
+  const auto poll =
+      std::chrono::milliseconds(static_cast<int64_t>(1000 * f.poll_seconds.value_or(2.0)));
+  return std::make_unique<SlurmLauncher>(sbatch_options(rb, f), poll);
+}
+
+}  // namespace kprof::exec

@@ -1,0 +1,41 @@
+// Which pass launcher a run uses: the runbook's `launcher:` section (type local or slurm, and the
+// Slurm settings), overridden by `kprof run/resume` flags (--launcher/--slurm, --partition, --time,
+// --gpus-per-task, --sbatch-arg). The executor asks this when its caller gave no launcher.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/exec/pass_launcher.hpp"
+#include "core/exec/slurm_script.hpp"
+#include "core/runbook/runbook.hpp"
+
+namespace kprof::exec {
+
+struct LauncherFlags {
+  std::optional<std::string> type;  // "local" | "slurm"
+  std::optional<std::string> partition;
+  std::optional<std::string> time;
+  std::optional<int> gpus_per_task;
+  std::vector<std::string> sbatch_args;  // appended to the runbook's
+  // Seconds between two looks at Slurm's job states (scontrol); default 2.
+  std::optional<double> poll_seconds;
+};
+
+// True when the run goes to Slurm.
+bool wants_slurm(const runbook::Runbook& rb, const LauncherFlags& flags);
+
+// The batch settings: the runbook's, then the flags. Throws Error(input) for a flag value sbatch
+// would misread (checked again when the script is written).
+SbatchOptions sbatch_options(const runbook::Runbook& rb, const LauncherFlags& flags);
+
+// The flags as a `kprof resume` command line repeats them ("--launcher slurm --partition P").
+std::vector<std::string> launcher_flag_args(const LauncherFlags& flags);
+
+// A SlurmLauncher when the run goes to Slurm; nullptr for local (the executor's own default).
+// Throws Error(input) for an unknown --launcher and for Slurm settings without Slurm.
+std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const LauncherFlags& flags);
+
+}  // namespace kprof::exec
