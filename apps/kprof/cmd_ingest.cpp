@@ -21,7 +21,8 @@ void render(const exec::IngestReport& report, const std::string& db_path) {
     std::cout << "run " << run.id << " '" << run.name << "' in " << db_path
               << (run.simulated ? " (simulated: agents say so)" : " (measured)") << "\n";
     for (const auto& pass : run.passes) {
-      std::cout << "pass " << pass.ordinal << " (" << pass.kind << ") " << pass.folder << "\n";
+      std::cout << "pass " << pass.ordinal << " (" << store::to_string(pass.kind) << ") "
+                << pass.folder << "\n";
       if (!pass.action.empty()) std::cout << "  " << pass.action << "\n";
       Table files;
       files.columns = {"file", "kind", "rows_read", "rejected"};

@@ -85,7 +85,7 @@ class Loader {
   // Which pass of the run the planned files go to, and what is read into it.
   IngestedPass load_pass(int64_t run_id, const ingest::PlannedInput& planned) {
     IngestedPass out;
-    out.kind = planned.counters ? "counters" : "trace";
+    out.kind = planned.counters ? store::PassKind::counters : store::PassKind::trace;
     out.folder = planned.input.folder;
     ingest::PassInput input = planned.input;
     std::set<std::string> new_paths;
@@ -108,12 +108,11 @@ class Loader {
       out.ordinal = existing ? existing->ordinal : max_ordinal + 1;
     }
 
-    if (existing &&
-        existing->kind != (planned.counters ? store::PassKind::counters : store::PassKind::trace)) {
+    if (existing && existing->kind != out.kind) {
       throw Error::input("run '" + m_db.find_run(run_id)->name + "' has pass " +
                              std::to_string(out.ordinal) + " as a " +
                              std::string(store::to_string(existing->kind)) + " pass; " +
-                             planned.what + " is " + out.kind,
+                             planned.what + " is " + std::string(store::to_string(out.kind)),
                          "load it into a run of its own (--run NAME)");
     }
     if (existing) {

@@ -17,6 +17,7 @@
 
 #include "core/ingest/ingest_plan.hpp"
 #include "core/ingest/read_options.hpp"
+#include "core/store/capture_db.hpp"
 
 namespace kprof::exec {
 
@@ -31,7 +32,7 @@ struct IngestRequest {
 
 struct IngestedPass {
   int64_t ordinal = 0;
-  std::string kind;    // trace | counters
+  store::PassKind kind = store::PassKind::trace;
   std::string folder;  // where its files are
   std::string action;  // "" (new pass), or what happened to the pass that was there
   std::vector<ingest::FileResult> files;

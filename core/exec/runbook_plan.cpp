@@ -1,0 +1,54 @@
+#include "core/exec/runbook_plan.hpp"
+
+#include "core/base/error.hpp"
+#include "core/exec/gpu_list.hpp"
+#include "core/exec/gpu_select.hpp"
+#include "core/exec/profiler_backend.hpp"
+
+namespace kprof::exec {
+
+namespace {
+
+// The id `kprof run` would give the next run of this database: the commands hold it in paths.
+int64_t next_run_id(const std::filesystem::path& db_path) {
+  if (!std::filesystem::exists(db_path)) return 1;
+  try {
+    store::CaptureDb db(db_path, store::OpenMode::read_only);
+    const auto last = db.find_last_run();
+    return last ? last->id + 1 : 1;
+  } catch (const Error&) {
+    return 1;  // unreadable or older schema: `run` will report it; the plan stays useful
+  }
+}
+
+}  // namespace
+
+RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
+  RunbookPlan out;
+  out.rb = runbook::load_runbook(request.runbook);
+  const runbook::Runbook& rb = out.rb;
+  if (request.db) runbook::use_database(out.rb, *request.db);
+  const auto backend = make_profiler_backend(rb, {request.simulate, std::nullopt});
+  if (request.gpus) out.gpus = parse_gpu_list(*request.gpus);
+  out.slot_envs = gpu_slot_envs(out.gpus, rb, current_environment());
+  const auto db_path = rb.database.value;
+  out.run_id = next_run_id(db_path);
+  RunPlanOptions ro;
+  ro.planner.node_budget = request.node_budget;
+  ro.filter_placeholder = "<decided after the trace pass>";
+  out.plan = plan_run(rb, *backend, out.run_id, ro);
+  out.profiler = backend->executable();
+  out.simulated = backend->simulated();
+  out.version = backend->version();
+  if (out.plan.counters) {
+    const auto& c = *out.plan.counters;
+    out.first_fit_passes = plan::first_fit_plan(c.target, c.request).passes.size();
+    // One-run rotation of the planned passes as counter groups, on a trace already in the
+    // database.
+    if (c.plan.passes.size() >= 2)
+      out.rotation = preview_rotation(db_path, rb, c.plan.passes.size(), out.version);
+  }
+  return out;
+}
+
+}  // namespace kprof::exec

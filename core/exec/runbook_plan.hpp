@@ -1,0 +1,46 @@
+// The use case of `kprof plan`: a runbook planned into passes for the next run of its database,
+// with every pass's exact command and environment delta (pass_plan.hpp, the commands `kprof run`
+// launches), the first-fit baseline, each --gpus slot's environment, and a one-run rotation
+// preview on a trace already in the database. Plans only; runs no pass (it does run
+// `<profiler> --version`, as `kprof run` does, because the command lines depend on it).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/exec/pass_plan.hpp"
+#include "core/exec/rocprofv3_version.hpp"
+#include "core/exec/rotation_preview.hpp"
+#include "core/runbook/runbook.hpp"
+#include "core/store/capture_db.hpp"
+
+namespace kprof::exec {
+
+struct RunbookPlanRequest {
+  std::filesystem::path runbook;
+  std::optional<std::filesystem::path> db;  // instead of the runbook's `database`
+  bool simulate = false;                    // plan for the test double
+  std::optional<std::string> gpus;          // --gpus LIST as given: each slot's environment
+  std::uint64_t node_budget = plan::PlanOptions{}.node_budget;
+};
+
+struct RunbookPlan {
+  runbook::Runbook rb;
+  std::string profiler;  // the executable
+  bool simulated = false;
+  ProfilerVersion version;
+  int64_t run_id = 0;  // the id `kprof run` would give the next run: the commands hold it
+  RunPlan plan;        // the counter passes' filter decided by the trace shows as a placeholder
+  size_t first_fit_passes = 0;  // rocprofiler-compute's first-fit on the same counters
+  std::vector<int> gpus;
+  std::vector<store::EnvDelta> slot_envs;   // per --gpus slot
+  std::optional<RotationPreview> rotation;  // two counter passes or more
+};
+
+// Throws Error(input) for a bad runbook, plan or --gpus setting, as `kprof run` would.
+RunbookPlan plan_runbook(const RunbookPlanRequest& request);
+
+}  // namespace kprof::exec

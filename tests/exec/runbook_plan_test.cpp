@@ -1,0 +1,112 @@
+// The plan use case of `kprof plan` (core/exec/runbook_plan.hpp) and its views: the next run's id,
+// the commands `kprof run` would launch, --gpus slots, and the JSON and text laid out from the
+// same data. The profiler is a small script that prints a ROCm 7.0 version.
+#include "core/exec/runbook_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/error.hpp"
+#include "core/exec/plan_view.hpp"
+#include "tests/exec/test_util.hpp"
+
+namespace kprof::exec {
+namespace {
+
+using testing::TempDir;
+using testing::write_file;
+using testing::write_script;
+
+struct PlanFixture {
+  TempDir dir;
+  RunbookPlanRequest request;
+
+  explicit PlanFixture(const std::string& counters) {
+    write_script(dir / "rocprofv3",
+                 "echo '         version: 1.0.0'\n"
+                 "echo '    rocm_version: 7.0.2'\n");
+    write_file(dir / "p.yaml",
+               "schema_version: 1\n"
+               "name: p\n"
+               "workload:\n"
+               "  command: [\"./app\"]\n"
+               "profiler:\n"
+               "  path: ./rocprofv3\n"
+               "  output_format: csv\n"
+               "target:\n"
+               "  arch: gfx942\n"
+               "passes:\n"
+               "  trace:\n"
+               "    enabled: true\n"
+               "  counters:\n"
+               "    counters: [" +
+                   counters +
+                   "]\n"
+                   "database: p.db\n");
+    request.runbook = dir / "p.yaml";
+  }
+};
+
+TEST(RunbookPlan, PlansTheNextRunsCommandsAndEachGpuSlot) {
+  PlanFixture f("GRBM_COUNT, GRBM_GUI_ACTIVE, SQ_WAVES");
+  f.request.gpus = "0,1";
+  const RunbookPlan p = plan_runbook(f.request);
+  EXPECT_EQ(p.run_id, 1);  // no database yet
+  EXPECT_FALSE(p.simulated);
+  EXPECT_EQ(p.version.summary(), "rocprofiler-sdk 1.0.0 (ROCm 7.0.2)");
+  ASSERT_TRUE(p.plan.counters);
+  ASSERT_EQ(p.plan.passes.size(), 1 + p.plan.counters->plan.passes.size());
+  EXPECT_EQ(p.plan.passes[0].kind, store::PassKind::trace);
+  EXPECT_EQ(p.plan.passes[0].output_dir, pass_dir(p.rb, 1, 0));
+  EXPECT_EQ(p.plan.passes[0].output_dir.parent_path().filename(), "run-1");
+  EXPECT_GE(p.first_fit_passes, p.plan.counters->plan.passes.size());
+  EXPECT_EQ(p.gpus, (std::vector<int>{0, 1}));
+  EXPECT_EQ(p.slot_envs.size(), 2u);
+  EXPECT_FALSE(p.rotation);  // one counter pass: nothing to rotate
+
+  // The views lay out the same data.
+  const auto j = nlohmann::json::parse(plan_json(p));
+  ASSERT_EQ(j["commands"].size(), p.plan.passes.size());
+  for (size_t i = 0; i < p.plan.passes.size(); ++i)
+    EXPECT_EQ(j["commands"][i]["argv"].get<std::vector<std::string>>(), p.plan.passes[i].argv);
+  EXPECT_EQ(j["run_id"], 1);
+  EXPECT_EQ(j["gpu_slots"].size(), 2u);
+  const std::string text = plan_text(p, 0);
+  EXPECT_NE(text.find("commands of run 1 in " + p.rb.database.value.string()), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("GPU slot 1 adds: "), std::string::npos) << text;
+}
+
+TEST(RunbookPlan, TheNextRunIdFollowsTheDatabasesLastRunAndDbMovesTheFolders) {
+  PlanFixture f("SQ_WAVES");
+  const auto db_path = f.dir / "elsewhere" / "q.db";
+  std::filesystem::create_directories(db_path.parent_path());
+  {
+    store::CaptureDb db(db_path);
+    db.create_run({"earlier", "", "", "", "node", "0.1.0", false, {}});
+    db.create_run({"earlier", "", "", "", "node", "0.1.0", false, {}});
+  }
+  f.request.db = db_path;
+  const RunbookPlan p = plan_runbook(f.request);
+  EXPECT_EQ(p.run_id, 3);
+  EXPECT_EQ(p.rb.database.value, std::filesystem::absolute(db_path).lexically_normal());
+  EXPECT_EQ(p.plan.passes.at(0).output_dir.parent_path().filename(), "run-3");
+}
+
+// The runbook is read before --gpus, as `kprof run` does: a bad runbook is what is reported.
+TEST(RunbookPlan, ABadGpuListIsRefusedAfterTheRunbook) {
+  PlanFixture f("SQ_WAVES");
+  f.request.gpus = "0,0";
+  EXPECT_THROW(plan_runbook(f.request), Error);
+  f.request.runbook = f.dir / "missing.yaml";
+  try {
+    plan_runbook(f.request);
+    FAIL() << "planned";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.yaml"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kprof::exec
