@@ -1,16 +1,15 @@
 // kprof query DB <view> [FAMILY] | kprof query DB --sql "SELECT ...": the analysis' named views.
-// Joins counter passes to the trace first when a pass has no stored mapping yet (and says so).
+// Parses flags, calls the query use case (core/analysis/query.hpp: joins counter passes to the
+// trace first when a pass has no stored mapping yet, and says so), prints the table.
 #include <unistd.h>
 
-#include <algorithm>
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
-#include "core/analysis/session.hpp"
+#include "core/analysis/query.hpp"
 #include "core/base/duration.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
-#include "core/base/text.hpp"
 
 namespace {
 
@@ -77,8 +76,16 @@ int cmd_query(const kprof::app::Args& args) {
           "two families given ('" + family_arg + "' and --family '" + family + "')", "give one");
     family = family_arg;
   }
-  const std::optional<int64_t> run_id = run ? std::optional<int64_t>(run) : std::nullopt;
-
+  an::QueryRequest request;
+  request.db = db_path;
+  request.view = view;
+  if (run) request.session.run_id = run;
+  if (layers) request.session.layers = static_cast<int>(layers);  // flags override the runbook
+  if (tokens) request.session.output_tokens = static_cast<int>(tokens);
+  request.session.force_join = (*vm)["force-join"].as<bool>();
+  request.options.family = family;
+  request.options.phase = phase;
+  request.options.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
   if (vm->count("sql")) {
     if (!view.empty())
       throw kprof::Error::input("give a view or --sql, not both", "see 'kprof query --help'");
@@ -86,44 +93,14 @@ int cmd_query(const kprof::app::Args& args) {
     if (!timeout || timeout->count() <= 0)
       throw kprof::Error::input("--timeout: '" + timeout_text + "' is not a duration",
                                 "write e.g. 90s, 10m or 500ms");
-    kprof::store::CaptureDb db(db_path, kprof::store::OpenMode::read_only);
-    auto info = run_id ? db.find_run(*run_id) : db.find_last_run();
+    request.sql = sql;
+    request.timeout = *timeout;
     print_options.exact_columns = true;
-    an::print(std::cout,
-              an::sql_table(db, sql, info && info->simulated, info ? info->id : 0, *timeout), f,
-              print_options);
-    return 0;
   }
-  if (view.empty()) {
-    throw kprof::Error::input("missing view",
-                              "views: " + kprof::join(an::view_names(), ", ") + ", or --sql");
-  }
-  if (std::find(an::view_names().begin(), an::view_names().end(), view) == an::view_names().end()) {
-    throw kprof::Error::input(
-        "unknown view '" + view + "'",
-        kprof::did_you_mean(kprof::nearest_names(view, an::view_names(), 1, true)) +
-            " (views: " + kprof::join(an::view_names(), ", ") + ")");
-  }
-  an::SessionOptions so;
-  so.run_id = run_id;
-  if (layers) so.layers = static_cast<int>(layers);  // flags override the runbook's hints
-  if (tokens) so.output_tokens = static_cast<int>(tokens);
-  so.force_join = (*vm)["force-join"].as<bool>();
-  an::ViewOptions o;
-  o.family = family;
-  o.phase = phase;
-  o.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
-  // `top` over the whole trace streams the rows instead of loading the capture.
-  std::vector<std::string> notes;
-  if (auto t = an::streamed_view(db_path, so, view, o, notes)) {
-    for (const auto& n : notes) std::cerr << "kprof: note: " << n << "\n";
-    an::print(std::cout, *t, f, print_options);
-    return 0;
-  }
-  an::QuerySession session = an::QuerySession::open(db_path, so);
-  for (const auto& j : session.joins_computed()) std::cerr << "kprof: " << an::join_note(j) << "\n";
-  for (const auto& n : session.notes()) std::cerr << "kprof: note: " << n << "\n";
-  an::print(std::cout, session.view(view, o), f, print_options);
+  const an::QueryResult result = an::run_query(request);
+  for (const auto& j : result.joins) std::cerr << "kprof: " << j << "\n";
+  for (const auto& n : result.notes) std::cerr << "kprof: note: " << n << "\n";
+  an::print(std::cout, result.table, f, print_options);
   return 0;
 }
 
