@@ -3,6 +3,7 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <map>
@@ -170,19 +171,101 @@ bool joins_current(store::CaptureDb& db, const Capture& cap) {
   return true;
 }
 
+namespace {
+
+// The self-check's bound: one step of the trace when steps are established, else a twentieth of
+// the trace (at least 64 dispatches).
+int64_t join_jump_bound(const Capture& cap) {
+  if (cap.counters.empty()) return 0;
+  const PhaseModel pm = detect_phases(cap.trace, &cap.names);
+  return pm.step_period > 0
+             ? static_cast<int64_t>(pm.step_period)
+             : std::max<int64_t>(64, static_cast<int64_t>(cap.trace.dispatches.size()) / 20);
+}
+
+JoinSummary summarize(const Capture& cap, const PassData& c, const JoinResult& r) {
+  JoinSummary s;
+  s.counter_pass_id = c.pass_id;
+  s.ordinal = c.ordinal;
+  s.trace_pass_id = cap.trace.pass_id;
+  s.counter_dispatches = static_cast<int64_t>(c.dispatches.size());
+  s.trace_considered = static_cast<int64_t>(r.trace_considered);
+  s.matched = static_cast<int64_t>(r.matches.size());
+  s.matched_share = r.matched_share();
+  s.filtered = r.filtered;
+  s.streams = static_cast<int64_t>(r.streams.size());
+  s.unmatched_counter = static_cast<int64_t>(r.unmatched_counter.size());
+  s.unmatched_trace = static_cast<int64_t>(r.unmatched_trace.size());
+  s.computed_now = true;
+  s.method = r.method;
+  s.monotone = r.monotone;
+  s.reliable = r.reliable();
+  s.jump_bound = r.jump_bound;
+  s.jumps = r.jumps;
+  s.max_jump = r.max_jump;
+  return s;
+}
+
+// Replaces the stored mapping of one counter pass (the caller holds the transaction).
+void store_join(SQLite::Database& sql, const Capture& cap, const PassData& c, const JoinResult& r) {
+  for (const char* table :
+       {"analysis_join", "analysis_unmatched", "analysis_join_passes", "analysis_join_checks"}) {
+    SQLite::Statement del(sql, std::string("DELETE FROM ") + table + " WHERE counter_pass_id = ?");
+    del.bind(1, c.pass_id);
+    del.exec();
+  }
+  SQLite::Statement ins(sql, "INSERT INTO analysis_join VALUES (?, ?, ?, ?, ?, ?)");
+  for (const auto& m : r.matches) {
+    ins.bind(1, c.pass_id);
+    ins.bind(2, m.counter.pid);
+    ins.bind(3, m.counter.dispatch_id);
+    ins.bind(4, cap.trace.pass_id);
+    ins.bind(5, m.trace.pid);
+    ins.bind(6, m.trace.dispatch_id);
+    ins.exec();
+    ins.reset();
+  }
+  SQLite::Statement um(sql, "INSERT INTO analysis_unmatched VALUES (?, ?, ?, ?)");
+  auto put = [&](const char* side, const DispatchRef& d) {
+    um.bind(1, c.pass_id);
+    um.bind(2, side);
+    um.bind(3, d.pid);
+    um.bind(4, d.dispatch_id);
+    um.exec();
+    um.reset();
+  };
+  for (const auto& d : r.unmatched_counter) put("counter", d);
+  for (const auto& d : r.unmatched_trace) put("trace", d);
+  SQLite::Statement sum(sql,
+                        "INSERT INTO analysis_join_passes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  sum.bind(1, c.pass_id);
+  sum.bind(2, cap.trace.pass_id);
+  sum.bind(3, static_cast<int64_t>(c.dispatches.size()));
+  sum.bind(4, static_cast<int64_t>(cap.trace.dispatches.size()));
+  sum.bind(5, static_cast<int64_t>(r.trace_considered));
+  sum.bind(6, static_cast<int64_t>(r.matches.size()));
+  sum.bind(7, r.matched_share());
+  sum.bind(8, r.filtered ? 1 : 0);
+  sum.bind(9, static_cast<int64_t>(r.streams.size()));
+  sum.bind(10, store::now_unix_ms());
+  sum.exec();
+  SQLite::Statement ck(sql, "INSERT INTO analysis_join_checks VALUES (?, ?, ?, ?, ?, ?, ?)");
+  ck.bind(1, c.pass_id);
+  ck.bind(2, r.method);
+  ck.bind(3, r.monotone ? 1 : 0);
+  ck.bind(4, r.jump_bound);
+  ck.bind(5, r.jumps);
+  ck.bind(6, r.max_jump);
+  ck.bind(7, r.reliable() ? 1 : 0);
+  ck.exec();
+}
+
+}  // namespace
+
 std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) {
   auto& sql = db.sql();
   sql.exec(analysis_schema_sql());
-  // The self-check's bound: one step of the trace when steps are established, else a twentieth of
-  // the trace (at least 64 dispatches).
-  int64_t jump_bound = 0;
-  if (!cap.counters.empty()) {
-    const PhaseModel pm = detect_phases(cap.trace, &cap.names);
-    jump_bound =
-        pm.step_period > 0
-            ? static_cast<int64_t>(pm.step_period)
-            : std::max<int64_t>(64, static_cast<int64_t>(cap.trace.dispatches.size()) / 20);
-  }
+  const int64_t jump_bound = join_jump_bound(cap);
   for (const auto& c : cap.counters) {
     SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
     chk.bind(1, c.pass_id);
@@ -199,61 +282,43 @@ std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) 
     q.reset();
     const JoinResult r = join_pass(cap.trace, c, jump_bound);
     SQLite::Transaction tx(sql);
-    for (const char* table :
-         {"analysis_join", "analysis_unmatched", "analysis_join_passes", "analysis_join_checks"}) {
-      SQLite::Statement del(sql,
-                            std::string("DELETE FROM ") + table + " WHERE counter_pass_id = ?");
-      del.bind(1, c.pass_id);
-      del.exec();
-    }
-    SQLite::Statement ins(sql, "INSERT INTO analysis_join VALUES (?, ?, ?, ?, ?, ?)");
-    for (const auto& m : r.matches) {
-      ins.bind(1, c.pass_id);
-      ins.bind(2, m.counter.pid);
-      ins.bind(3, m.counter.dispatch_id);
-      ins.bind(4, cap.trace.pass_id);
-      ins.bind(5, m.trace.pid);
-      ins.bind(6, m.trace.dispatch_id);
-      ins.exec();
-      ins.reset();
-    }
-    SQLite::Statement um(sql, "INSERT INTO analysis_unmatched VALUES (?, ?, ?, ?)");
-    auto put = [&](const char* side, const DispatchRef& d) {
-      um.bind(1, c.pass_id);
-      um.bind(2, side);
-      um.bind(3, d.pid);
-      um.bind(4, d.dispatch_id);
-      um.exec();
-      um.reset();
-    };
-    for (const auto& d : r.unmatched_counter) put("counter", d);
-    for (const auto& d : r.unmatched_trace) put("trace", d);
-    SQLite::Statement sum(sql,
-                          "INSERT INTO analysis_join_passes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    sum.bind(1, c.pass_id);
-    sum.bind(2, cap.trace.pass_id);
-    sum.bind(3, static_cast<int64_t>(c.dispatches.size()));
-    sum.bind(4, static_cast<int64_t>(cap.trace.dispatches.size()));
-    sum.bind(5, static_cast<int64_t>(r.trace_considered));
-    sum.bind(6, static_cast<int64_t>(r.matches.size()));
-    sum.bind(7, r.matched_share());
-    sum.bind(8, r.filtered ? 1 : 0);
-    sum.bind(9, static_cast<int64_t>(r.streams.size()));
-    sum.bind(10, store::now_unix_ms());
-    sum.exec();
-    SQLite::Statement ck(sql, "INSERT INTO analysis_join_checks VALUES (?, ?, ?, ?, ?, ?, ?)");
-    ck.bind(1, c.pass_id);
-    ck.bind(2, r.method);
-    ck.bind(3, r.monotone ? 1 : 0);
-    ck.bind(4, r.jump_bound);
-    ck.bind(5, r.jumps);
-    ck.bind(6, r.max_jump);
-    ck.bind(7, r.reliable() ? 1 : 0);
-    ck.exec();
+    store_join(sql, cap, c, r);
     tx.commit();
   }
   auto out = read_joins(db, cap);
   return out;
+}
+
+ComputedJoins compute_joins(const Capture& cap) {
+  ComputedJoins out;
+  const int64_t jump_bound = join_jump_bound(cap);
+  for (const auto& c : cap.counters) {
+    JoinResult r = join_pass(cap.trace, c, jump_bound);
+    out.summaries.push_back(summarize(cap, c, r));
+    out.results.emplace(c.pass_id, std::move(r));
+  }
+  return out;
+}
+
+bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoins& joins) {
+  auto& sql = db.sql();
+  // Never wait for another writer: a `kprof run` or `kprof ingest` holding the write lock makes
+  // BEGIN IMMEDIATE fail with SQLITE_BUSY at once when the busy timeout is 0
+  // (https://sqlite.org/lang_transaction.html, https://sqlite.org/c3ref/busy_timeout.html).
+  sql.setBusyTimeout(0);
+  try {
+    SQLite::Transaction tx(sql, SQLite::TransactionBehavior::IMMEDIATE);
+    sql.exec(analysis_schema_sql());
+    for (const auto& c : cap.counters) {
+      auto it = joins.results.find(c.pass_id);
+      if (it != joins.results.end()) store_join(sql, cap, c, it->second);
+    }
+    tx.commit();
+  } catch (const SQLite::Exception& e) {
+    if ((e.getErrorCode() & 0xff) == SQLITE_BUSY) return false;
+    throw;
+  }
+  return true;
 }
 
 std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap) {
@@ -347,6 +412,38 @@ JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap, bo
       auto it = trace_index.find({q.getColumn(2).getInt64(), q.getColumn(3).getInt64()});
       if (it != trace_index.end())
         to_trace[{q.getColumn(0).getInt64(), q.getColumn(1).getInt64()}] = it->second;
+    }
+    db.for_each_counter(c.pass_id, [&](const store::CounterRow& r) {
+      auto it = to_trace.find({r.pid, r.dispatch_id});
+      if (it == to_trace.end()) return;
+      jc.by_dispatch[it->second].push_back({jc.counters.intern(r.counter), r.value, c.pass_id});
+    });
+  }
+  return jc;
+}
+
+JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap,
+                                    const ComputedJoins& joins, bool use_unreliable) {
+  JoinedCounters jc;
+  jc.by_dispatch.resize(cap.trace.dispatches.size());
+  std::set<int64_t> excluded;
+  if (!use_unreliable) {
+    for (const auto& j : joins.summaries)
+      if (!j.reliable) excluded.insert(j.counter_pass_id);
+  }
+  jc.excluded_passes.assign(excluded.begin(), excluded.end());
+  std::map<std::pair<int64_t, int64_t>, size_t> trace_index;
+  for (size_t i = 0; i < cap.trace.dispatches.size(); ++i) {
+    const auto& d = cap.trace.dispatches[i];
+    trace_index[{d.pid, d.dispatch_id}] = i;
+  }
+  for (const auto& c : cap.counters) {
+    auto res = joins.results.find(c.pass_id);
+    if (excluded.count(c.pass_id) || res == joins.results.end()) continue;
+    std::map<std::pair<int64_t, int64_t>, size_t> to_trace;
+    for (const auto& m : res->second.matches) {
+      auto it = trace_index.find({m.trace.pid, m.trace.dispatch_id});
+      if (it != trace_index.end()) to_trace[{m.counter.pid, m.counter.dispatch_id}] = it->second;
     }
     db.for_each_counter(c.pass_id, [&](const store::CounterRow& r) {
       auto it = to_trace.find({r.pid, r.dispatch_id});

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/analysis/capture.hpp"
+#include "core/analysis/join.hpp"
 #include "core/analysis/metrics.hpp"
 #include "core/store/capture_db.hpp"
 
@@ -63,6 +65,16 @@ bool joins_current(store::CaptureDb& db, const Capture& cap);
 // Creates the analysis tables/views and computes the mapping of every counter pass that has none
 // or a stale one, each pass in one transaction. Needs a read-write database.
 std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap);
+// Every counter pass's mapping computed in memory, nothing read or written (a query session that
+// may not write uses it for its own views).
+struct ComputedJoins {
+  std::vector<JoinSummary> summaries;     // computed_now set
+  std::map<int64_t, JoinResult> results;  // by counter pass id
+};
+ComputedJoins compute_joins(const Capture& cap);
+// Stores `joins` in one transaction if the write lock is free right now; false, having changed
+// nothing, when another connection holds it (never waits). Needs a read-write database.
+bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoins& joins);
 // The stored summaries (empty when the tables do not exist yet).
 std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap);
 
@@ -70,6 +82,10 @@ std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap);
 // Passes whose join failed its self-check are left out unless `use_unreliable` (--force-join).
 JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap,
                                     bool use_unreliable = false);
+
+// The same from a mapping computed in memory (the counter values are still read from `db`).
+JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap,
+                                    const ComputedJoins& joins, bool use_unreliable = false);
 
 // "joined by Dispatch_Id (same invocation)", "UNRELIABLE: 3 matches skip more than one step ...".
 std::string join_check_text(const JoinSummary& j);

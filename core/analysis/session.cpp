@@ -1,5 +1,7 @@
 #include "core/analysis/session.hpp"
 
+#include <unistd.h>
+
 #include <sstream>
 
 #include "core/base/error.hpp"
@@ -26,6 +28,12 @@ RunbookAnalysis runbook_analysis(const store::RunInfo& run) {
 
 namespace {
 
+// The file and its folder are writable (SQLite needs both for the WAL and its index).
+bool writable_file(const std::filesystem::path& db) {
+  const std::filesystem::path dir = db.has_parent_path() ? db.parent_path() : ".";
+  return ::access(db.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
+}
+
 // The family rules of a run (its runbook's first), and the note when its runbook does not load.
 FamilyRules run_rules(const RunbookAnalysis& from_runbook, std::vector<std::string>& notes) {
   if (!from_runbook.not_used_because.empty())
@@ -51,12 +59,32 @@ std::optional<Table> streamed_view(const std::filesystem::path& db, const Sessio
 
 QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOptions& options) {
   QuerySession s;
+  // The session reads through a read-only connection (store::OpenMode::read_only: PRAGMA
+  // query_only, so no statement of it can change the file) and never waits for a writer: in WAL
+  // mode a reader sees the last commit while `kprof run` or `kprof ingest` writes
+  // (https://sqlite.org/wal.html, "readers do not block writers and a writer does not block
+  // readers").
   s.m_db = std::make_unique<store::CaptureDb>(db, store::OpenMode::read_only);
   Capture cap = load_capture(*s.m_db, options.run_id);
+  std::optional<ComputedJoins> computed;
   if (!joins_current(*s.m_db, cap)) {
-    // The join mapping is stored once; what is missing is computed with a write connection.
-    store::CaptureDb rw(db, store::OpenMode::read_write);
-    s.m_joins = ensure_joins(rw, cap);
+    // The join mapping is computed here, in memory, from the snapshot just read, and used by this
+    // session whether or not it can be stored. It is stored (a cache, also read by --sql users
+    // through v_joined_counters) only when the write lock is free at this moment; while another
+    // process writes, the query neither waits for it nor delays it.
+    computed = compute_joins(cap);
+    s.m_joins = computed->summaries;
+    bool stored = false;
+    if (writable_file(db)) {
+      store::CaptureDb rw(db, store::OpenMode::read_write);
+      stored = try_store_joins(rw, cap, *computed);
+    }
+    if (!stored)
+      s.m_notes.push_back("the counter join was computed for this query only and not stored: " +
+                          std::string(writable_file(db)
+                                          ? "another process (kprof run or ingest) is writing the "
+                                            "database; a later query stores it"
+                                          : "the database is not writable by this user"));
   }
   const RunbookAnalysis from_runbook = runbook_analysis(cap.run);
   s.m_hints.layers = options.layers ? options.layers : from_runbook.layers;
@@ -65,6 +93,7 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
   FamilyRules rules = run_rules(from_runbook, s.m_notes);
   s.m_query = std::make_unique<QueryContext>(*s.m_db, std::move(cap), std::move(rules));
   s.m_query->use_unreliable_joins(options.force_join);
+  if (computed) s.m_query->use_computed_joins(std::move(*computed));
   return s;
 }
 

@@ -1,7 +1,8 @@
 // Opening a capture database for queries, as every front end does it (the `query` use case):
 //  1. the run: the latest, or the one asked for;
-//  2. the join mapping: computed and stored, on a write connection, for each counter pass that has
-//     none or a stale one (each computed join is reported, so the caller can say so);
+//  2. the join mapping: when a counter pass has none or a stale one, every pass's is computed in
+//     memory and used (each computed join is reported, so the caller can say so); it is stored
+//     only if the write lock is free at that moment, never waiting for a running writer;
 //  3. the run's own runbook (its text is stored by `kprof run`): its `analysis.families` rules are
 //     tried before configs/families, and its `layers`/`output_tokens` hints are checked against
 //     what the data shows. Runs made by `kprof ingest` have no runbook.
@@ -39,8 +40,9 @@ RunbookAnalysis runbook_analysis(const store::RunInfo& run);
 
 class QuerySession {
  public:
-  // Opens `db` read-only (and briefly read-write when joins must be computed). Throws Error(input)
-  // as load_capture() does.
+  // Opens `db` read-only (and, when joins were computed, read-write for one transaction that is
+  // skipped rather than waited for while another process writes). Throws Error(input) as
+  // load_capture() does.
   static QuerySession open(const std::filesystem::path& db, const SessionOptions& options);
 
   // The named view with the session's hints filled in where `options.hints` leaves them empty.

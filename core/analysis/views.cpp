@@ -95,14 +95,20 @@ QueryContext::QueryContext(store::CaptureDb& db, Capture capture, FamilyRules ru
 }
 
 const JoinedCounters& QueryContext::joined() {
-  if (!m_joined) m_joined = load_joined_counters(m_db, m_cap, m_use_unreliable);
+  if (!m_joined)
+    m_joined = m_computed ? load_joined_counters(m_db, m_cap, *m_computed, m_use_unreliable)
+                          : load_joined_counters(m_db, m_cap, m_use_unreliable);
   return *m_joined;
+}
+
+std::vector<JoinSummary> QueryContext::join_summaries() {
+  return m_computed ? m_computed->summaries : read_joins(m_db, m_cap);
 }
 
 // Views built on joined counters say which joins failed their self-check and whether their
 // counters were used.
 void QueryContext::add_join_notes(Table& t) {
-  for (const auto& j : read_joins(m_db, m_cap)) {
+  for (const auto& j : join_summaries()) {
     if (j.reliable) continue;
     t.notes.push_back("pass " + std::to_string(j.ordinal) + ": " + join_check_text(j) +
                       (m_use_unreliable ? " [used anyway: --force-join]" : ""));
@@ -519,7 +525,7 @@ Table QueryContext::passes(const ViewOptions&) {
                "unmatched_trace",
                "filtered",
                "join"};
-  const auto joins = read_joins(m_db, m_cap);
+  const auto joins = join_summaries();
   for (const auto& p : m_cap.passes) {
     int64_t n = 0;
     if (p.id == m_cap.trace.pass_id) n = static_cast<int64_t>(m_cap.trace.dispatches.size());

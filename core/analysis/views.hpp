@@ -44,6 +44,8 @@ class QueryContext {
   Table view(const std::string& name, const ViewOptions& options);
   // Use counters of joins that failed their self-check too (--force-join); each view still says so.
   void use_unreliable_joins(bool use) { m_use_unreliable = use; }
+  // Use joins computed in memory instead of the stored ones (a session that could not store them).
+  void use_computed_joins(ComputedJoins joins) { m_computed = std::move(joins); }
   const Capture& capture() const { return m_cap; }
   const TraceModel& model() const { return m_model; }
   const JoinedCounters& joined();
@@ -66,6 +68,8 @@ class QueryContext {
   FamilyRules m_rules;
   TraceModel m_model;
   std::optional<JoinedCounters> m_joined;
+  std::optional<ComputedJoins> m_computed;
+  std::vector<JoinSummary> join_summaries();
   std::optional<hw::Target> m_target;
   bool m_target_tried = false;
   bool m_use_unreliable = false;

@@ -1,7 +1,11 @@
 // Integration: the rocprofv3 test double (KPROF_BIN_DIR/rocprofv3-sim, default model
 // qwen3-30b-a3b-mi300x) runs as a real process for a trace pass and two counter passes; the files
 // go through the ingest library into a real capture database; the analysis explains and joins.
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Transaction.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -227,6 +231,87 @@ TEST_F(SimCapture, QuerySessionJoinsOnceAndUsesTheStoredRunbook) {
   broken.runbook_text = "name: [unclosed\n";
   broken.runbook_path = "gone.yaml";
   EXPECT_FALSE(runbook_analysis(broken).not_used_because.empty());
+}
+
+// A query while another process writes (a real writer process holding SQLite's write lock, as
+// `kprof run` does while it loads a pass): the session neither waits nor writes; it computes the
+// join in memory, uses it, and says it was not stored. The writer's commit then goes through,
+// the file stays intact, and the next query stores the join.
+TEST_F(SimCapture, QueryDuringAWriterNeitherWaitsNorWrites) {
+  test::TempDb own("concurrent");
+  {
+    store::CaptureDb db(own.path());
+    const int64_t run = test::new_run(db, true);
+    test::load_pass(db, run, 0, store::PassKind::trace, files_in(s_db->dir() / "trace"));
+    test::load_pass(db, run, 1, store::PassKind::counters, files_in(s_db->dir() / "c1"));
+  }
+  int locked[2], release[2];
+  ASSERT_EQ(::pipe(locked), 0);
+  ASSERT_EQ(::pipe(release), 0);
+  const pid_t writer = ::fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    ::close(locked[0]);
+    ::close(release[1]);
+    int rc = 1;
+    try {
+      SQLite::Database w(own.path().string(), SQLite::OPEN_READWRITE);
+      SQLite::Transaction tx(w, SQLite::TransactionBehavior::IMMEDIATE);
+      w.exec("CREATE TABLE writer_was_here (x INTEGER)");
+      w.exec("INSERT INTO writer_was_here VALUES (42)");
+      char c = 'L';
+      if (::write(locked[1], &c, 1) == 1 && ::read(release[0], &c, 1) == 1) {
+        tx.commit();
+        rc = 0;
+      }
+    } catch (...) {
+    }
+    ::_exit(rc);
+  }
+  ::close(locked[1]);
+  ::close(release[0]);
+  char c = 0;
+  ASSERT_EQ(::read(locked[0], &c, 1), 1);  // the writer holds the write lock now
+
+  {
+    QuerySession q = QuerySession::open(own.path(), SessionOptions{});
+    ASSERT_EQ(q.joins_computed().size(), 1u);
+    EXPECT_GT(q.joins_computed()[0].matched, 0);
+    ASSERT_EQ(q.notes().size(), 1u);
+    EXPECT_NE(q.notes()[0].find("computed for this query only and not stored: another process"),
+              std::string::npos)
+        << q.notes()[0];
+    // The views use the in-memory join: counters land on trace dispatches.
+    size_t with_counters = 0;
+    for (const auto& d : q.joined().by_dispatch) with_counters += d.empty() ? 0 : 1;
+    EXPECT_EQ(with_counters, static_cast<size_t>(q.joins_computed()[0].matched));
+  }
+  c = 'R';
+  ASSERT_EQ(::write(release[1], &c, 1), 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(writer, &status, 0), writer);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);  // its commit was not disturbed
+  ::close(locked[0]);
+  ::close(release[1]);
+  {
+    SQLite::Database check(own.path().string(), SQLite::OPEN_READONLY);
+    EXPECT_EQ(check.execAndGet("PRAGMA integrity_check").getString(), "ok");
+    EXPECT_EQ(check.execAndGet("SELECT x FROM writer_was_here").getInt(), 42);
+    EXPECT_EQ(check.execAndGet("SELECT count(*) FROM sqlite_master WHERE name = 'analysis_join'")
+                  .getInt(),
+              0);  // the query wrote nothing
+  }
+  {
+    QuerySession q = QuerySession::open(own.path(), SessionOptions{});
+    EXPECT_EQ(q.joins_computed().size(), 1u);
+    EXPECT_TRUE(q.notes().empty());
+  }
+  QuerySession stored = QuerySession::open(own.path(), SessionOptions{});
+  EXPECT_TRUE(stored.joins_computed().empty());
+  size_t with_counters = 0;
+  for (const auto& d : stored.joined().by_dispatch) with_counters += d.empty() ? 0 : 1;
+  EXPECT_GT(with_counters, 0u);
 }
 
 // `kprof query DB top` streams the trace pass's rows instead of loading the capture (memory
