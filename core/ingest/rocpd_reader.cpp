@@ -10,12 +10,14 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <vector>
 
 #include "core/base/error.hpp"
 #include "core/base/sha256.hpp"
+#include "core/base/text.hpp"
 
 namespace kprof::ingest {
 
@@ -36,6 +38,24 @@ int64_t opt_i64(SQLite::Column c, int64_t fallback = 0) {
   return c.isNull() ? fallback : c.getInt64();
 }
 
+// "" when `s` is valid UTF-8, else why not, as the CSV readers say it ("not valid UTF-8: byte
+// 0xFF at offset 12 (after 'void gemm<fl')"). SQLite stores TEXT as given and leaves the check
+// to its callers (https://sqlite.org/invalidutf.html), so a damaged rocpd file can hold such
+// bytes; copied into kprof's TEXT columns they would make the database unreadable for clients
+// that decode TEXT strictly (Python's sqlite3).
+std::string utf8_problem(std::string_view s) {
+  const size_t at = invalid_utf8_at(s);
+  if (at == std::string_view::npos) return {};
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(s[at]));
+  std::string out =
+      "not valid UTF-8: byte " + std::string(byte) + " at offset " + std::to_string(at);
+  if (at > 0)
+    out +=
+        " (after '" + std::string(s.substr(at > 40 ? at - 40 : 0, std::min<size_t>(at, 40))) + "')";
+  return out;
+}
+
 }  // namespace
 
 FileResult read_rocpd(const std::string& path, store::RowSink& sink, const ReadOptions& options) {
@@ -52,6 +72,17 @@ FileResult read_rocpd(const std::string& path, store::RowSink& sink, const ReadO
                          SourcePos{path});
     }
     sink.begin_file(path, "rocpd");
+    // A row kprof cannot store as it is: classified as the CSV readers do (a bad row with its
+    // reason; --strict makes it an error). `first_reject` is kept for the all-rejected error.
+    std::string first_reject;
+    int64_t rejected_rows = 0;
+    auto reject = [&](const std::string& reason) {
+      if (options.strict) throw Error::input(reason, "the rocpd file is damaged", SourcePos{path});
+      if (first_reject.empty()) first_reject = reason;
+      sink.bad_row(store::BadRow{path, 0, reason});
+      ++result.rows_rejected;
+      ++rejected_rows;
+    };
     for (const auto& s : sfx) {
       auto has = [&](const std::string& t) { return names.count(t + s) > 0; };
       // Agents: "Agent N" in CSV means the logical index, which is what DispatchRow.agent holds.
@@ -67,8 +98,21 @@ FileResult read_rocpd(const std::string& path, store::RowSink& sink, const ReadO
           a.type = q.getColumn(2).getString();
           a.name = q.getColumn(3).getString();
           a.product_name = q.getColumn(4).getString();
-          sink.agent(a);
           ++result.rows_read;
+          std::string bad;
+          for (const auto& [column, value] :
+               {std::pair<const char*, const std::string*>{"type", &a.type},
+                {"name", &a.name},
+                {"product_name", &a.product_name}}) {
+            if (bad.empty() && !(bad = utf8_problem(*value)).empty())
+              bad = "agent " + std::to_string(a.node_id) + ": rocpd_info_agent." + column + ": " +
+                    bad;
+          }
+          if (!bad.empty()) {
+            reject(bad);
+            continue;
+          }
+          sink.agent(a);
         }
       }
       const std::string agent_join =
@@ -147,6 +191,13 @@ FileResult read_rocpd(const std::string& path, store::RowSink& sink, const ReadO
           ++result.rows_rejected;
           continue;
         }
+        if (const std::string bad = utf8_problem(d.kernel_name); !bad.empty()) {
+          reject("dispatch " + std::to_string(d.dispatch_id) + ": kernel name (" +
+                 (q.getColumn(17).isNull() ? "rocpd_info_kernel_symbol.kernel_name"
+                                           : "rocpd_info_kernel_symbol.display_name") +
+                 "): " + bad);
+          continue;
+        }
         sink.dispatch(d);
         ++result.dispatches;
       }
@@ -164,10 +215,20 @@ FileResult read_rocpd(const std::string& path, store::RowSink& sink, const ReadO
           row.dispatch_id = c.getColumn(1).getInt64();
           row.counter = c.getColumn(2).getString();
           row.value = c.getColumn(3).getDouble();
+          if (const std::string bad = utf8_problem(row.counter); !bad.empty()) {
+            reject("dispatch " + std::to_string(row.dispatch_id) + ": rocpd_info_pmc.name: " + bad);
+            continue;
+          }
           sink.counter(row);
           ++result.counters;
         }
       }
+    }
+    if (rejected_rows > 0 && rejected_rows == result.rows_read) {
+      throw Error::input("none of the " + std::to_string(result.rows_read) +
+                             " rows is usable; the first: " + first_reject,
+                         "the file has rocpd's tables but not its data; re-capture it",
+                         SourcePos{path});
     }
     // SQLite reads the database by pages in its own order; the provenance hash reads it once more,
     // front to back (rocpd files are a fraction of the size of the CSV they replace).

@@ -141,6 +141,74 @@ TEST_P(RocpdReader, ReadsAgentsDispatchesAndSummedCounters) {
 
 INSTANTIATE_TEST_SUITE_P(ViewsAndSuffixedTables, RocpdReader, ::testing::Values(true, false));
 
+// SQLite stores TEXT as given (https://sqlite.org/invalidutf.html): a damaged rocpd file can hold
+// bytes that are not UTF-8. Like the CSV readers, the reader rejects such a row with its reason
+// (table, column, byte, offset) and keeps the rest; --strict makes it an error; a file whose
+// every row is bad is an error naming the first.
+TEST(RocpdReaderErrors, InvalidUtf8RowsAreRejectedWithTheirReason) {
+  const std::string path = (fs::temp_directory_path() / "kprof_ingest_utf8_results.db").string();
+  build_rocpd(path, true);
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    const std::string u = k_uuid;
+    db.exec("UPDATE rocpd_info_kernel_symbol" + u +
+            " SET display_name = 'add' || char(40) || CAST(x'ff41' AS TEXT) WHERE id = 6");
+    db.exec("UPDATE rocpd_info_agent" + u +
+            " SET product_name = CAST(x'414d44c3' AS TEXT) WHERE id = 10");
+    db.exec("UPDATE rocpd_info_pmc" + u + " SET name = CAST(x'5351c0af' AS TEXT) WHERE id = 2");
+  }
+  test::VectorSink sink;
+  const FileResult r = read_file(path, sink);
+  EXPECT_EQ(sink.agents.size(), 1u);      // the CPU agent's product name is cut mid-sequence
+  EXPECT_EQ(sink.dispatches.size(), 2u);  // dispatch 2 ran the kernel with the bad name
+  EXPECT_EQ(sink.counters.size(), 3u);    // SQ_WAVES of each dispatch; GRBM_GUI_ACTIVE is bad
+  EXPECT_EQ(r.rows_rejected, 1 + 1 + 3);
+  ASSERT_EQ(sink.bad.size(), 5u);
+  EXPECT_EQ(sink.bad[0].reason,
+            "agent 0: rocpd_info_agent.product_name: not valid UTF-8: byte 0xC3 at offset 3 "
+            "(after 'AMD')");
+  EXPECT_EQ(sink.bad[1].reason,
+            "dispatch 2: kernel name (rocpd_info_kernel_symbol.display_name): not valid UTF-8: "
+            "byte 0xFF at offset 4 (after 'add(')");
+  EXPECT_EQ(sink.bad[2].reason,
+            "dispatch 1: rocpd_info_pmc.name: not valid UTF-8: byte 0xC0 at offset 2 (after 'SQ')");
+  for (const auto& b : sink.bad) EXPECT_EQ(b.file, path);
+
+  test::VectorSink strict_sink;
+  ReadOptions strict;
+  strict.strict = true;
+  try {
+    read_file(path, strict_sink, strict);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.diagnostics()[0].line().find("agent 0: rocpd_info_agent.product_name: not valid "
+                                             "UTF-8: byte 0xC3 at offset 3"),
+              std::string::npos)
+        << e.diagnostics()[0].line();
+  }
+
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    const std::string u = k_uuid;
+    db.exec("DELETE FROM rocpd_info_agent" + u);
+    db.exec("DELETE FROM rocpd_pmc_event" + u);
+    db.exec("UPDATE rocpd_info_kernel_symbol" + u + " SET display_name = CAST(x'ff' AS TEXT)");
+  }
+  test::VectorSink none;
+  try {
+    read_file(path, none);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(
+        e.diagnostics()[0].line().find(
+            "none of the 3 rows is usable; the first: dispatch 1: kernel name "
+            "(rocpd_info_kernel_symbol.display_name): not valid UTF-8: byte 0xFF at offset 0"),
+        std::string::npos)
+        << e.diagnostics()[0].line();
+  }
+  fs::remove(path);
+}
+
 TEST(RocpdReaderErrors, SqliteFileWithoutRocpdTables) {
   const std::string path = (fs::temp_directory_path() / "kprof_ingest_other_results.db").string();
   fs::remove(path);
