@@ -86,6 +86,7 @@ int cmd_query(const kprof::app::Args& args) {
   request.options.family = family;
   request.options.phase = phase;
   request.options.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
+  request.options.structured = f != an::Format::table;  // explain: one row per term, not prose
   if (vm->count("sql")) {
     if (!view.empty())
       throw kprof::Error::input("give a view or --sql, not both", "see 'kprof query --help'");

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 
+#include "core/analysis/align.hpp"
 #include "core/analysis/phase_detail.hpp"
 
 namespace kprof::analysis::detail {
@@ -151,8 +153,21 @@ std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t P, i
     }
     return std::nullopt;
   };
+  // A step of the period's length needs the same kernels (its order is checked when phases are
+  // assigned: a step that does not match is irregular). A step of another length is a step of this
+  // loop only if it is the regular sequence with a few kernels added or missing: the longest common
+  // subsequence covers 90% of the longer. Otherwise it is other work that happens to sit between
+  // host gaps (a different loop with the same kernels), and the steps end before it. The multiset
+  // bound is checked first: the LCS can never exceed it.
   auto similar_to_ref = [&](size_t s0, size_t s1) {
-    return multiset_similarity(names, ref_begin, ref_begin + P, s0, s1) >= 0.5;
+    const double multiset = multiset_similarity(names, ref_begin, ref_begin + P, s0, s1);
+    if (multiset < 0.5) return false;
+    if (s1 - s0 == P) return true;
+    if (multiset < 0.9) return false;
+    const std::span<const uint32_t> ref_seq(names.data() + ref_begin, P),
+        seg_seq(names.data() + s0, s1 - s0);
+    return static_cast<double>(lcs_pairs(ref_seq, seg_seq).size()) >=
+           0.9 * static_cast<double>(std::max(P, s1 - s0));
   };
   if (det.timed && (c0 == b || gap[c0] < threshold)) {
     // No boundary at the best offset: maybe the repetition lacks gaps in this window.

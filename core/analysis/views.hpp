@@ -30,6 +30,10 @@ struct ViewOptions {
   std::string phase;   // only this phase ("" = all)
   size_t limit = 0;    // at most this many rows (0 = all)
   ExplainHints hints;
+  // Machine output (CSV, JSON): `explain` gives one row per term of each family's explanation
+  // (phase, steps, layers, launches per layer and step, variants, launches, and the confidence
+  // and evidence of the phase) instead of one prose string per family.
+  bool structured = false;
 };
 
 const std::vector<std::string>& view_names();

@@ -126,9 +126,14 @@ INSTANTIATE_TEST_SUITE_P(
              {u + "2026-07-15/qwen35-9b-aq4-production-opt-v0.1/p3/"
                   "aq4-p3-diagnostic-rocprof-capture-v8"}},
         // Gemma-4 attention profile with 128 prompt tokens (its rocprof stderr gives the
-        // command): weight loading, then an attention benchmark loop.
+        // command): weight loading, then a KV-write + decode-attention loop (2 repeated steps of
+        // 4610 dispatches, role not established), then a second loop of 4 × 2158 dispatches
+        // (blocks of 534 plus one full-attention launch each). The second loop is said to be a
+        // loop of its own (phase unknown), not irregular steps of the first. The structured
+        // explain (CSV) gives one row per term with its evidence.
         Case{"ullm_gemma4_reader",
-             {u + "2026-07-28/gemma4-reader-attribution-v0.1/raw/rocprof-n128"}},
+             {u + "2026-07-28/gemma4-reader-attribution-v0.1/raw/rocprof-n128"},
+             {"explain", "phases", "explain --format csv"}},
         // Gemma-4 MoE generate: 5 copy kernels, HIP API, memory copies and allocations.
         Case{"ullm_gemma4_moe", {u + "2026-07-27/gemma4-moe-profile-v0.1/raw/moe-generate"}},
         // SQ8 decode-attention root cause: one invocation with trace and counters (pid 564735):
