@@ -39,8 +39,7 @@ const std::vector<std::string> k_flop_types = {"MFMA_F16", "MFMA_BF16", "MFMA_F3
 const std::vector<std::string> k_levels = {"LDS", "L1", "L2", "HBM"};
 
 // "flops MFMA_BF16" | "bytes LEVEL [read|write]".
-Measure parse_measure(const Source& src, const YAML::Node& n) {
-  const std::string text = n.as<std::string>();
+Measure parse_measure(const Source& src, const YAML::Node& n, const std::string& text) {
   const auto words = split(text, ' ');
   Measure m;
   const auto bad = [&](const std::string& what, const std::vector<std::string>& choices) {
@@ -66,7 +65,8 @@ Measure parse_measure(const Source& src, const YAML::Node& n) {
   return m;
 }
 
-// Where an expression's text starts: after the opening quote when the scalar is quoted.
+// Where an expression's text starts: after the opening quote when the scalar is
+// quoted.
 SourcePos expression_origin(const Source& src, const YAML::Node& n) {
   SourcePos origin = src.pos(n);
   const std::string l = src.line_at(origin);
@@ -79,10 +79,11 @@ SourcePos expression_origin(const Source& src, const YAML::Node& n) {
 
 }  // namespace
 
-MetricSet load_metric_set(const std::filesystem::path& file, const Target& target) {
-  // A regular file of at most 16 MiB (a FIFO or /dev/zero is refused at once).
-  const std::string text = read_input_file(file, "metric set", std::uint64_t{16} << 20);
-  Source src{file.string(), {}};
+namespace {
+
+MetricSet parse_set(const std::string& text, const std::string& source_path,
+                    const std::string& default_name, const Target& target) {
+  Source src{source_path, {}};
   {
     std::istringstream lines(text);
     for (std::string l; std::getline(lines, l);) src.lines.push_back(l);
@@ -97,17 +98,26 @@ MetricSet load_metric_set(const std::filesystem::path& file, const Target& targe
   if (!root.IsMap())
     src.fail(SourcePos{src.path, 1, 1}, "metric set is not a YAML mapping",
              "write name:, description:, counters:");
+  // A list or mapping where a plain value belongs: yaml-cpp's as<std::string>()
+  // throws YAML::TypedBadConversion for it (found by the metric_set fuzz
+  // target).
+  auto text_of = [&](const YAML::Node& n, const std::string& what) {
+    if (!n.IsScalar())
+      src.fail(src.pos(n), what + " is not a plain value",
+               "write " + what + " as a single word or a quoted string");
+    return n.as<std::string>();
+  };
   const std::vector<std::string> keys{"name", "description", "counters", "metrics"};
   for (auto it = root.begin(); it != root.end(); ++it) {
-    std::string k = it->first.as<std::string>();
+    std::string k = text_of(it->first, "a key of the metric set");
     if (std::find(keys.begin(), keys.end(), k) == keys.end())
       src.fail(src.pos(it->first), "unknown key '" + k + "' in metric set",
                did_you_mean(nearest_names(k, keys, 3, true)));
   }
   MetricSet set;
   set.source_path = src.path;
-  set.name = root["name"] ? root["name"].as<std::string>() : file.stem().string();
-  if (root["description"]) set.description = root["description"].as<std::string>();
+  set.name = root["name"] ? text_of(root["name"], "name") : default_name;
+  if (root["description"]) set.description = text_of(root["description"], "description");
   auto add_counter = [&](const std::string& name, const SourcePos& p) {
     if (target.kind_of(name) == CounterKind::unknown)
       src.fail(p, "unknown counter '" + name + "' for " + target.arch(),
@@ -122,29 +132,35 @@ MetricSet load_metric_set(const std::filesystem::path& file, const Target& targe
     src.fail(src.pos(counters ? counters : root),
              "metric set '" + set.name + "' has no counters list",
              "add 'counters: [SQ_WAVES, ...]'");
-  for (const auto& c : counters) add_counter(c.as<std::string>(), src.pos(c));
+  for (const auto& c : counters) add_counter(text_of(c, "a counter name"), src.pos(c));
   if (const YAML::Node metrics = root["metrics"]) {
+    if (!metrics.IsSequence() && !metrics.IsNull())
+      src.fail(src.pos(metrics), "metrics: is not a list",
+               "write metrics: [{name: x, expression: \"a/b\"}, ...]");
     for (const auto& m : metrics) {
       MetricFormula f;
       f.pos = src.pos(m);
       if (!m.IsMap() || !m["name"] || !m["expression"])
         src.fail(f.pos,
                  "a metric needs name: and expression:", "write {name: x, expression: \"a/b\"}");
-      f.name = m["name"].as<std::string>();
-      f.expression = m["expression"].as<std::string>();
-      if (m["unit"]) f.unit = m["unit"].as<std::string>();
-      if (m["description"]) f.description = m["description"].as<std::string>();
-      if (m["measures"]) f.measures = parse_measure(src, m["measures"]);
+      f.name = text_of(m["name"], "a metric's name");
+      f.expression = text_of(m["expression"], "metric '" + f.name + "': expression");
+      if (m["unit"]) f.unit = text_of(m["unit"], "metric '" + f.name + "': unit");
+      if (m["description"])
+        f.description = text_of(m["description"], "metric '" + f.name + "': description");
+      if (m["measures"])
+        f.measures = parse_measure(src, m["measures"],
+                                   text_of(m["measures"], "metric '" + f.name + "': measures"));
       for (auto it = m.begin(); it != m.end(); ++it) {
         const std::vector<std::string> metric_keys{"name",        "expression", "unit",
                                                    "description", "measures",   "prefer"};
-        const std::string k = it->first.as<std::string>();
+        const std::string k = text_of(it->first, "a key of metric '" + f.name + "'");
         if (std::find(metric_keys.begin(), metric_keys.end(), k) == metric_keys.end())
           src.fail(src.pos(it->first), "unknown key '" + k + "' in metric '" + f.name + "'",
                    did_you_mean(nearest_names(k, metric_keys, 3, true)));
       }
       if (m["prefer"]) {
-        f.prefer = m["prefer"].as<std::string>();
+        f.prefer = text_of(m["prefer"], "metric '" + f.name + "': prefer");
         const SourcePos at = expression_origin(src, m["prefer"]);
         f.prefer_expr = Expr::parse(f.prefer, at, src.line_at(at));
         std::vector<std::pair<std::string, int>> refs;
@@ -177,6 +193,26 @@ MetricSet load_metric_set(const std::filesystem::path& file, const Target& targe
     }
   }
   return set;
+}
+
+}  // namespace
+
+MetricSet parse_metric_set(std::string_view text, const std::string& source_path,
+                           const std::string& default_name, const Target& target) {
+  try {
+    return parse_set(std::string(text), source_path, default_name, target);
+  } catch (const YAML::Exception& e) {
+    // Whatever yaml-cpp still throws for a shape the loader did not foresee is
+    // the file's fault: a positioned input error, never an escaped exception.
+    throw Error::input("bad metric set: " + e.msg, "see configs/metrics/memory.yaml for the layout",
+                       SourcePos{source_path, e.mark.line + 1, e.mark.column + 1});
+  }
+}
+
+MetricSet load_metric_set(const std::filesystem::path& file, const Target& target) {
+  // A regular file of at most 16 MiB (a FIFO or /dev/zero is refused at once).
+  const std::string text = read_input_file(file, "metric set", std::uint64_t{16} << 20);
+  return parse_metric_set(text, file.string(), file.stem().string(), target);
 }
 
 std::vector<std::string> metric_set_names(const std::optional<std::filesystem::path>& dir) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 namespace kprof::hw {
 namespace {
@@ -79,6 +81,35 @@ TEST(MetricSet, RooflineMetricsSayWhatTheyMeasure) {
   EXPECT_EQ(hbm.prefer, "1024*FETCH_SIZE");
   // `prefer` is not collected: the set stays rocprofiler-compute's 29 counters.
   EXPECT_EQ(std::count(roof.counters.begin(), roof.counters.end(), "FETCH_SIZE"), 0);
+}
+
+// Shapes yaml-cpp throws for from as<std::string>() or iteration (found by the metric_set fuzz
+// target, tests/data/fuzz/metric_set/regressions): each is kprof's positioned input error, never
+// an escaped YAML exception ("internal error").
+TEST(MetricSet, WrongYamlShapesArePositionedErrors) {
+  const std::vector<std::pair<std::string, int>> cases = {
+      {"counters: [SQ_WAVES]\n[a, b]: 1\n", 2},
+      {"name: [x]\ncounters: [SQ_WAVES]\n", 1},
+      {"counters:\n  - [SQ_WAVES]\n", 2},
+      {"counters: [SQ_WAVES]\nmetrics: {a: b}\n", 2},
+      {"counters: [SQ_WAVES]\nmetrics:\n  - {name: {a: 1}, expression: SQ_WAVES}\n", 3},
+      {"counters: [SQ_WAVES]\nmetrics:\n  - {name: r, expression: [SQ_WAVES]}\n", 3},
+      {"counters: [SQ_WAVES]\nmetrics:\n  - {name: r, expression: SQ_WAVES, measures: [a]}\n", 3},
+      {"counters: [SQ_WAVES]\nmetrics:\n  - {name: r, expression: SQ_WAVES, {k: 1}: 2}\n", 3},
+  };
+  for (const auto& [text, line] : cases) {
+    try {
+      parse_metric_set(text, "m.yaml", "m", gfx942());
+      ADD_FAILURE() << text;
+    } catch (const Error& e) {
+      ASSERT_TRUE(e.diagnostics()[0].pos) << text;
+      EXPECT_EQ(e.diagnostics()[0].pos->file, "m.yaml") << text;
+      EXPECT_EQ(e.diagnostics()[0].pos->line, line) << text << e.diagnostics()[0].line();
+    }
+  }
+  // An empty metrics: key is no metrics, as before.
+  EXPECT_TRUE(parse_metric_set("counters: [SQ_WAVES]\nmetrics:\n", "m.yaml", "m", gfx942())
+                  .metrics.empty());
 }
 
 TEST(MetricSet, BadMeasuresTagIsPositioned) {
