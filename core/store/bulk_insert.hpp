@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
+#include <vector>
 
 #include "core/store/capture_db_impl.hpp"
 #include "core/store/rows.hpp"
@@ -74,12 +74,28 @@ class BulkStmt {
 // A dispatch's kernel variant (kernel_variants, schema 5): everything but when and where it ran.
 // NULL registers are stored as INT64_MIN here, a value no layout reports.
 using VariantKey = std::array<int64_t, 14>;
-struct VariantKeyHash {
-  size_t operator()(const VariantKey& k) const noexcept {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int64_t v : k) h = (h ^ static_cast<uint64_t>(v)) * 0x100000001B3ull;
-    return static_cast<size_t>(h ^ (h >> 29));
-  }
+
+// Variant key -> kernel_variants.id, looked up once per dispatch row. An open-addressing table of
+// (hash, id, key index) slots with the keys in one vector: a lookup touches one slot and one key.
+// std::unordered_map took 17% of a kernel_trace load's samples in perf (bench/ingest, 40k
+// variants): a node per key, and libstdc++ recomputes the hash of every node it walks past.
+class VariantIds {
+ public:
+  // The id of `key`, or 0 when it is not stored (kernel_variants ids start at 1).
+  int64_t find(const VariantKey& key, uint64_t hash) const;
+  void insert(const VariantKey& key, uint64_t hash, int64_t id);
+  static uint64_t hash_of(const VariantKey& key);
+  size_t size() const { return m_keys.size(); }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    int64_t id = 0;  // 0: empty
+    size_t key = 0;  // index into m_keys
+  };
+  void grow();
+  std::vector<Slot> m_slots;
+  std::vector<VariantKey> m_keys;
 };
 
 struct BulkInserters {
@@ -94,7 +110,7 @@ struct BulkInserters {
   BulkStmt variant_stmt;
   BulkStmt dispatch_stmt;
   BulkStmt counter_stmt;
-  std::unordered_map<VariantKey, int64_t, VariantKeyHash> variants;
+  VariantIds variants;
 };
 
 }  // namespace kprof::store

@@ -7,16 +7,64 @@
 
 namespace kprof::store {
 
+// Foreign keys during a bulk write. SQLite checks every foreign key of every inserted or deleted
+// row with a search of the other table (https://sqlite.org/foreignkeys.html, "Required and
+// Suggested Database Indexes"): two B-tree searches per dispatch row (passes, kernel_variants), a
+// quarter of `kprof ingest`'s CPU time on a kernel_trace, and a scan of dispatch_rows per variant
+// when a pass's old rows are deleted. The per-row tables below are written only by PassLoader,
+// whose references hold by construction: the pass is looked up once when the load begins, every
+// name and counter id comes from `strings` and every variant id from `kernel_variants` rows it
+// wrote in the same transaction. So enforcement is off for the transaction (`PRAGMA
+// foreign_keys` is a no-op inside one, so it is set before BEGIN: https://sqlite.org/pragma.html
+// #pragma_foreign_keys), and before COMMIT every other table with a foreign key, each of a size
+// that grows with runs and passes, not with dispatches, is checked with pragma_foreign_key_check;
+// a violation rolls the whole transaction back. Atomicity and the WAL are untouched.
+namespace {
+
+const char* const k_loader_row_tables[] = {"counter_values",    "dispatch_rows", "kernel_variants",
+                                           "kernel_stats",      "memory_copies", "api_calls",
+                                           "memory_allocations"};
+
+void check_foreign_keys(CaptureDb::Impl& impl) {
+  std::string skip;
+  for (const char* t : k_loader_row_tables)
+    skip += std::string(skip.empty() ? "'" : ", '") + t + "'";
+  SQLite::Statement tables(
+      impl.db, "SELECT name FROM sqlite_schema m WHERE type = 'table' AND name NOT IN (" + skip +
+                   ") AND EXISTS (SELECT 1 FROM pragma_foreign_key_list(m.name))");
+  while (tables.executeStep()) {
+    const std::string table = tables.getColumn(0).getString();
+    SQLite::Statement bad(impl.db,
+                          "SELECT rowid, \"parent\" FROM pragma_foreign_key_check(?) LIMIT 1");
+    bad.bind(1, table);
+    if (bad.executeStep()) {
+      throw Error::runtime("a row of " + table + " (rowid " + bad.getColumn(0).getString() +
+                               ") refers to a missing row of " + bad.getColumn(1).getString() +
+                               "; nothing was written",
+                           "a kprof bug: please report it with the command that ran");
+    }
+  }
+}
+
+}  // namespace
+
 // A bigger page cache keeps the B-tree pages of the growing tables and their indexes in memory for
 // the whole load (64 MiB; the default is 2 MiB). It bounds memory: peak RSS stays flat in file
 // size.
 void begin_bulk_write(CaptureDb::Impl& impl) {
   impl.db.exec("PRAGMA cache_size=-65536");
   impl.db.exec("PRAGMA temp_store=MEMORY");
+  impl.db.exec("PRAGMA foreign_keys=OFF");
+}
+
+void commit_bulk_write(CaptureDb::Impl& impl) {
+  check_foreign_keys(impl);
+  impl.db.exec("COMMIT");
 }
 
 void end_bulk_write(CaptureDb::Impl& impl) {
   sqlite3_exec(impl.db.getHandle(), "PRAGMA cache_size=-2000", nullptr, nullptr, nullptr);
+  sqlite3_exec(impl.db.getHandle(), "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr);
 }
 
 WriteTransaction::WriteTransaction(CaptureDb& db) : m_db(db) {
@@ -46,7 +94,7 @@ void WriteTransaction::commit() {
     throw Error::runtime("WriteTransaction::commit with a PassLoader open, or twice",
                          "a kprof bug");
   }
-  guarded(d, "committing", [&] { d.db.exec("COMMIT"); });
+  guarded(d, "committing", [&] { commit_bulk_write(d); });
   m_open = false;
   end_bulk_write(d);
   d.outer_write = false;
@@ -385,7 +433,11 @@ void PassLoader::commit() {
       st.bind(2, m.pass_id);
       st.exec();
     }
-    db.exec(m.nested ? "RELEASE pass_load" : "COMMIT");
+    if (m.nested) {
+      db.exec("RELEASE pass_load");
+    } else {
+      commit_bulk_write(m.db);
+    }
   });
   m.in_transaction = false;
 }

@@ -29,6 +29,51 @@ bool BulkStmt::step_row() {
   return false;
 }
 
+uint64_t VariantIds::hash_of(const VariantKey& key) {
+  // splitmix64's finalizer over each value (https://prng.di.unimi.it/splitmix64.c): every input
+  // bit reaches the low bits the slot index is taken from.
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (int64_t x : key) {
+    uint64_t z = h ^ static_cast<uint64_t>(x);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    h = z ^ (z >> 31);
+  }
+  return h;
+}
+
+int64_t VariantIds::find(const VariantKey& key, uint64_t hash) const {
+  if (m_slots.empty()) return 0;
+  const size_t mask = m_slots.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& s = m_slots[i];
+    if (s.id == 0) return 0;
+    if (s.hash == hash && m_keys[s.key] == key) return s.id;
+  }
+}
+
+void VariantIds::insert(const VariantKey& key, uint64_t hash, int64_t id) {
+  // At most half full, so that a miss ends after a few slots.
+  if ((m_keys.size() + 1) * 2 > m_slots.size()) grow();
+  m_keys.push_back(key);
+  const size_t mask = m_slots.size() - 1;
+  size_t i = hash & mask;
+  while (m_slots[i].id != 0) i = (i + 1) & mask;
+  m_slots[i] = Slot{hash, id, m_keys.size() - 1};
+}
+
+void VariantIds::grow() {
+  std::vector<Slot> old = std::move(m_slots);
+  m_slots.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+  const size_t mask = m_slots.size() - 1;
+  for (const Slot& s : old) {
+    if (s.id == 0) continue;
+    size_t i = s.hash & mask;
+    while (m_slots[i].id != 0) i = (i + 1) & mask;
+    m_slots[i] = s;
+  }
+}
+
 BulkInserters::BulkInserters(sqlite3* db)
     : variant_stmt(db,
                    "INSERT INTO kernel_variants(pass_id, kernel_id, kernel_name_id, grid_x, "
@@ -58,15 +103,16 @@ void BulkInserters::dispatch(int64_t pass_id, const DispatchRow& d, int64_t kern
                           d.vgpr.value_or(k_null),
                           d.agpr.value_or(k_null),
                           d.sgpr.value_or(k_null)};
-  auto it = variants.find(key);
-  if (it == variants.end()) {
+  const uint64_t hash = VariantIds::hash_of(key);
+  int64_t variant_id = variants.find(key, hash);
+  if (variant_id == 0) {
     variant_stmt.insert(pass_id, d.kernel_id, kernel_name_id, d.grid_x, d.grid_y, d.grid_z, d.wg_x,
                         d.wg_y, d.wg_z, d.dims_known, d.lds, d.scratch, d.vgpr, d.agpr, d.sgpr);
-    it = variants.emplace(key, sqlite3_last_insert_rowid(sqlite3_db_handle(variant_stmt.get())))
-             .first;
+    variant_id = sqlite3_last_insert_rowid(sqlite3_db_handle(variant_stmt.get()));
+    variants.insert(key, hash, variant_id);
   }
   dispatch_stmt.insert(pass_id, d.dispatch_id, d.correlation_id, d.agent, d.queue_id, d.stream_id,
-                       d.pid, d.tid, d.start_ns, d.end_ns, it->second);
+                       d.pid, d.tid, d.start_ns, d.end_ns, variant_id);
 }
 
 bool BulkInserters::counter(int64_t pass_id, const CounterRow& c, int64_t counter_id) {
@@ -82,7 +128,7 @@ int64_t raw_transaction(CaptureDb::Impl& impl, F&& body) {
     impl.db.exec("BEGIN IMMEDIATE");
     try {
       int64_t n = body();
-      impl.db.exec("COMMIT");
+      commit_bulk_write(impl);
       end_bulk_write(impl);
       return n;
     } catch (...) {

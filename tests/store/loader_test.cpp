@@ -442,6 +442,30 @@ TEST(WriteTransaction, SeveralPassesAreAllOrNothing) {
   EXPECT_EQ(reader.row_counts(reader.list_passes(run->id).at(0).id).dispatches, 100);
 }
 
+// Foreign keys are not enforced row by row inside a bulk write (pass_loader.cpp says why); the
+// tables other writers add to are checked before COMMIT, and a dangling reference rolls back all.
+TEST(WriteTransaction, DanglingReferenceIsRefusedAtCommitAndRollsBack) {
+  TempDir dir;
+  CaptureDb db(dir / "c.db");
+  testing::make_run(db, "kept");
+  const std::string before = testing::dump_all_tables(db.sql());
+  {
+    WriteTransaction tx(db);
+    int64_t run = testing::make_run(db, "new");
+    load_trace(db, testing::make_pass(db, run, 0), 20, {"a"});
+    testing::make_pass(db, run + 1000, 0);  // a pass of a run that does not exist
+    try {
+      tx.commit();
+      ADD_FAILURE() << "commit accepted a pass of a missing run";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("passes"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(testing::dump_all_tables(db.sql()), before);
+  // Enforcement is back on outside the bulk write.
+  EXPECT_THROW(testing::make_pass(db, 999, 0), Error);
+}
+
 // The loader decides "simulated" from the agents it stores, and records a counter pass's counters
 // when the pass was made without a list (kprof ingest does not know them before reading).
 TEST(PassLoader, MarksRunSimulatedAndRecordsCounterNames) {
