@@ -66,6 +66,9 @@ int cmd_compare(const kprof::app::Args& args) {
     an::print(std::cout, c.families, f, po_);
     std::cout << "\n";
     an::print(std::cout, c.variants, f, po_);
+  } else if (f == an::Format::json) {
+    an::print_json_document(std::cout, c.workload,
+                            {{"families", &c.families}, {"variants", &c.variants}});
   } else {
     for (const auto& line : c.workload) std::cerr << "kprof: " << line << "\n";
     an::print(std::cout, c.families, f, po_);

@@ -76,6 +76,9 @@ struct Sample {
 
 // Runs argv with stdout and stderr to /dev/null; wall time and peak RSS of that child alone.
 Sample run(const std::vector<std::string>& argv) {
+  // The child's freopen flushes stdout's buffer: anything this process had not written yet
+  // would be printed twice when stdout is a file or a pipe.
+  std::fflush(nullptr);
   const auto t0 = Clock::now();
   const pid_t pid = ::fork();
   if (pid == 0) {

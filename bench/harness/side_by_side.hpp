@@ -80,6 +80,8 @@ inline std::string load_average() {
 inline Outcome run_once(const Contender& c) {
   int fds[2] = {-1, -1};
   if (c.timed && pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  // A child inherits stdio's unwritten buffer; its freopen (or exit) would print it a second time.
+  std::fflush(nullptr);
   const double t0 = now_s();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");

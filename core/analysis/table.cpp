@@ -74,19 +74,34 @@ Format parse_format(const std::string& s) {
                      "choose table, csv, jsonl or json" + (dym.empty() ? "" : "; " + dym));
 }
 
+namespace {
+
+Json table_json(const Table& t) {
+  Json j = {{"run", t.run_id},      {"simulated", t.simulated}, {"title", t.title},
+            {"columns", t.columns}, {"rows", Json::array()},    {"rows_omitted", t.rows_omitted},
+            {"notes", t.notes}};
+  for (const auto& row : t.rows) {
+    Json r = Json::object();
+    for (size_t i = 0; i < t.columns.size(); ++i) r[t.columns[i]] = json_cell(row[i]);
+    j["rows"].push_back(std::move(r));
+  }
+  return j;
+}
+
+}  // namespace
+
+void print_json_document(std::ostream& os, const std::vector<std::string>& notes,
+                         const std::vector<std::pair<std::string, const Table*>>& tables) {
+  Json j = {{"notes", notes}};
+  for (const auto& [name, t] : tables) j[name] = table_json(*t);
+  os << dump(j, 2) << "\n";
+}
+
 void print(std::ostream& os, const Table& t, Format f, const PrintOptions& options) {
   std::ostream& err = options.err ? *options.err : std::cerr;
   const bool extra = !options.exact_columns;
   if (f == Format::json) {
-    Json j = {{"run", t.run_id},      {"simulated", t.simulated}, {"title", t.title},
-              {"columns", t.columns}, {"rows", Json::array()},    {"rows_omitted", t.rows_omitted},
-              {"notes", t.notes}};
-    for (const auto& row : t.rows) {
-      Json r = Json::object();
-      for (size_t i = 0; i < t.columns.size(); ++i) r[t.columns[i]] = json_cell(row[i]);
-      j["rows"].push_back(std::move(r));
-    }
-    os << dump(j, 2) << "\n";
+    os << dump(table_json(t), 2) << "\n";
     return;
   }
   if (f == Format::jsonl) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/table.hpp"
@@ -30,6 +31,11 @@ struct PrintOptions {
 };
 
 void print(std::ostream& os, const Table& t, Format f, const PrintOptions& options = {});
+
+// Several results as ONE JSON document (what `json` means: one value a parser reads whole):
+// {"notes": [...], "<name>": <the table as print() writes it in json>, ...}, in the given order.
+void print_json_document(std::ostream& os, const std::vector<std::string>& notes,
+                         const std::vector<std::pair<std::string, const Table*>>& tables);
 
 // Cell as CSV/JSON text at full precision ("" / null when missing).
 std::string exact_text(const Cell& c);

@@ -217,8 +217,8 @@ std::string plan_text(const RunbookPlan& bp, size_t width) {
        << (met ? "meets the lower bound" : "above the lower bound") << ", " << proof << "\n";
     if (!p.optimal && p.proved_at_least > p.lower_bound)
       os << "proved: at least " << p.proved_at_least << " passes are needed\n";
-    os << "rocprofiler-compute first-fit on the same counters: " << bp.first_fit_passes
-       << " passes\n";
+    os << "first-fit (our reimplementation of rocprofiler-compute's policy) on the same counters: "
+       << bp.first_fit_passes << " passes\n";
     if (!c.request.groups.empty())
       os << "ratio metrics split across passes: " << p.split_groups << " of "
          << c.request.groups.size() << "\n";

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -104,6 +105,28 @@ TEST(Compare, CommandPrintsBothTablesAndRefusesBadInput) {
   EXPECT_EQ(rc2, 2) << text2;
   EXPECT_NE(text2.find("99"), std::string::npos) << text2;
   fs::remove(out);
+}
+
+// `--format json` is one document a JSON parser reads whole (it used to print two, one per table).
+TEST(Compare, JsonFormatIsOneDocument) {
+  const fs::path out =
+      fs::temp_directory_path() / ("kprof_compare_json_" + std::to_string(::getpid()));
+  const int rc = std::system((std::string(KPROF_BIN_DIR) + "/kprof compare " +
+                              sim_db("qwen3-64").string() + " " + sim_db("qwen3-32").string() +
+                              " --format json > " + out.string() + " 2>/dev/null")
+                                 .c_str());
+  ASSERT_EQ(WEXITSTATUS(rc), 0);
+  std::ifstream in(out);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  fs::remove(out);
+  nlohmann::json doc;
+  ASSERT_NO_THROW(doc = nlohmann::json::parse(ss.str())) << ss.str().substr(0, 400);
+  ASSERT_TRUE(doc.contains("families") && doc.contains("variants")) << doc.dump().substr(0, 400);
+  EXPECT_FALSE(doc["families"]["rows"].empty());
+  EXPECT_FALSE(doc["variants"]["rows"].empty());
+  EXPECT_TRUE(doc["families"]["simulated"].get<bool>());
+  EXPECT_NE(doc["notes"].dump().find("steps"), std::string::npos) << doc["notes"].dump();
 }
 
 TEST(Compare, RunReferences) {
