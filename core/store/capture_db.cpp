@@ -354,7 +354,7 @@ std::optional<std::string> CaptureDb::string_by_id(int64_t id) {
 void CaptureDb::set_selected_kernels(int64_t run_id, const std::vector<SelectedKernel>& kernels) {
   require_no_loader(*m_impl, "storing the selected kernels");
   guarded(*m_impl, "storing the selected kernels", [&] {
-    SQLite::Transaction tx(m_impl->db, SQLite::TransactionBehavior::IMMEDIATE);
+    WriteTransaction tx(*this);
     SQLite::Statement del(m_impl->db, "DELETE FROM selected_kernels WHERE run_id = ?");
     del.bind(1, run_id);
     del.exec();
@@ -395,7 +395,7 @@ std::optional<RunLockHolder> CaptureDb::try_lock_run(int64_t run_id, int64_t pid
                                                      const std::string& host) {
   require_no_loader(*m_impl, "locking a run");
   return guarded(*m_impl, "locking a run", [&]() -> std::optional<RunLockHolder> {
-    SQLite::Transaction tx(m_impl->db, SQLite::TransactionBehavior::IMMEDIATE);
+    WriteTransaction tx(*this);
     if (auto holder = run_lock(run_id)) {
       if (holder->pid == pid && holder->host == host) {
         tx.commit();

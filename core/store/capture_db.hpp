@@ -274,13 +274,24 @@ class CaptureDb {
   friend struct RawInsert;
 };
 
-// Everything `kprof ingest` writes for one command (the run and pass records and every pass's rows)
-// in ONE transaction, so a broken file anywhere leaves the database as it was. PassLoaders made
-// while it is open load inside it (each in a savepoint, so a pass still replaces its old rows).
-// Destroying it without commit() rolls everything back.
+// What a WriteTransaction writes. `records`: a few rows, every foreign key checked as it is
+// written. `bulk_load`: pass rows through PassLoaders, whose references hold by construction; the
+// per-row foreign-key searches are skipped and the record tables are checked once before COMMIT
+// (pass_loader.cpp says why and which).
+enum class WriteKind { records, bulk_load };
+
+// THE write path into a capture database: every writer's transaction is one of these (PassLoader
+// and RawInsert open their own when none is open; CaptureDb's multi-row writes, merge and the
+// analysis join cache use it directly). BEGIN IMMEDIATE takes SQLite's write lock at once (a
+// second writer fails at the start, not half-way); commit() commits; destroying it without
+// commit() rolls back, so a broken file anywhere in `kprof ingest` leaves the database as it was.
+// PassLoaders made while it is open load inside it (each in a savepoint, so a pass still replaces
+// its old rows). One per connection at a time. The run lock (exec::RunLock, a flock on the file)
+// is the process-level guard and is taken by the command around its connection, not here: a
+// store type cannot know which run a command drives.
 class WriteTransaction {
  public:
-  explicit WriteTransaction(CaptureDb& db);
+  explicit WriteTransaction(CaptureDb& db, WriteKind kind = WriteKind::records);
   ~WriteTransaction();
   WriteTransaction(const WriteTransaction&) = delete;
   WriteTransaction& operator=(const WriteTransaction&) = delete;
@@ -289,6 +300,7 @@ class WriteTransaction {
  private:
   CaptureDb& m_db;
   bool m_open = false;
+  bool m_bulk = false;
 };
 
 // Loads one pass's rows inside ONE transaction:
@@ -331,6 +343,7 @@ class PassLoader : public RowSink {
  private:
   struct Impl;
   Impl& open_impl();
+  std::unique_ptr<WriteTransaction> m_own;  // when no WriteTransaction was open: the load's own
   std::unique_ptr<Impl> m_impl;
 };
 

@@ -69,11 +69,4 @@ std::string recover_hint(const std::filesystem::path& path);
 // Applies the embedded migrations (read-write) or checks the version (read-only).
 void migrate(CaptureDb::Impl& impl);
 
-// Loader's write settings, shared with the raw-insert baseline so the two compare like for like.
-// begin_bulk_write before BEGIN; commit_bulk_write checks the foreign keys the loader does not
-// establish itself, then commits; end_bulk_write after COMMIT or ROLLBACK.
-void begin_bulk_write(CaptureDb::Impl& impl);
-void commit_bulk_write(CaptureDb::Impl& impl);
-void end_bulk_write(CaptureDb::Impl& impl);
-
 }  // namespace kprof::store

@@ -351,7 +351,7 @@ MergeReport merge_captures(CaptureDb& target, const std::vector<fs::path>& sourc
   MergeReport report;
   SQLite::Database& dst = target.sql();
   try {
-    SQLite::Transaction tx(dst, SQLite::TransactionBehavior::IMMEDIATE);
+    WriteTransaction tx(target);  // records: every copied row's foreign keys checked as written
     const auto tables = pass_tables(dst);
     std::optional<int64_t> run_id;
     for (const auto& path : sources) {

@@ -7,43 +7,44 @@
 
 namespace kprof::store {
 
-// Foreign keys during a bulk write. SQLite checks every foreign key of every inserted or deleted
+// Foreign keys during a bulk load. SQLite checks every foreign key of every inserted or deleted
 // row with a search of the other table (https://sqlite.org/foreignkeys.html, "Required and
 // Suggested Database Indexes"): two B-tree searches per dispatch row (passes, kernel_variants), a
 // quarter of `kprof ingest`'s CPU time on a kernel_trace, and a scan of dispatch_rows per variant
-// when a pass's old rows are deleted. The per-row tables below are written only by PassLoader,
-// whose references hold by construction: the pass is looked up once when the load begins, every
-// name and counter id comes from `strings` and every variant id from `kernel_variants` rows it
-// wrote in the same transaction. So enforcement is off for the transaction (`PRAGMA
-// foreign_keys` is a no-op inside one, so it is set before BEGIN: https://sqlite.org/pragma.html
-// #pragma_foreign_keys), and before COMMIT every other table with a foreign key, each of a size
-// that grows with runs and passes, not with dispatches, is checked with pragma_foreign_key_check;
-// a violation rolls the whole transaction back. Atomicity and the WAL are untouched.
+// when a pass's old rows are deleted. The per-row tables (dispatch_rows, kernel_variants,
+// counter_values, kernel_stats, memory_copies, memory_allocations, api_calls, and the agents and
+// ingest_stats of a pass) are written only by PassLoader, whose references hold by construction:
+// the pass is looked up once when the load begins, every name and counter id comes from `strings`
+// and every variant id from `kernel_variants` rows it wrote in the same transaction. So a
+// WriteKind::bulk_load transaction runs with enforcement off (`PRAGMA foreign_keys` is a no-op
+// inside a transaction, so it is set before BEGIN: https://sqlite.org/pragma.html
+// #pragma_foreign_keys), and before COMMIT the record tables a command writes besides its loads
+// (each of a size that grows with runs and passes, not with dispatches) are checked whole with
+// pragma_foreign_key_check; a violation rolls the whole transaction back. Atomicity and the WAL
+// are untouched.
 namespace {
 
-const char* const k_loader_row_tables[] = {"counter_values",    "dispatch_rows", "kernel_variants",
-                                           "kernel_stats",      "memory_copies", "api_calls",
-                                           "memory_allocations"};
+const char* const k_record_tables[] = {"passes", "agents", "ingest_stats", "selected_kernels",
+                                       "run_lock"};
 
 void check_foreign_keys(CaptureDb::Impl& impl) {
-  std::string skip;
-  for (const char* t : k_loader_row_tables)
-    skip += std::string(skip.empty() ? "'" : ", '") + t + "'";
-  SQLite::Statement tables(
-      impl.db, "SELECT name FROM sqlite_schema m WHERE type = 'table' AND name NOT IN (" + skip +
-                   ") AND EXISTS (SELECT 1 FROM pragma_foreign_key_list(m.name))");
-  while (tables.executeStep()) {
-    const std::string table = tables.getColumn(0).getString();
+  for (const char* table : k_record_tables) {
     SQLite::Statement bad(impl.db,
                           "SELECT rowid, \"parent\" FROM pragma_foreign_key_check(?) LIMIT 1");
     bad.bind(1, table);
     if (bad.executeStep()) {
-      throw Error::runtime("a row of " + table + " (rowid " + bad.getColumn(0).getString() +
-                               ") refers to a missing row of " + bad.getColumn(1).getString() +
-                               "; nothing was written",
+      throw Error::runtime(std::string("a row of ") + table + " (rowid " +
+                               bad.getColumn(0).getString() + ") refers to a missing row of " +
+                               bad.getColumn(1).getString() + "; nothing was written",
                            "a kprof bug: please report it with the command that ran");
     }
   }
+}
+
+void end_bulk(CaptureDb::Impl& d) {
+  sqlite3* h = d.db.getHandle();
+  sqlite3_exec(h, "PRAGMA cache_size=-2000", nullptr, nullptr, nullptr);
+  sqlite3_exec(h, "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr);
 }
 
 }  // namespace
@@ -51,31 +52,29 @@ void check_foreign_keys(CaptureDb::Impl& impl) {
 // A bigger page cache keeps the B-tree pages of the growing tables and their indexes in memory for
 // the whole load (64 MiB; the default is 2 MiB). It bounds memory: peak RSS stays flat in file
 // size.
-void begin_bulk_write(CaptureDb::Impl& impl) {
-  impl.db.exec("PRAGMA cache_size=-65536");
-  impl.db.exec("PRAGMA temp_store=MEMORY");
-  impl.db.exec("PRAGMA foreign_keys=OFF");
-}
-
-void commit_bulk_write(CaptureDb::Impl& impl) {
-  check_foreign_keys(impl);
-  impl.db.exec("COMMIT");
-}
-
-void end_bulk_write(CaptureDb::Impl& impl) {
-  sqlite3_exec(impl.db.getHandle(), "PRAGMA cache_size=-2000", nullptr, nullptr, nullptr);
-  sqlite3_exec(impl.db.getHandle(), "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr);
-}
-
-WriteTransaction::WriteTransaction(CaptureDb& db) : m_db(db) {
+WriteTransaction::WriteTransaction(CaptureDb& db, WriteKind kind) : m_db(db) {
   CaptureDb::Impl& d = *db.m_impl;
   if (d.outer_write || d.loader_active) {
     throw Error::runtime("a write transaction is already open on '" + d.path.string() + "'",
                          "commit or destroy it first (a kprof bug)");
   }
+  if (d.read_only) {
+    throw Error::runtime("capture database '" + d.path.string() + "' was opened read-only",
+                         "open it read-write to write (a kprof bug)");
+  }
+  m_bulk = kind == WriteKind::bulk_load;
   guarded(d, "starting a write transaction", [&] {
-    begin_bulk_write(d);
-    d.db.exec("BEGIN IMMEDIATE");
+    try {
+      if (m_bulk) {
+        d.db.exec("PRAGMA cache_size=-65536");
+        d.db.exec("PRAGMA temp_store=MEMORY");
+        d.db.exec("PRAGMA foreign_keys=OFF");  // a no-op inside a transaction: set before BEGIN
+      }
+      d.db.exec("BEGIN IMMEDIATE");
+    } catch (...) {
+      if (m_bulk) end_bulk(d);
+      throw;
+    }
   });
   m_open = true;
   d.outer_write = true;
@@ -84,8 +83,8 @@ WriteTransaction::WriteTransaction(CaptureDb& db) : m_db(db) {
 WriteTransaction::~WriteTransaction() {
   CaptureDb::Impl& d = *m_db.m_impl;
   if (m_open) sqlite3_exec(d.db.getHandle(), "ROLLBACK", nullptr, nullptr, nullptr);
-  if (d.outer_write) end_bulk_write(d);
-  d.outer_write = false;
+  if (m_open && m_bulk) end_bulk(d);
+  if (m_open) d.outer_write = false;
 }
 
 void WriteTransaction::commit() {
@@ -94,9 +93,12 @@ void WriteTransaction::commit() {
     throw Error::runtime("WriteTransaction::commit with a PassLoader open, or twice",
                          "a kprof bug");
   }
-  guarded(d, "committing", [&] { commit_bulk_write(d); });
+  guarded(d, "committing", [&] {
+    if (m_bulk) check_foreign_keys(d);
+    d.db.exec("COMMIT");
+  });
   m_open = false;
-  end_bulk_write(d);
+  if (m_bulk) end_bulk(d);
   d.outer_write = false;
 }
 
@@ -176,7 +178,6 @@ struct PassLoader::Impl {
   CaptureDb::Impl& db;
   int64_t pass_id;
   bool in_transaction = false;
-  bool nested = false;     // a savepoint inside a WriteTransaction
   bool simulated = false;  // an agent's product name says the rocprofv3 test double wrote it
   std::unordered_map<std::string, int64_t> counter_names;
 
@@ -220,26 +221,14 @@ PassLoader::Impl& PassLoader::open_impl() {
 
 namespace {
 
-// A PassLoader's own transaction, or a savepoint inside an open WriteTransaction.
-void begin_load(CaptureDb::Impl& d, bool nested) {
-  if (nested) {
-    d.db.exec("SAVEPOINT pass_load");
-  } else {
-    begin_bulk_write(d);
-    // IMMEDIATE: take the write lock now rather than fail half-way when another writer holds it.
-    d.db.exec("BEGIN IMMEDIATE");
-  }
-}
+// A pass's load is a savepoint inside a WriteTransaction (its own when none was open), so that a
+// failed pass rolls back alone when other passes share the transaction.
+void begin_load(CaptureDb::Impl& d) { d.db.exec("SAVEPOINT pass_load"); }
 
-void rollback_load(CaptureDb::Impl& d, bool nested) {
+void rollback_load(CaptureDb::Impl& d) {
   sqlite3* h = d.db.getHandle();
-  if (nested) {
-    sqlite3_exec(h, "ROLLBACK TO pass_load", nullptr, nullptr, nullptr);
-    sqlite3_exec(h, "RELEASE pass_load", nullptr, nullptr, nullptr);
-  } else {
-    sqlite3_exec(h, "ROLLBACK", nullptr, nullptr, nullptr);
-    end_bulk_write(d);
-  }
+  sqlite3_exec(h, "ROLLBACK TO pass_load", nullptr, nullptr, nullptr);
+  sqlite3_exec(h, "RELEASE pass_load", nullptr, nullptr, nullptr);
 }
 
 }  // namespace
@@ -254,9 +243,10 @@ PassLoader::PassLoader(CaptureDb& db, int64_t pass_id) {
     throw Error::runtime("a PassLoader is already loading into '" + d.path.string() + "'",
                          "commit or destroy it first (one transaction per connection)");
   }
-  const bool nested = d.outer_write;
+  // No WriteTransaction open: the load opens its own (the one write path, capture_db.hpp).
+  if (!d.outer_write) m_own = std::make_unique<WriteTransaction>(db, WriteKind::bulk_load);
   guarded(d, "starting a pass load", [&] {
-    begin_load(d, nested);
+    begin_load(d);
     try {
       SQLite::Statement exists(d.db, "SELECT 1 FROM passes WHERE id = ?");
       exists.bind(1, pass_id);
@@ -269,29 +259,25 @@ PassLoader::PassLoader(CaptureDb& db, int64_t pass_id) {
       m_impl = std::make_unique<Impl>(d, pass_id);
     } catch (...) {
       m_impl.reset();
-      rollback_load(d, nested);
+      rollback_load(d);
+      m_own.reset();
       throw;
     }
   });
   m_impl->in_transaction = true;
-  m_impl->nested = nested;
   d.loader_active = true;
 }
 
 PassLoader::~PassLoader() {
   if (!m_impl) return;
   CaptureDb::Impl& d = m_impl->db;
-  const bool nested = m_impl->nested;
   const bool open = m_impl->in_transaction;
   // Statements must be reset before ROLLBACK can release everything; finalizing them (Impl's
   // destructor) does that.
   m_impl.reset();
-  if (open) {
-    rollback_load(d, nested);
-  } else if (!nested) {
-    end_bulk_write(d);
-  }
+  if (open) rollback_load(d);
   d.loader_active = false;
+  m_own.reset();  // not committed: rolls back
 }
 
 void PassLoader::begin_file(const std::string& path, const std::string& kind) {
@@ -433,13 +419,13 @@ void PassLoader::commit() {
       st.bind(2, m.pass_id);
       st.exec();
     }
-    if (m.nested) {
-      db.exec("RELEASE pass_load");
-    } else {
-      commit_bulk_write(m.db);
-    }
+    db.exec("RELEASE pass_load");
   });
   m.in_transaction = false;
+  if (m_own) {
+    m.db.loader_active = false;  // the load is over: its transaction may commit
+    m_own->commit();
+  }
 }
 
 }  // namespace kprof::store

@@ -121,21 +121,14 @@ bool BulkInserters::counter(int64_t pass_id, const CounterRow& c, int64_t counte
 
 namespace {
 
+// The loader's transaction and settings (WriteKind::bulk_load), so the two compare like for like.
 template <class F>
-int64_t raw_transaction(CaptureDb::Impl& impl, F&& body) {
+int64_t raw_transaction(CaptureDb& db, CaptureDb::Impl& impl, F&& body) {
   return guarded(impl, "raw insert", [&] {
-    begin_bulk_write(impl);
-    impl.db.exec("BEGIN IMMEDIATE");
-    try {
-      int64_t n = body();
-      commit_bulk_write(impl);
-      end_bulk_write(impl);
-      return n;
-    } catch (...) {
-      sqlite3_exec(impl.db.getHandle(), "ROLLBACK", nullptr, nullptr, nullptr);
-      end_bulk_write(impl);
-      throw;
-    }
+    WriteTransaction tx(db, WriteKind::bulk_load);
+    const int64_t n = body();
+    tx.commit();
+    return n;
   });
 }
 
@@ -144,7 +137,7 @@ int64_t raw_transaction(CaptureDb::Impl& impl, F&& body) {
 int64_t RawInsert::dispatches(CaptureDb& db, int64_t pass_id, std::span<const DispatchRow> rows,
                               int64_t kernel_name_id) {
   CaptureDb::Impl& impl = *db.m_impl;
-  return raw_transaction(impl, [&] {
+  return raw_transaction(db, impl, [&] {
     BulkInserters ins(impl.db.getHandle());
     for (const auto& r : rows) ins.dispatch(pass_id, r, kernel_name_id);
     return static_cast<int64_t>(rows.size());
@@ -159,7 +152,7 @@ int64_t RawInsert::counters(CaptureDb& db, int64_t pass_id, std::span<const Coun
                              std::to_string(counter_ids.size()) + " counter ids",
                          "pass one interned id per row");
   }
-  return raw_transaction(impl, [&] {
+  return raw_transaction(db, impl, [&] {
     BulkInserters ins(impl.db.getHandle());
     int64_t n = 0;
     for (size_t i = 0; i < rows.size(); ++i) n += ins.counter(pass_id, rows[i], counter_ids[i]);

@@ -450,7 +450,7 @@ TEST(WriteTransaction, DanglingReferenceIsRefusedAtCommitAndRollsBack) {
   testing::make_run(db, "kept");
   const std::string before = testing::dump_all_tables(db.sql());
   {
-    WriteTransaction tx(db);
+    WriteTransaction tx(db, WriteKind::bulk_load);
     int64_t run = testing::make_run(db, "new");
     load_trace(db, testing::make_pass(db, run, 0), 20, {"a"});
     testing::make_pass(db, run + 1000, 0);  // a pass of a run that does not exist
@@ -462,8 +462,29 @@ TEST(WriteTransaction, DanglingReferenceIsRefusedAtCommitAndRollsBack) {
     }
   }
   EXPECT_EQ(testing::dump_all_tables(db.sql()), before);
-  // Enforcement is back on outside the bulk write.
+  // Enforcement is back on outside the bulk write, and row by row in a `records` transaction.
   EXPECT_THROW(testing::make_pass(db, 999, 0), Error);
+  {
+    WriteTransaction tx(db);
+    EXPECT_THROW(testing::make_pass(db, 999, 0), Error);
+  }
+  EXPECT_EQ(testing::dump_all_tables(db.sql()), before);
+}
+
+// Every writer's transaction is a WriteTransaction: one per connection, none on a read-only one.
+TEST(WriteTransaction, IsTheOneWritePath) {
+  TempDir dir;
+  {
+    CaptureDb db(dir / "c.db");
+    int64_t run = testing::make_run(db, "r");
+    WriteTransaction tx(db);
+    // A multi-row writer of CaptureDb, or a PassLoader's own transaction, cannot open a second.
+    EXPECT_THROW(WriteTransaction(db, WriteKind::bulk_load), Error);
+    EXPECT_THROW(db.set_selected_kernels(run, {{"k", 1, "top"}}), Error);
+  }
+  CaptureDb reader(dir / "c.db", OpenMode::read_only);
+  EXPECT_THROW(WriteTransaction{reader}, Error);
+  EXPECT_THROW(PassLoader(reader, 1), Error);
 }
 
 // The loader decides "simulated" from the agents it stores, and records a counter pass's counters
