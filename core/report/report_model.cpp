@@ -153,11 +153,22 @@ Timeline timeline(const an::TraceModel& m) {
   std::vector<uint32_t> names;
   for (size_t i = chosen->begin; i < chosen->end; ++i) names.push_back(pm.order[i]->name);
   const an::LayerFit lf = an::detect_layers(names);
-  // Row starts: dispatch offsets within the step.
+  // Row starts: dispatch offsets within the step. The anchor is whichever kernel runs once per
+  // layer, often in the middle of one (a SiLU between two GEMMs); a row starts where the layer's
+  // repeated sequence starts: the longest run of dispatches before the first anchor that is the
+  // same as the run before the second (shorter than the period, so no layer is cut twice).
   std::vector<size_t> starts;
+  size_t lead = 0;
   if (lf.layers > 0) {
     for (size_t i = 0; i < names.size(); ++i)
       if (names[i] == lf.anchor) starts.push_back(i);
+    if (starts.size() >= 2) {
+      const size_t gap = starts[1] - starts[0];
+      while (lead + 1 < gap && lead < starts[0] &&
+             names[starts[0] - lead - 1] == names[starts[1] - lead - 1])
+        ++lead;
+    }
+    for (auto& s : starts) s -= lead;
   }
   std::vector<std::pair<size_t, std::string>> rows;  // first dispatch, label
   if (starts.empty()) {
@@ -170,9 +181,13 @@ Timeline timeline(const an::TraceModel& m) {
     // The last layer is as long as the layer period; what follows it is the step's tail.
     const size_t tail = starts.back() + lf.period;
     if (tail < names.size()) rows.push_back({tail, "after layer " + std::to_string(starts.size())});
-    tl.layer_basis = "rows start at each launch of " + m.family_of_name[lf.anchor] +
-                     ", which runs once per layer (" + std::to_string(starts.size()) +
-                     " launches, every " + std::to_string(lf.period) + " dispatches)";
+    tl.layer_basis =
+        (lead == 0 ? "rows start at each launch of "
+                   : "rows start " + std::to_string(lead) + " dispatches before each launch of ") +
+        m.family_of_name[lf.anchor] + ", which runs once per layer (" +
+        std::to_string(starts.size()) + " launches, every " + std::to_string(lf.period) +
+        " dispatches)" +
+        (lead == 0 ? "" : ", where the sequence that repeats from layer to layer begins");
   }
   for (const auto& r : rows) tl.rows.push_back(r.second);
   const int64_t step_start = pm.order[chosen->begin]->start_ns;
