@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/decode_loop_capture.hpp"
 #include "bench/harness/side_by_side.hpp"
 #include "core/store/capture_db.hpp"
 
@@ -29,45 +30,10 @@ using namespace kprof;
 using bench::Contender;
 
 void build(const std::filesystem::path& path, int64_t n) {
-  store::CaptureDb db(path);
-  store::NewRun r;
-  r.name = "bench";
-  r.host = "bench";
-  r.kprof_version = "bench";
-  r.simulated = true;
-  const int64_t run = db.create_run(r);
-  store::PlannedPass p;
-  const int64_t pass = db.add_planned_pass(run, p);
-  store::PassLoader loader(db, pass);
-  loader.begin_file("synthetic", "kernel_trace");
-  const int per_layer = 17, layers = 48, per_step_extra = 31;
-  int64_t t = 1'000'000'000, id = 1;
-  for (int64_t step = 0; id <= n; ++step) {
-    t += 40'000;  // host gap between steps
-    auto emit = [&](int k) {
-      if (id > n) return;
-      store::DispatchRow d;
-      d.dispatch_id = id++;
-      d.kernel_id = k + (step == 0 ? 100 : 0);
-      d.agent = 2;
-      d.pid = 4242;
-      d.start_ns = t;
-      d.end_ns = t + 3000 + 97 * k;
-      t = d.end_ns + 500;
-      d.kernel_name =
-          "bench_kernel_" + std::to_string(k) + "<c10::BFloat16, " + std::to_string(k % 3) + ">";
-      d.grid_x = (step == 0 ? 4096 : 256) * (1 + k % 5);
-      d.wg_x = 256;
-      d.vgpr = 80, d.agpr = 0, d.sgpr = 48;
-      loader.dispatch(d);
-    };
-    for (int k = 0; k < per_step_extra / 2; ++k) emit(100 + k);
-    for (int l = 0; l < layers; ++l)
-      for (int k = 0; k < per_layer; ++k) emit(k);
-    for (int k = per_step_extra / 2; k < per_step_extra; ++k) emit(100 + k);
-  }
-  loader.end_file(n);
-  loader.commit();
+  bench::DecodeLoopShape shape;
+  shape.run_name = "bench";
+  shape.two_queues = false;
+  bench::build_decode_loop_capture(path, n, shape);
 }
 
 // `top`'s aggregation, as a user would type it into the sqlite3 shell.
