@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
+#include "apps/kprof/launcher_args.hpp"
 #include "core/base/table.hpp"
 #include "core/exec/plan_view.hpp"
 #include "core/exec/runbook_plan.hpp"
@@ -24,15 +25,24 @@ int cmd_plan(const app::Args& args) {
       "db", po::value<std::string>(), "capture database (default: the runbook's `database`)")(
       "node-budget", po::value<std::uint64_t>()->default_value(plan::PlanOptions{}.node_budget),
       "search nodes before the planner stops and reports its best plan as not proved")(
+      "emit-sbatch",
+      "print the Slurm batch script of every pass (one job array) instead of the plan, for "
+      "submitting by hand; `kprof run --slurm` submits it itself")(
       "runbook", po::value<std::string>(), "the runbook (.yaml)");
+  app::add_sbatch_options(opts);
   po::positional_options_description pos;
   pos.add("runbook", 1);
   auto vm =
-      app::parse_args("plan", "RUNBOOK [--format text|json] [--simulate] [--gpus LIST] [--db PATH]",
+      app::parse_args("plan",
+                      "RUNBOOK [--format text|json] [--simulate] [--gpus LIST] [--db PATH]\n"
+                      "       kprof plan RUNBOOK --emit-sbatch [--partition P] [--time LIMIT] "
+                      "[--gpus-per-task N] [--sbatch-arg OPT]...",
                       args, opts, pos,
                       "examples:\n  kprof plan runbooks/qwen3-30b-a3b-sim.yaml\n  kprof plan "
                       "runbooks/qwen3-30b-a3b-mi300x.yaml --format json > plan.json\n      each "
-                      "pass's counters, block slots and exact rocprofv3 argv, as JSON");
+                      "pass's counters, block slots and exact rocprofv3 argv, as JSON\n"
+                      "  kprof plan runbooks/qwen3-30b-a3b-mi300x.yaml --emit-sbatch "
+                      "--partition mi300x > passes.sh\n      one Slurm array task per pass");
   if (!vm) return 0;
   if (!vm->count("runbook"))
     throw Error::input("no runbook given", "write 'kprof plan path/to/runbook.yaml'");
@@ -46,6 +56,22 @@ int cmd_plan(const app::Args& args) {
   request.simulate = vm->count("simulate") > 0;
   if (vm->count("gpus")) request.gpus = (*vm)["gpus"].as<std::string>();
   request.node_budget = (*vm)["node-budget"].as<std::uint64_t>();
+  if (vm->count("emit-sbatch")) {
+    if (vm->count("gpus"))
+      throw Error::input("--gpus picks GPUs of this host; the batch script asks Slurm for them",
+                         "drop --gpus (--gpus-per-task sets how many each pass gets)");
+    // No placeholder: a command that could not run is no use in a script.
+    request.filter_placeholder = false;
+    const exec::RunbookPlan whole = exec::plan_runbook(request);
+    std::cout << exec::emit_sbatch(whole.rb, whole.plan, whole.run_id,
+                                   app::launcher_flags_from(*vm));
+    return 0;
+  }
+  if (vm->count("partition") || vm->count("time") || vm->count("gpus-per-task") ||
+      vm->count("sbatch-arg"))
+    throw Error::input(
+        "--partition, --time, --gpus-per-task and --sbatch-arg shape the batch script",
+        "add --emit-sbatch");
   const exec::RunbookPlan planned = exec::plan_runbook(request);
   // On a terminal the long lines wrap (commands with " \\" so they still paste into a shell).
   std::cout << (format == "json" ? exec::plan_json(planned)

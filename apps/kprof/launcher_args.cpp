@@ -8,9 +8,13 @@ void add_launcher_options(po::options_description& opts) {
   opts.add_options()("slurm",
                      "run the passes as tasks of a Slurm job array (same as --launcher slurm)")(
       "launcher", po::value<std::string>()->value_name("local|slurm"),
-      "where passes run (default: the runbook's `launcher: {type}`, else local)")(
-      "partition", po::value<std::string>()->value_name("P"),
-      "Slurm partition (sbatch --partition; default: launcher.partition)")(
+      "where passes run (default: the runbook's `launcher: {type}`, else local)");
+  add_sbatch_options(opts);
+}
+
+void add_sbatch_options(po::options_description& opts) {
+  opts.add_options()("partition", po::value<std::string>()->value_name("P"),
+                     "Slurm partition (sbatch --partition; default: launcher.partition)")(
       "time", po::value<std::string>()->value_name("LIMIT"),
       "Slurm time limit per task, as sbatch --time reads it (default: launcher.time)")(
       "gpus-per-task", po::value<int>()->value_name("N"),

@@ -10,6 +10,8 @@
 namespace kprof::app {
 
 void add_launcher_options(po::options_description& opts);
+// Only the Slurm settings (--partition, --time, --gpus-per-task, --sbatch-arg): `kprof plan`.
+void add_sbatch_options(po::options_description& opts);
 exec::LauncherFlags launcher_flags_from(const po::variables_map& vm);
 
 }  // namespace kprof::app

@@ -21,7 +21,12 @@ SbatchOptions sbatch_options(const runbook::Runbook& rb, const LauncherFlags& f)
   o.time_limit = f.time.value_or(rb.launcher.time.value);
   o.gpus_per_task = f.gpus_per_task.value_or(rb.launcher.gpus_per_task.value);
   for (const auto& a : rb.launcher.sbatch_args.value) o.extra_args.push_back(a.value);
-  for (const auto& a : f.sbatch_args) o.extra_args.push_back(a);
+  for (const auto& a : f.sbatch_args) {
+    if (const auto instead = runbook::sbatch_option_owned_by_kprof(a))
+      throw Error::input("--sbatch-arg " + a + ": kprof writes that sbatch option itself",
+                         *instead);
+    o.extra_args.push_back(a);
+  }
   if (o.gpus_per_task < 0 || o.gpus_per_task > 64)
     throw Error::input("--gpus-per-task " + std::to_string(o.gpus_per_task) + " is out of range",
                        "give 0..64 (0: ask Slurm for no GPU)");
@@ -46,8 +51,43 @@ std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const La
     return nullptr;
   }
   const auto poll =
-      std::chrono::milliseconds(static_cast<int64_t>(1000 * f.poll_seconds.value_or(2.0)));
+      std::chrono::milliseconds(static_cast<int64_t>(1000 * f.poll_seconds.value_or(1.0)));
   return std::make_unique<SlurmLauncher>(sbatch_options(rb, f), poll);
+}
+
+std::string emit_sbatch(const runbook::Runbook& rb, const RunPlan& plan, int64_t run_id,
+                        const LauncherFlags& flags) {
+  std::vector<SlurmTask> tasks;
+  for (const auto& c : plan.passes) {
+    SlurmTask t;
+    t.index = c.ordinal;
+    t.argv = c.argv;
+    t.env = c.env;
+    t.cwd = rb.workload.cwd.value;
+    t.output_dir = c.output_dir;
+    t.log_path = c.log_path;
+    if (rb.workload.timeout.value) t.timeout = *rb.workload.timeout.value;
+    tasks.push_back(std::move(t));
+  }
+  SbatchOptions o = sbatch_options(rb, flags);
+  // Beside the run's logs, as `kprof run --slurm` keeps them (slurm_launcher.cpp).
+  o.slurm_log_dir = rb.captures.value / ("run-" + std::to_string(run_id)) / "slurm";
+  std::string s = sbatch_script(tasks, o);
+  std::string note = "# kprof plan --emit-sbatch: run " + std::to_string(run_id) + " of " +
+                     rb.source.string() +
+                     ". Create the --output folder first (mkdir -p; sbatch does not), submit\n"
+                     "# with sbatch, then load the run's folder with `kprof ingest DB FOLDER`.\n";
+  if (plan.filter_after_trace) {
+    note += "# The counter passes count EVERY kernel here: the runbook's kernel filter (" +
+            *plan.filter_after_trace +
+            ") is decided from the trace pass, which only `kprof run --slurm` does.\n";
+  }
+  // After the shebang and kprof's first comment line, before the #SBATCH lines (sbatch reads
+  // #SBATCH lines up to the first command, comments may come between them:
+  // https://slurm.schedmd.com/sbatch.html, "DESCRIPTION").
+  const auto first_line_end = s.find('\n');
+  s.insert(first_line_end + 1, note);
+  return s;
 }
 
 }  // namespace kprof::exec

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/exec/pass_launcher.hpp"
+#include "core/exec/pass_plan.hpp"
 #include "core/exec/slurm_script.hpp"
 #include "core/runbook/runbook.hpp"
 
@@ -20,7 +21,7 @@ struct LauncherFlags {
   std::optional<std::string> time;
   std::optional<int> gpus_per_task;
   std::vector<std::string> sbatch_args;  // appended to the runbook's
-  // Seconds between two looks at Slurm's job states (scontrol); default 2.
+  // Seconds between two looks at Slurm's job states (scontrol); default 1.
   std::optional<double> poll_seconds;
 };
 
@@ -37,5 +38,13 @@ std::vector<std::string> launcher_flag_args(const LauncherFlags& flags);
 // A SlurmLauncher when the run goes to Slurm; nullptr for local (the executor's own default).
 // Throws Error(input) for an unknown --launcher and for Slurm settings without Slurm.
 std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const LauncherFlags& flags);
+
+// `kprof plan --emit-sbatch`: the batch script of every pass of `plan` (run `run_id`) as ONE job
+// array (task 0 the trace pass, 1..N the counter passes), with the settings of the runbook and the
+// flags, for users who submit by hand. Where the counter passes' kernel filter comes from the trace
+// pass (plan.filter_after_trace), their commands carry none (they count every kernel) and the
+// script says so in a comment: only `kprof run --slurm` applies that filter.
+std::string emit_sbatch(const runbook::Runbook& rb, const RunPlan& plan, int64_t run_id,
+                        const LauncherFlags& flags);
 
 }  // namespace kprof::exec

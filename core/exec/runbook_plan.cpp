@@ -35,7 +35,7 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
   out.run_id = next_run_id(db_path);
   RunPlanOptions ro;
   ro.planner.node_budget = request.node_budget;
-  ro.filter_placeholder = "<decided after the trace pass>";
+  if (request.filter_placeholder) ro.filter_placeholder = "<decided after the trace pass>";
   out.plan = plan_run(rb, *backend, out.run_id, ro);
   out.profiler = backend->executable();
   out.simulated = backend->simulated();

@@ -25,6 +25,9 @@ struct RunbookPlanRequest {
   bool simulate = false;                    // plan for the test double
   std::optional<std::string> gpus;          // --gpus LIST as given: each slot's environment
   std::uint64_t node_budget = plan::PlanOptions{}.node_budget;
+  // Shows the counter passes' kernel filter the trace decides as a placeholder; false: their
+  // commands without it, as they can run (`kprof plan --emit-sbatch`).
+  bool filter_placeholder = true;
 };
 
 struct RunbookPlan {

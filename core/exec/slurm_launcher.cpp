@@ -1,6 +1,7 @@
 #include "core/exec/slurm_launcher.hpp"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <fstream>
@@ -27,10 +28,18 @@ std::optional<std::pair<int64_t, int64_t>> parse_slurm_attempt_id(const std::str
 SlurmLauncher::SlurmLauncher(SbatchOptions options, std::chrono::milliseconds poll)
     : m_options(std::move(options)), m_poll(poll) {}
 
+SlurmLauncher::~SlurmLauncher() {
+  std::error_code ec;
+  if (m_client) fs::remove_all(m_scratch, ec);
+}
+
 SlurmClient& SlurmLauncher::client() {
   if (!m_client) {
-    m_client = std::make_unique<SlurmClient>(fs::temp_directory_path() /
-                                             ("kprof-slurm-" + std::to_string(::getpid())));
+    // One folder per launcher: two launchers of one kprof (resume reaping with another) apart.
+    static int instances = 0;
+    m_scratch = fs::temp_directory_path() /
+                ("kprof-slurm-" + std::to_string(::getpid()) + "-" + std::to_string(++instances));
+    m_client = std::make_unique<SlurmClient>(m_scratch);
   }
   return *m_client;
 }

@@ -31,6 +31,11 @@ class SlurmLauncher final : public PassLauncher {
  public:
   explicit SlurmLauncher(SbatchOptions options,
                          std::chrono::milliseconds poll = std::chrono::seconds(1));
+  // Removes the scratch folder of Slurm's command outputs. Tasks still in Slurm are left there:
+  // their pass is recorded as running with its task id, and `kprof resume` adopts them.
+  ~SlurmLauncher() override;
+  SlurmLauncher(const SlurmLauncher&) = delete;
+  SlurmLauncher& operator=(const SlurmLauncher&) = delete;
 
   std::string_view name() const override { return "slurm"; }
   bool schedules_itself() const override { return true; }
@@ -59,6 +64,7 @@ class SlurmLauncher final : public PassLauncher {
   std::chrono::milliseconds m_poll;
   std::chrono::steady_clock::time_point m_last_poll{};
   std::map<std::string, Task> m_live;  // by id
+  std::filesystem::path m_scratch;     // the client's folder for command outputs
   std::unique_ptr<SlurmClient> m_client;
   int m_submissions = 0;
 };

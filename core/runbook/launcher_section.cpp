@@ -42,6 +42,13 @@ void set(Located<T>& out, T value, const Entry& e) {
 
 }  // namespace
 
+std::optional<std::string> owned_option(const std::string& arg) {
+  const std::string opt = arg.substr(0, arg.find_first_of("= "));
+  for (const auto& o : k_owned)
+    if (opt == o.option) return std::string(o.instead);
+  return std::nullopt;
+}
+
 void parse_launcher(Reader& r, const Entry& e, Launcher& out) {
   auto m = r.map(e.value, e.value_pos, "launcher", k_keys);
   if (!m) return;
@@ -90,12 +97,11 @@ void parse_launcher(Reader& r, const Entry& e, Launcher& out) {
           good = false;
           continue;
         }
-        const std::string opt = arg.substr(0, arg.find('='));
-        for (const auto& o : k_owned) {
-          if (opt == o.option) {
-            r.error((*items)[i].pos, at + ": '" + opt + "' is set by kprof", o.instead);
-            good = false;
-          }
+        if (const auto instead = owned_option(arg)) {
+          r.error((*items)[i].pos,
+                  at + ": '" + arg.substr(0, arg.find_first_of("= ")) + "' is set by kprof",
+                  *instead);
+          good = false;
         }
       }
       if (good) {
@@ -117,3 +123,11 @@ void parse_launcher(Reader& r, const Entry& e, Launcher& out) {
 }
 
 }  // namespace kprof::runbook::detail
+
+namespace kprof::runbook {
+
+std::optional<std::string> sbatch_option_owned_by_kprof(const std::string& arg) {
+  return detail::owned_option(arg);
+}
+
+}  // namespace kprof::runbook

@@ -160,6 +160,11 @@ struct Launcher {
   LocatedStrings sbatch_args;  // more sbatch options, each "--opt[=value]"; kprof's own refused
 };
 
+// For an sbatch option kprof writes itself into the batch script ("--array=1-3", "-o x", "--gres"),
+// what to do instead; nullopt for any other option. Checks `launcher.sbatch_args` and
+// `--sbatch-arg` alike.
+std::optional<std::string> sbatch_option_owned_by_kprof(const std::string& arg);
+
 // Settings read only when the profiler is the test double (rocprofv3-sim).
 struct Sim {
   bool present = false;  // the runbook has a `sim` map

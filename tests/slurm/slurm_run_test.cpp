@@ -287,5 +287,52 @@ TEST_F(SlurmRun, ResumeAfterKill9AdoptsTheRunningTasks) {
   EXPECT_EQ(pass_field(1, "attempts"), "1");
 }
 
+// The node set DOWN while a counter task runs: Slurm requeues the task (PENDING, Restarts=1) and
+// starts it again after its hold (cred_expire, 10 s on the loopback cluster); kprof treats the
+// requeue as the same attempt going on, and the run completes with one attempt per pass.
+TEST_F(SlurmRun, NodeDownMidRunRequeuesTheTaskAndTheRunCompletes) {
+  REQUIRE_CLUSTER();
+  const auto rb = runbook(
+      "if [ \"$T\" = 1 ] && [ ! -e \"$D/requeued\" ]; then touch \"$D/running-1\"; sleep 60; fi");
+  std::atomic<bool> done{false};
+  std::string node;
+  std::thread downer([&] {
+    for (int i = 0; i < 600 && !done; ++i) {
+      if (fs::exists(dir / "running-1")) {
+        std::ofstream(dir / "requeued") << "";
+        // The node the task runs on, as Slurm names it.
+        LaunchSpec q;
+        q.argv = {"squeue", "-h", "-o", "%N", "-j", pass_field(1, "launch_id")};
+        q.log_path = dir / "squeue.out";
+        run_process(q);
+        std::istringstream in(read(q.log_path));
+        in >> node;
+        LaunchSpec s;
+        s.argv = {"scontrol", "update", "nodename=" + node, "state=down", "reason=kprof-test"};
+        s.log_path = dir / "down.out";
+        run_process(s);
+        return;
+      }
+      std::this_thread::sleep_for(100ms);
+    }
+  });
+  auto r = kprof({"run", rb.string(), "--simulate", "--quiet"});
+  done = true;
+  downer.join();
+  if (!node.empty()) {
+    // ReturnToService=2 brings it back once slurmd registers; make sure before the next test.
+    LaunchSpec s;
+    s.argv = {"scontrol", "update", "nodename=" + node, "state=resume"};
+    s.log_path = dir / "resume.out";
+    run_process(s);
+  }
+  ASSERT_FALSE(node.empty()) << "the task never ran\n" << r.text;
+  ASSERT_EQ(r.result.exit_code, 0) << r.text << read(dir / "down.out");
+  EXPECT_EQ(pass_field(1, "state"), "done");
+  EXPECT_EQ(pass_field(1, "attempts"), "1");
+  EXPECT_EQ(pass_field(2, "state"), "done");
+  EXPECT_EQ(scripts().size(), 2u) << "kprof submitted again instead of waiting for the requeue";
+}
+
 }  // namespace
 }  // namespace kprof::exec

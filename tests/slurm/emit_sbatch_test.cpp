@@ -1,0 +1,113 @@
+// `kprof plan --emit-sbatch`: the batch script of every pass for users who submit by hand, made by
+// the real kprof executable; its tasks are run here by bash with SLURM_ARRAY_TASK_ID set, as
+// slurmd runs them, and what they write is loaded with `kprof ingest`.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "core/exec/process_runner.hpp"
+
+namespace kprof::exec {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class EmitSbatch : public ::testing::Test {
+ protected:
+  EmitSbatch() {
+    std::random_device rd;
+    dir = fs::temp_directory_path() /
+          ("kprof-emit-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    fs::create_directories(dir);
+  }
+  ~EmitSbatch() override {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  fs::path runbook(const std::string& kernels) {
+    const auto rb = dir / "small.yaml";
+    std::ofstream(rb) << "schema_version: 1\nname: small\nworkload:\n  command: [true]\n"
+                         "  timeout: 60s\nprofiler:\n  output_format: csv\ntarget:\n  arch: "
+                         "gfx942\npasses:\n  trace:\n    "
+                         "enabled: true\n  counters:\n    counters: [GRBM_COUNT, GRBM_GUI_ACTIVE, "
+                         "GRBM_CP_BUSY, SQ_WAVES]\n"
+                      << kernels
+                      << "launcher:\n  type: slurm\n  partition: debug\n"
+                         "database: small.db\nsim:\n  model: vector-ops-8gpu\n  seed: 7\n";
+    return rb;
+  }
+  RunResult kprof(const std::vector<std::string>& args, const std::string& out) {
+    LaunchSpec s;
+    s.argv = {std::string(KPROF_BIN_DIR) + "/kprof"};
+    s.argv.insert(s.argv.end(), args.begin(), args.end());
+    s.log_path = dir / out;
+    s.log_tail_bytes = 1 << 16;
+    return run_process(s);
+  }
+  fs::path dir;
+};
+
+TEST_F(EmitSbatch, OneArrayOfEveryPassWhoseTasksWriteWhatIngestLoads) {
+  const auto rb = runbook("    kernels:\n      include_regex: \"kernel\"\n");
+  auto r = kprof({"plan", rb.string(), "--simulate", "--emit-sbatch", "--gpus-per-task", "2",
+                  "--sbatch-arg=--account=proj"},
+                 "job.sh");
+  ASSERT_TRUE(r.ok()) << r.log_tail;
+  const std::string s = read(dir / "job.sh");
+  EXPECT_EQ(s.rfind("#!/bin/bash\n", 0), 0u) << s;
+  EXPECT_NE(s.find("\n#SBATCH --array=0-2\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("\n#SBATCH --gres=gpu:2\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("\n#SBATCH --partition=debug\n"), std::string::npos) << s;  // the runbook's
+  EXPECT_NE(s.find("\n#SBATCH --account=proj\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("/small-captures/run-1/slurm/slurm-%A_%a.out"), std::string::npos) << s;
+  EXPECT_EQ(s.find("EVERY kernel"), std::string::npos) << s;  // the filter is in the runbook
+  for (const char* task : {"0", "1", "2"}) {
+    LaunchSpec t;
+    t.argv = {"bash", (dir / "job.sh").string()};
+    t.env = {{"SLURM_ARRAY_TASK_ID", task}, {"SLURM_ARRAY_JOB_ID", "9"}};
+    t.log_path = dir / (std::string("task-") + task + ".out");
+    const auto tr = run_process(t);
+    ASSERT_TRUE(tr.ok()) << task << ": " << tr.describe() << read(t.log_path);
+  }
+  EXPECT_NE(read(dir / "small-captures/run-1/logs/pass-1.log").find("kprof: slurm job 9_1"),
+            std::string::npos);
+  r = kprof({"ingest", (dir / "hand.db").string(), (dir / "small-captures/run-1").string()},
+            "ingest.out");
+  EXPECT_TRUE(r.ok()) << r.log_tail;
+  EXPECT_NE(r.log_tail.find("pass 0 (trace)"), std::string::npos) << r.log_tail;
+  EXPECT_NE(r.log_tail.find("pass 2 (counters)"), std::string::npos) << r.log_tail;
+}
+
+// Kernels chosen from the trace: the script cannot know them, so its counter passes count every
+// kernel and it says so; settings kprof writes itself, or Slurm settings without the script, are
+// refused.
+TEST_F(EmitSbatch, SaysWhatOnlyRunCanDecideAndRefusesOptionsKprofOwns) {
+  const auto rb = runbook("    kernels:\n      from_trace: {top: 2, by: total_duration}\n");
+  auto r = kprof({"plan", rb.string(), "--simulate", "--emit-sbatch"}, "job.sh");
+  ASSERT_TRUE(r.ok()) << r.log_tail;
+  const std::string s = read(dir / "job.sh");
+  EXPECT_NE(s.find("# The counter passes count EVERY kernel here"), std::string::npos) << s;
+  EXPECT_EQ(s.find("<decided after the trace pass>"), std::string::npos) << s;
+  r = kprof({"plan", rb.string(), "--simulate", "--emit-sbatch", "--sbatch-arg=--array=1-3"},
+            "refused.out");
+  EXPECT_EQ(r.exit_code, 2) << r.log_tail;
+  EXPECT_NE(r.log_tail.find("--sbatch-arg --array=1-3: kprof writes that sbatch option itself"),
+            std::string::npos)
+      << r.log_tail;
+  r = kprof({"plan", rb.string(), "--simulate", "--partition", "x"}, "refused2.out");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.log_tail.find("add --emit-sbatch"), std::string::npos) << r.log_tail;
+}
+
+}  // namespace
+}  // namespace kprof::exec
