@@ -55,6 +55,7 @@ int cmd_query(const kprof::app::Args& args) {
       "  metrics   per variant and phase: FLOPs, bytes, intensity, achieved rates\n"
       "  roofline  per family and phase: rates against the target's peaks, and the bound\n"
       "  passes    the run's passes (0 = trace), states and the join's match rate\n"
+      "  samples   per variant and counter: n, mean, sd, se (rotated runs: one group a launch)\n"
       "\nexamples:\n"
       "  kprof query out/q.db top --limit 10\n"
       "  kprof query out/q.db explain fused_moe_kernel\n"

@@ -137,7 +137,9 @@ std::optional<JoinResult> join_by_id(const PassData& trace, const PassData& coun
 // enqueue order to every dispatch, traced or filtered out.
 void check_join(JoinResult& r, int64_t jump_bound) {
   r.jump_bound = jump_bound;
+  const std::set<size_t> restarts(r.repeat_starts.begin(), r.repeat_starts.end());
   for (size_t k = 1; k < r.matches.size(); ++k) {
+    if (restarts.count(k)) continue;  // a repeated request starts again at the trace's start
     const auto& a = r.matches[k - 1];
     const auto& b = r.matches[k];
     if (a.counter.pid != b.counter.pid || a.trace.pid != b.trace.pid) continue;
@@ -189,15 +191,33 @@ JoinResult join_pass(const PassData& trace, const PassData& counters, int64_t ju
       b.clear();
       for (const auto* d : tseq) a.push_back(identity(d));
       for (const auto* d : cseq) b.push_back(identity(d));
-      const auto pairs = lcs_pairs(a, b);
-      StreamPair sp{c->pid, t->pid, agent, cseq.size(), tseq.size(), pairs.size()};
+      // Repeats of the request (a rotated run): k consecutive chunks, each onto the trace.
+      size_t k = 1;
+      if (!a.empty() && b.size() >= 2 * a.size()) {
+        const size_t n = (b.size() + a.size() / 2) / a.size();
+        const size_t off =
+            b.size() > n * a.size() ? b.size() - n * a.size() : n * a.size() - b.size();
+        if (off <= std::max<size_t>(2, a.size() / 100)) k = n;
+      }
+      r.repeats = std::max(r.repeats, static_cast<int>(k));
+      std::vector<bool> tmatched(tseq.size(), false), cmatched(cseq.size(), false);
+      size_t matched = 0;
+      for (size_t chunk = 0; chunk < k; ++chunk) {
+        const size_t from = chunk * b.size() / k, to = (chunk + 1) * b.size() / k;
+        const std::vector<uint32_t> part(b.begin() + static_cast<std::ptrdiff_t>(from),
+                                         b.begin() + static_cast<std::ptrdiff_t>(to));
+        const auto pairs = lcs_pairs(a, part);
+        if (chunk > 0 && !pairs.empty()) r.repeat_starts.push_back(r.matches.size());
+        for (auto [i, jj] : pairs) {
+          const size_t j = from + jj;
+          tmatched[i] = cmatched[j] = true;
+          r.matches.push_back({{c->pid, cseq[j]->dispatch_id}, {t->pid, tseq[i]->dispatch_id}});
+        }
+        matched += pairs.size();
+      }
+      StreamPair sp{c->pid, t->pid, agent, cseq.size(), tseq.size(), matched};
       r.streams.push_back(sp);
       r.trace_considered += tseq.size();
-      std::vector<bool> tmatched(tseq.size(), false), cmatched(cseq.size(), false);
-      for (auto [i, j] : pairs) {
-        tmatched[i] = cmatched[j] = true;
-        r.matches.push_back({{c->pid, cseq[j]->dispatch_id}, {t->pid, tseq[i]->dispatch_id}});
-      }
       for (size_t j = 0; j < cseq.size(); ++j)
         if (!cmatched[j]) r.unmatched_counter.push_back({c->pid, cseq[j]->dispatch_id});
       for (size_t i = 0; i < tseq.size(); ++i)

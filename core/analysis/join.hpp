@@ -6,6 +6,10 @@
 // aligns the two identity sequences with an LCS (align.hpp), per process and agent, and tolerates
 // kernels that ran in one pass only (lazy initialisation, allocator kernels, a changed filter).
 //
+// Repeats: a rotated pass may run the measured request k times in one run (core/exec/
+// rotated_pass.hpp); when a counter stream holds k times the trace's launches (to within 1%), it
+// is cut into k consecutive chunks and each is aligned onto the trace.
+//
 // Exception: a counter pass written by the SAME rocprofv3 invocation as the trace (`--kernel-trace
 // --pmc ...` in one run) carries the trace's own Dispatch_Ids, pids and timestamps
 // (rocprofiler-sdk source/lib/output/generateCSV.cpp writes both files from the same dispatch
@@ -60,6 +64,13 @@ struct JoinResult {
   // True when the counter pass held only some of the trace's kernel names (a kernel filter); the
   // trace side is then the subsequence of those kernels.
   bool filtered = false;
+
+  // A counter stream holding k >= 2 times the trace's launches (a rotated run that repeated the
+  // request k times, core/exec/rotated_pass.hpp) is aligned chunk by chunk, each chunk onto the
+  // same trace dispatches as further samples. `repeats`: the largest k; `repeat_starts`: the
+  // indices in `matches` where a later chunk starts (the self-check does not compare across them).
+  int repeats = 1;
+  std::vector<size_t> repeat_starts;
 
   // How the mapping was made: "by_id" (one invocation) or "aligned" (separate runs).
   std::string method = "aligned";

@@ -28,6 +28,10 @@ struct CounterSample {
   uint32_t counter = 0;  // JoinedCounters::counters id
   double value = 0;
   int64_t pass_id = 0;
+  // The counter-pass launch the value was read on (unique within one JoinedCounters). A trace
+  // dispatch holds samples of several launches when a rotated pass repeated the request: each of
+  // them counted one group (core/exec/rotated_pass.hpp).
+  int64_t launch = -1;
 };
 
 // Counter values moved onto trace dispatches through the stored join mapping.
@@ -35,6 +39,9 @@ struct JoinedCounters {
   NameTable counters;
   std::vector<std::vector<CounterSample>> by_dispatch;  // index: trace PassData::dispatches
   std::vector<int64_t> excluded_passes;  // pass ids left out: their join failed its self-check
+  // True when some trace dispatch holds samples of more than one launch of the same pass (a
+  // rotated run's repeats): a formula over one dispatch's samples then mixes launches.
+  bool repeated_launches = false;
 };
 
 struct DispatchMetrics {

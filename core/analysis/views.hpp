@@ -8,6 +8,9 @@
 //   metrics   per variant and phase: FLOPs, bytes, intensity, achieved rates (trace durations)
 //   roofline  per family and phase: rates against the target's peaks, and the bound
 //   passes    the run's passes, their states and the join's match rate
+//   samples   per variant and counter: launches counted (n), mean, standard deviation, standard
+//             error; FLOPs and bytes per launch from counters of one pass only, else combined
+//             from variant means (flagged)
 // Each view builder in views.cpp names its columns; the SQL views are documented per column in
 // core/analysis/analysis_schema.sql.
 #pragma once
@@ -64,6 +67,7 @@ class QueryContext {
   Table counters(const ViewOptions& o);
   Table metrics(const ViewOptions& o, bool roofline);
   Table passes(const ViewOptions& o);
+  Table samples(const ViewOptions& o);
   Table base_table(const std::string& title) const;
   bool keep(size_t dispatch_index, const ViewOptions& o) const;
 

@@ -24,7 +24,9 @@
 #include "core/exec/pass_plan.hpp"
 #include "core/exec/process_runner.hpp"
 #include "core/exec/progress.hpp"
+#include "core/exec/rotated_pass.hpp"
 #include "core/exec/run_lock.hpp"
+#include "core/ingest/group_check.hpp"
 
 namespace kprof::exec {
 
@@ -47,6 +49,8 @@ struct Job {
   std::vector<std::string> counters;
   PassRequest request;  // what the backend built the command from (and classifies against)
   std::vector<std::string> argv;
+  // A rotated pass (replay: rotate): its counter groups, which ingest tells each dispatch's from.
+  std::vector<std::vector<std::string>> groups;
   int tries = 0;             // attempts started by this kprof process
   std::string last_failure;  // why the previous attempt failed, when this one is a retry
   clock::time_point not_before{};
@@ -159,7 +163,18 @@ class Driver {
       std::vector<std::pair<Job, std::string>> adopted;
       for (const auto& p : m_db.list_passes(m_run_id)) {
         if (p.kind != PassKind::counters) continue;
-        if (p.state == PassState::planned) jobs.push_back(job_of(p, include_regex));
+        if (p.state == PassState::planned) {
+          try {
+            jobs.push_back(job_of(p, include_regex));
+          } catch (const Error& e) {
+            // A rotated pass that cannot be planned on this trace: nothing is launched.
+            store::PassTransition t;
+            t.state = PassState::failed;
+            t.reason = std::string(e.what()) + " (not retried: deterministic)";
+            m_db.set_pass_state(p.id, t);
+            m_progress.pass_finished(p.ordinal, "failed", std::chrono::milliseconds(0), *t.reason);
+          }
+        }
         if (m_adopted.count(p.id)) adopted.push_back(adopted_job(p, include_regex));
       }
       // A launcher with its own scheduler (Slurm) gets every pass at once: one array job.
@@ -191,9 +206,27 @@ class Driver {
 
   // The pass's command, built by the same use case `kprof plan` prints (pass_plan.hpp).
   Job job_of(const store::PassInfo& p, const std::optional<std::string>& include_regex) {
-    const PlannedCommand c =
+    PlannedCommand c =
         pass_command(m_rb, m_backend, m_run_id, p.ordinal, p.kind, p.counters, include_regex);
     Job j;
+    if (p.kind == PassKind::counters && rotates(m_rb, m_backend)) {
+      // replay: rotate: interval and repeats chosen on this run's trace (rotated_pass.hpp).
+      std::vector<std::vector<std::string>> groups;
+      for (const auto& g : plan_run(m_rb, m_backend, m_run_id).counters->plan.passes)
+        groups.push_back(g.counters);
+      const fs::path input = rotation_input_file(m_rb, m_run_id, p.ordinal);
+      const RotatedPass rot =
+          prepare_rotated_pass(m_db, m_run_id, m_rb, m_backend, std::move(groups), input);
+      c.request.input_file = input;
+      c.request.repeats = rot.repeats;
+      c.argv = m_backend.argv(c.request);
+      j.groups = rot.groups;
+      m_progress.message("rotated counter pass: " + std::to_string(rot.groups.size()) +
+                         " groups, pmc_group_interval " + std::to_string(rot.interval) +
+                         ", the request repeated " + std::to_string(rot.repeats) +
+                         " times: every variant of interest gets >= " +
+                         std::to_string(rot.basis.choice.least) + " launches of every group");
+    }
     j.pass_id = p.id;
     j.ordinal = p.ordinal;
     j.kind = p.kind;
@@ -415,6 +448,9 @@ class Driver {
         ingest(j);
         failure =
             judge_capture(m_db.row_counts(j.pass_id), j.kind, m_rb.profiler.selected_regions.value);
+      } catch (const ingest::GroupMismatch& e) {
+        // Readable output whose groups cannot be told apart: the same command gives the same.
+        failure = {FailureKind::deterministic, e.what()};
       } catch (const Error& e) {
         // The profiler exited 0 but left unreadable or no output (a crash in its finalizer, a
         // full disk): another attempt may write it whole.
@@ -478,7 +514,7 @@ class Driver {
           region = RegionContext{p.id, pass_log(m_rb, m_run_id, j.ordinal),
                                  m_backend.version().summary()};
     }
-    ingest_attempt(m_db, j.pass_id, pass_dir(m_rb, m_run_id, j.ordinal), region);
+    ingest_attempt(m_db, j.pass_id, pass_dir(m_rb, m_run_id, j.ordinal), region, j.groups);
   }
 
   ExecResult finish() {

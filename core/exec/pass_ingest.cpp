@@ -5,6 +5,7 @@
 #include "core/base/crash_point.hpp"
 #include "core/exec/region_filter.hpp"
 #include "core/ingest/discover.hpp"
+#include "core/ingest/group_check.hpp"
 
 namespace kprof::exec {
 
@@ -23,7 +24,8 @@ bool holds_a_file(const fs::path& dir) {
 }  // namespace
 
 void ingest_attempt(store::CaptureDb& db, int64_t pass_id, const fs::path& dir,
-                    const std::optional<RegionContext>& region) {
+                    const std::optional<RegionContext>& region,
+                    const std::vector<std::vector<std::string>>& groups) {
   if (!holds_a_file(dir)) return;
   ingest::Discovery found = ingest::discover({dir.string()});
   const std::map<int64_t, RegionWindow> windows =
@@ -34,7 +36,13 @@ void ingest_attempt(store::CaptureDb& db, int64_t pass_id, const fs::path& dir,
   RegionFilter filtered(loader, windows);
   store::RowSink& sink = windows.empty() ? static_cast<store::RowSink&>(loader) : filtered;
   crash_point("ingest.loader_open");
-  for (const auto& p : found.passes) ingest::read_pass(p, sink, ingest::ReadOptions{});
+  if (groups.empty()) {
+    for (const auto& p : found.passes) ingest::read_pass(p, sink, ingest::ReadOptions{});
+  } else {
+    ingest::GroupCheck check(sink, groups);
+    for (const auto& p : found.passes) ingest::read_pass(p, check, ingest::ReadOptions{});
+    check.finish();  // before the commit: a refused pass stores nothing
+  }
   crash_point("ingest.before_commit");
   loader.commit();
   crash_point("commit.rows_committed");

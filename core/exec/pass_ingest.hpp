@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/exec/failure.hpp"
 #include "core/store/capture_db.hpp"
@@ -23,9 +24,12 @@ struct RegionContext {
 // Discovers the files under `dir` and loads them into pass `pass_id` in one transaction (the
 // store's PassLoader). A folder without a file loads nothing: rocprofv3 writes a file only for a
 // domain that recorded something, so that is an empty capture for judge_capture(), not an
-// unreadable one. Throws Error for unreadable output.
+// unreadable one. Throws Error for unreadable output. `groups`: a rotated pass's counter groups;
+// then each dispatch's counter names must identify one of them, else ingest::GroupMismatch is
+// thrown and nothing is stored (core/ingest/group_check.hpp).
 void ingest_attempt(store::CaptureDb& db, int64_t pass_id, const std::filesystem::path& dir,
-                    const std::optional<RegionContext>& region);
+                    const std::optional<RegionContext>& region,
+                    const std::vector<std::vector<std::string>>& groups = {});
 
 // A pass whose profiler exited 0 but that holds nothing measured is a failure with a cause, not
 // a success: under --selected-regions (`regions`) that is the signature of a region opened in a

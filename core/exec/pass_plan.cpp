@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/exec/rotated_pass.hpp"
 #include "core/hw/metric_set.hpp"
 #include "core/plan/runbook_request.hpp"
 
@@ -81,6 +82,19 @@ std::vector<PlannedCommand> commands_for_run(const RunPlan& rp, const runbook::R
     out.push_back(pass_command(rb, backend, run_id, 0, store::PassKind::trace, {}, std::nullopt));
   }
   int64_t ordinal = 1;  // ordinal 0 is the trace pass's, even when there is none
+  if (rp.counters && rp.counters->plan.passes.size() >= 2 && rotates(rb, backend)) {
+    // `replay: rotate`: the planned passes become the groups of ONE counter run; interval and
+    // repeats are chosen on the trace when it starts (rotated_pass.hpp).
+    std::vector<std::string> all;
+    for (const auto& pass : rp.counters->plan.passes)
+      all.insert(all.end(), pass.counters.begin(), pass.counters.end());
+    PlannedCommand c =
+        pass_command(rb, backend, run_id, 1, store::PassKind::counters, std::move(all), include);
+    c.request.input_file = rotation_input_file(rb, run_id, 1);
+    c.argv = backend.argv(c.request);
+    out.push_back(std::move(c));
+    return out;
+  }
   if (rp.counters) {
     for (const auto& pass : rp.counters->plan.passes) {
       out.push_back(pass_command(rb, backend, run_id, ordinal++, store::PassKind::counters,

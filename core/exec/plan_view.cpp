@@ -50,7 +50,7 @@ nlohmann::ordered_json rotation_json(const RotationPreview& r) {
   return j;
 }
 
-void print_rotation(std::ostream& os, const RotationPreview& r, size_t width) {
+void print_rotation(std::ostream& os, const RotationPreview& r, size_t width, bool launched) {
   os << "\n";
   if (!r.unavailable.empty()) {
     os << wrap_text("one-run rotation (rocprofv3 pmc_groups): " + r.unavailable, width, 2) << "\n";
@@ -58,7 +58,9 @@ void print_rotation(std::ostream& os, const RotationPreview& r, size_t width) {
   }
   const auto& c = r.choice;
   os << wrap_text("one-run rotation (rocprofv3 pmc_groups, ROCm 7.0+), planned on run " +
-                      std::to_string(r.trace_run) + "'s trace; `kprof run` does not launch it yet:",
+                      std::to_string(r.trace_run) + "'s trace" +
+                      (launched ? "; `kprof run` launches it as pass 1 (replay: rotate):"
+                                : "; the runbook's `replay: rotate` would launch it:"),
                   width)
      << "\n";
   if (!c.feasible) {
@@ -159,6 +161,12 @@ std::string plan_json(const RunbookPlan& bp) {
                              {"output_dir", cmd.output_dir.string()},
                              {"log", cmd.log_path.string()}});
     if (cmd.kind != store::PassKind::counters || !rp.counters) continue;
+    if (cmd.request.input_file) {  // replay: rotate: one pass, the planned passes its groups
+      nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+      for (const auto& g : rp.counters->plan.passes) groups.push_back(g.counters);
+      j["commands"].back()["rotated_groups"] = groups;
+      continue;
+    }
     const auto& pass = rp.counters->plan.passes.at(static_cast<size_t>(cmd.ordinal - 1));
     nlohmann::ordered_json events = nlohmann::ordered_json::array();
     for (const auto& e : pass.events) events.push_back(e.str());
@@ -239,6 +247,13 @@ std::string plan_text(const RunbookPlan& bp, size_t width) {
   for (const auto& cmd : rp.passes) {
     if (cmd.kind == store::PassKind::trace) {
       os << "\npass 0 (trace)";
+    } else if (cmd.request.input_file) {
+      // replay: rotate: the planned passes are the groups of one run (rotated_pass.hpp).
+      const auto& groups = rp.counters->plan.passes;
+      os << "\npass " << cmd.ordinal << " (counters, rotated: " << groups.size()
+         << " groups over successive dispatches; interval and --repeat chosen on the trace)";
+      for (size_t g = 0; g < groups.size(); ++g)
+        os << "\n  group " << g + 1 << ":  " << wrap_text(join(groups[g].counters, " "), width, 12);
     } else {
       const auto& pass = rp.counters->plan.passes.at(static_cast<size_t>(cmd.ordinal - 1));
       os << "\npass " << cmd.ordinal << " (counters " << cmd.ordinal << "/"
@@ -252,7 +267,9 @@ std::string plan_text(const RunbookPlan& bp, size_t width) {
   for (size_t i = 0; i < bp.slot_envs.size(); ++i)
     os << (i ? "" : "\n") << "GPU slot " << bp.gpus[i] << " adds: " << env_line(bp.slot_envs[i])
        << "\n";
-  if (bp.rotation) print_rotation(os, *bp.rotation, width);
+  if (bp.rotation)
+    print_rotation(os, *bp.rotation, width,
+                   bp.rb.passes.counters.replay.value == runbook::Replay::rotate);
   return os.str();
 }
 

@@ -38,6 +38,11 @@ struct PassRequest {
   // Counters mode: the kernels of interest chosen from the trace pass; overrides the runbook's
   // include_regex. nullopt: the runbook's own filter.
   std::optional<std::string> kernel_include_regex;
+  // Counters mode, rotated (`replay: rotate`, rotated_pass.hpp): the rocprofv3 input file with
+  // the job's pmc_groups and pmc_group_interval (then no --pmc: rocprofv3 refuses both), and how
+  // many times the workload repeats its measured request (workload.repeat_option R when > 1).
+  std::optional<std::filesystem::path> input_file;
+  int repeats = 1;
 };
 
 class ProfilerBackend {

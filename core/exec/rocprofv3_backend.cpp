@@ -84,6 +84,15 @@ std::vector<std::string> Rocprofv3Backend::argv(const PassRequest& pass) const {
     c.marker_trace = m_rb.passes.trace.markers.value || regions_marker;
   } else {
     c.counters = pass.counters;
+    c.input_file = pass.input_file;
+    // The rotated run repeats the measured request inside one application run.
+    if (pass.repeats > 1 && m_rb.workload.repeat_option.value) {
+      const std::string& opt = *m_rb.workload.repeat_option.value;
+      if (m_rb.workload.shell.value)
+        c.app.back() += " " + opt + " " + std::to_string(pass.repeats);
+      else
+        c.app.insert(c.app.end(), {opt, std::to_string(pass.repeats)});
+    }
     const auto& k = m_rb.passes.counters.kernels;
     c.kernel_include_regex =
         pass.kernel_include_regex ? pass.kernel_include_regex : k.include_regex.value;

@@ -42,14 +42,26 @@ RotationPreview preview_rotation(const std::filesystem::path& db_path, const run
     return p;
   }
   store::CaptureDb db(db_path, store::OpenMode::read_only);
-  std::optional<store::PassInfo> trace;
-  if (const auto run = db.find_last_run()) {
-    for (const auto& pass : db.list_passes(run->id))
-      if (pass.kind == store::PassKind::trace && pass.state == store::PassState::done) {
-        trace = pass;
-        p.trace_run = run->id;
-      }
+  const auto run = db.find_last_run();
+  if (!run) {
+    p.unavailable = "the database's last run has no finished trace pass";
+    return p;
   }
+  return rotation_on_run(db, run->id, rb, groups, version, min_samples);
+}
+
+RotationPreview rotation_on_run(store::CaptureDb& db, int64_t run_id, const runbook::Runbook& rb,
+                                size_t groups, const ProfilerVersion& version,
+                                int64_t min_samples) {
+  RotationPreview p;
+  p.groups = groups;
+  p.min_samples = min_samples;
+  std::optional<store::PassInfo> trace;
+  for (const auto& pass : db.list_passes(run_id))
+    if (pass.kind == store::PassKind::trace && pass.state == store::PassState::done) {
+      trace = pass;
+      p.trace_run = run_id;
+    }
   if (!trace) {
     p.unavailable = "the database's last run has no finished trace pass";
     return p;

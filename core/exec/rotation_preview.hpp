@@ -15,6 +15,7 @@
 #include "core/exec/rocprofv3_version.hpp"
 #include "core/plan/rotation.hpp"
 #include "core/runbook/runbook.hpp"
+#include "core/store/capture_db.hpp"
 
 namespace kprof::exec {
 
@@ -40,5 +41,10 @@ struct RotationPreview {
 RotationPreview preview_rotation(const std::filesystem::path& db, const runbook::Runbook& rb,
                                  size_t groups, const ProfilerVersion& version,
                                  int64_t min_samples = 30);
+
+// The same on run `run_id` of an open database (the executor, before it launches the rotated
+// pass of that run).
+RotationPreview rotation_on_run(store::CaptureDb& db, int64_t run_id, const runbook::Runbook& rb,
+                                size_t groups, const ProfilerVersion& version, int64_t min_samples);
 
 }  // namespace kprof::exec

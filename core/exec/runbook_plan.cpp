@@ -45,8 +45,11 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
     out.first_fit_passes = plan::first_fit_plan(c.target, c.request).passes.size();
     // One-run rotation of the planned passes as counter groups, on a trace already in the
     // database.
-    if (c.plan.passes.size() >= 2)
-      out.rotation = preview_rotation(db_path, rb, c.plan.passes.size(), out.version);
+    // Not with `replay: application`: the runbook asked for one run per pass.
+    if (c.plan.passes.size() >= 2 &&
+        rb.passes.counters.replay.value != runbook::Replay::application)
+      out.rotation = preview_rotation(db_path, rb, c.plan.passes.size(), out.version,
+                                      rb.passes.counters.min_samples.value);
   }
   return out;
 }

@@ -9,6 +9,8 @@ std::vector<std::string> rocprof_argv(const PassCommand& c) {
     a.push_back("--kernel-trace");
     if (c.stats) a.push_back("--stats");
     if (c.marker_trace) a.push_back("--marker-trace");
+  } else if (c.input_file) {
+    a.insert(a.end(), {"-i", c.input_file->string()});
   } else {
     a.push_back("--pmc");
     a.insert(a.end(), c.counters.begin(), c.counters.end());

@@ -3,7 +3,7 @@
 // the profiler's version; `kprof plan` and `kprof run` both print or run what it returns.
 //   trace:    rocprofv3 --kernel-trace [--stats] [--marker-trace] -d DIR -o NAME -f FMT
 //             [--selected-regions] [--truncate-kernels] [--agent-index A] [extra...] -- app
-//   counters: rocprofv3 --pmc A B -d DIR -o NAME -f FMT [--kernel-include-regex RE]
+//   counters: rocprofv3 --pmc A B | -i FILE -d DIR -o NAME -f FMT [--kernel-include-regex RE]
 //             [--kernel-exclude-regex RE] [--kernel-iteration-range R] [--marker-trace]
 //             [--selected-regions] [--truncate-kernels] [--agent-index A] [extra...] -- app
 // `--pmc` takes any number of values (argparse nargs="*"), so the options after it end its list,
@@ -29,6 +29,10 @@ struct PassCommand {
   // backend); in counter mode it is written after the kernel filters.
   bool marker_trace = false;
   std::vector<std::string> counters;  // counters mode: the --pmc values
+  // Counters mode with pmc_groups (ROCm 7.0+): `-i FILE` instead of --pmc, which rocprofv3
+  // refuses together with an input file's pmc_groups (ROCm/rocm-systems
+  // projects/rocprofiler-sdk/source/bin/rocprofv3.py).
+  std::optional<std::filesystem::path> input_file;
   std::filesystem::path output_dir;   // -d
   std::string output_name;            // -o
   std::string output_format = "csv";  // -f

@@ -114,6 +114,8 @@ std::string format_normalized(const Runbook& rb) {
   p.line(1, "cwd", scalar(w.cwd.value.string()), w.cwd, "the runbook's folder");
   p.line(1, "timeout", w.timeout.value ? format_duration(*w.timeout.value) : "~", w.timeout,
          "no limit");
+  p.line(1, "repeat_option", opt_str(w.repeat_option.value), w.repeat_option,
+         "the request is not repeated");
 
   const Profiler& pr = rb.profiler;
   p.section(0, "profiler");
@@ -162,6 +164,8 @@ std::string format_normalized(const Runbook& rb) {
     }
     p.line(2, "iteration_range", opt_str(c.iteration_range.value), c.iteration_range,
            "every iteration");
+    p.line(2, "replay", std::string(to_string(c.replay.value)), c.replay);
+    p.line(2, "min_samples", std::to_string(c.min_samples.value), c.min_samples);
   }
 
   p.section(0, "retry");

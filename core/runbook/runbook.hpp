@@ -43,6 +43,13 @@ enum class OutputFormat { csv, rocpd };
 enum class AgentIndex { absolute, relative, type_relative };
 // What `passes.counters.kernels.from_trace` ranks kernels by.
 enum class RankBy { total_duration, calls };
+// How counter groups that need more than one hardware pass are collected
+// (`passes.counters.replay`): `application` re-runs the workload once per pass; `rotate` collects
+// every group in ONE run, a different group on successive dispatches (rocprofv3 input-file
+// `pmc_groups` / `pmc_group_interval`, ROCm 7.0+); `automatic` rotates when the profiler and the
+// trace allow it, else replays the application. `kernel` (rocprofv3's beta kernel replay) is
+// refused by the parser with the reason.
+enum class Replay { automatic, application, rotate, kernel };
 
 // The spelling in runbooks (and in `kprof validate`): "csv", "type-relative", "total_duration".
 std::string_view to_string(OutputFormat v);
@@ -51,6 +58,7 @@ std::string_view to_string(AgentIndex v);
 enum class LauncherKind { local, slurm };
 std::string_view to_string(RankBy v);
 std::string_view to_string(LauncherKind v);
+std::string_view to_string(Replay v);  // "auto", "application", "rotate", "kernel"
 
 struct EnvVar {
   LocatedString name;
@@ -68,6 +76,10 @@ struct Workload {
   Located<std::filesystem::path> cwd;
   // Limit for one run of the workload (each pass is one run); nullopt = no limit.
   Located<std::optional<std::chrono::milliseconds>> timeout;
+  // The option kprof appends, followed by R, when a rotated counter run must repeat the measured
+  // request R times inside one application run (runbooks/workloads/qwen3_generate.py: --repeat);
+  // nullopt: the workload cannot repeat it.
+  Located<std::optional<std::string>> repeat_option;
 };
 
 struct Profiler {
@@ -124,6 +136,10 @@ struct CountersPass {
   KernelSelection kernels;
   // rocprofv3 `--kernel-iteration-range` syntax ("[1-2],[5]"), checked; nullopt = every iteration.
   Located<std::optional<std::string>> iteration_range;
+  Located<Replay> replay;  // default automatic; never kernel (refused)
+  // Rotation: launches of every kernel variant of interest that every group must get; 1..100000,
+  // default 30.
+  Located<int> min_samples;
 };
 
 struct Passes {

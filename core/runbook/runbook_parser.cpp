@@ -26,14 +26,15 @@ using detail::Reader;
 const std::vector<std::string> k_top_keys = {
     "schema_version", "name",     "description", "workload", "profiler", "target", "passes",
     "retry",          "database", "captures",    "analysis", "launcher", "sim"};
-const std::vector<std::string> k_workload_keys = {"command", "shell", "env", "cwd", "timeout"};
+const std::vector<std::string> k_workload_keys = {"command", "shell",   "env",
+                                                  "cwd",     "timeout", "repeat_option"};
 const std::vector<std::string> k_profiler_keys = {
     "path", "output_format", "selected_regions", "truncate_kernels", "extra_args", "agent_index"};
 const std::vector<std::string> k_target_keys = {"arch"};
 const std::vector<std::string> k_passes_keys = {"trace", "counters"};
 const std::vector<std::string> k_trace_keys = {"enabled", "stats", "markers"};
-const std::vector<std::string> k_counters_keys = {"metric_sets", "counters", "pins", "kernels",
-                                                  "iteration_range"};
+const std::vector<std::string> k_counters_keys = {
+    "metric_sets", "counters", "pins", "kernels", "iteration_range", "replay", "min_samples"};
 const std::vector<std::string> k_kernels_keys = {"include_regex", "exclude_regex", "from_trace"};
 const std::vector<std::string> k_from_trace_keys = {"top", "by"};
 const std::vector<std::string> k_retry_keys = {"attempts", "backoff"};
@@ -44,6 +45,7 @@ const std::vector<std::string> k_sim_keys = {"model", "seed"};
 const std::vector<std::string> k_output_formats = {"csv", "rocpd"};
 const std::vector<std::string> k_agent_indexes = {"absolute", "relative", "type-relative"};
 const std::vector<std::string> k_rank_by = {"total_duration", "calls"};
+const std::vector<std::string> k_replays = {"auto", "application", "rotate", "kernel"};
 
 template <class T>
 void set(Located<T>& out, T value, const Entry& e) {
@@ -209,6 +211,7 @@ void Parser::defaults(Runbook& rb) {
   def(rb.workload.env, std::vector<EnvVar>{});
   def(rb.workload.cwd, m_dir);
   def(rb.workload.timeout, std::optional<std::chrono::milliseconds>{});
+  def(rb.workload.repeat_option, std::optional<std::string>{});
   def(rb.profiler.path, std::string("rocprofv3"));
   def(rb.profiler.output_format, OutputFormat::csv);
   def(rb.profiler.selected_regions, false);
@@ -226,6 +229,8 @@ void Parser::defaults(Runbook& rb) {
   def(rb.passes.counters.kernels.include_regex, std::optional<std::string>{});
   def(rb.passes.counters.kernels.exclude_regex, std::optional<std::string>{});
   def(rb.passes.counters.iteration_range, std::optional<std::string>{});
+  def(rb.passes.counters.replay, Replay::automatic);
+  def(rb.passes.counters.min_samples, 30);
   def(rb.retry.attempts, 2);
   def(rb.retry.backoff, std::chrono::milliseconds(5000));
   def(rb.database, fs::path());
@@ -328,6 +333,15 @@ void Parser::workload(const Entry& e, Workload& w) {
                   "remove timeout for no limit");
       else
         set(w.timeout, std::optional<std::chrono::milliseconds>(*d), *c);
+    }
+  }
+  if (const Entry* c = m->find("repeat_option")) {
+    if (auto s = m_r.string(c->value, c->value_pos, "workload.repeat_option")) {
+      if (s->size() < 2 || (*s)[0] != '-' || s->find_first_of(" \t=") != std::string::npos)
+        m_r.error(c->value_pos, "workload.repeat_option: '" + *s + "' is not an option name",
+                  "write the option the workload takes before the repeat count, e.g. --repeat");
+      else
+        set(w.repeat_option, std::optional<std::string>(*s), *c);
     }
   }
 }
@@ -550,6 +564,28 @@ void Parser::counters(const Entry& e, CountersPass& c) {
         set(c.iteration_range, std::optional<std::string>(*s), *x);
     }
   }
+  if (const Entry* x = m->find("replay")) {
+    if (auto i = m_r.choice(x->value, x->value_pos, "passes.counters.replay", k_replays)) {
+      if (static_cast<Replay>(*i) == Replay::kernel)
+        // rocprofv3's kernel replay (`--kernel-replay-beta-enabled`, re-running each dispatch
+        // once per group with device memory restored between) is absent from rocprofiler-sdk
+        // 1.0.0 / ROCm 7.0 (ROCm/rocm-systems projects/rocprofiler-sdk/source/bin/rocprofv3.py
+        // has no replay option) and documented later as a beta: single process, HIP graph
+        // launches not replayed (projects/rocprofiler-sdk/source/docs/how-to/
+        // using-kernel-replay-rocprofv3.rst). kprof has no way yet to tell a tool that has it
+        // from one that ignores the flag, so it does not offer it.
+        m_r.error(x->value_pos,
+                  "passes.counters.replay: 'kernel' is not supported: rocprofv3's kernel replay "
+                  "is a beta that ROCm 7.0's rocprofv3 lacks, and it replays neither HIP graph "
+                  "launches nor a workload spread over processes (vLLM's EngineCore)",
+                  "write replay: rotate (every group in one run) or replay: application");
+      else
+        set(c.replay, static_cast<Replay>(*i), *x);
+    }
+  }
+  if (const Entry* x = m->find("min_samples"))
+    if (auto v = m_r.integer(x->value, x->value_pos, "passes.counters.min_samples", 1, 100000))
+      set(c.min_samples, static_cast<int>(*v), *x);
   if (!m->find("metric_sets") && !m->find("counters") && !m->find("pins") && !m->has_unknown)
     m_r.error(e.value_pos, "passes.counters: names no metric_sets and no counters",
               "add metric_sets: [roofline] or counters: [...], or remove passes.counters");
@@ -687,6 +723,25 @@ void Parser::cross_checks(const Runbook& rb, const Map& top) {
   if (k.from_trace && rb.passes.trace.enabled.from_file && !rb.passes.trace.enabled.value)
     m_r.error(k.from_trace->pos, "passes.counters.kernels.from_trace: needs the trace pass",
               "set passes.trace.enabled: true, or select kernels with include_regex");
+  const CountersPass& c = rb.passes.counters;
+  if (c.replay.from_file && c.replay.value == Replay::rotate) {
+    // The interval and the repeats are chosen on the trace's own dispatch sequence
+    // (core/plan/rotation.hpp).
+    if (!rb.passes.trace.enabled.value)
+      m_r.error(c.replay.pos, "passes.counters.replay: rotate needs the trace pass",
+                "set passes.trace.enabled: true, or write replay: application");
+    // rocprofv3 advances the rotation counter only for dispatches inside the iteration range
+    // (ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/rocprofiler-sdk-tool/tool.cpp,
+    // is_targeted_kernel): the trace does not show which those are.
+    if (c.iteration_range.value)
+      m_r.error(c.iteration_range.pos,
+                "passes.counters.iteration_range: cannot be combined with replay: rotate",
+                "remove iteration_range, or write replay: application");
+  }
+  if (c.min_samples.from_file && c.replay.from_file && c.replay.value == Replay::application)
+    m_r.error(c.min_samples.pos,
+              "passes.counters.min_samples: used only when counter groups rotate",
+              "remove min_samples, or write replay: rotate (or auto)");
   const Entry* passes = top.find("passes");
   if (!rb.passes.trace.enabled.value && !rb.passes.counters.enabled.value &&
       rb.passes.trace.enabled.from_file)
@@ -708,6 +763,7 @@ std::string_view to_string(OutputFormat v) { return k_output_formats[static_cast
 std::string_view to_string(AgentIndex v) { return k_agent_indexes[static_cast<size_t>(v)]; }
 std::string_view to_string(RankBy v) { return k_rank_by[static_cast<size_t>(v)]; }
 std::string_view to_string(LauncherKind v) { return v == LauncherKind::slurm ? "slurm" : "local"; }
+std::string_view to_string(Replay v) { return k_replays[static_cast<size_t>(v)]; }
 
 Runbook parse_runbook(std::string_view text, const fs::path& file, const LoadOptions& options) {
   std::error_code ec;

@@ -103,6 +103,44 @@ TEST(Join, FilteredCounterPassAlignsToTheTraceSubsequence) {
   EXPECT_DOUBLE_EQ(j.matched_share(), 1.0);
 }
 
+// A rotated pass that repeated the request 3 times in one run (--repeat 3): its filtered
+// stream holds the trace's fused-MoE launches three times over; each repeat maps onto the same
+// trace dispatches, in order, and the self-check does not count the restarts as jumps.
+TEST(Join, RepeatedRequestsMapOntoTheSameTraceDispatches) {
+  NameTable names;
+  const PassData trace = test::build(test::moe_like(4, 5), names);
+  const uint32_t moe = *names.find("fused_moe_kernel");
+  PassData counters;
+  counters.pass_id = 3;
+  std::vector<int64_t> truth;  // trace id of each counter dispatch, in counter order
+  int64_t id = 1;
+  for (int repeat = 0; repeat < 3; ++repeat)
+    for (const auto& d : trace.dispatches) {
+      if (d.name != moe) continue;
+      Dispatch c = d;
+      c.pid = 9;
+      c.dispatch_id = id++;
+      truth.push_back(d.dispatch_id);
+      counters.dispatches.push_back(c);
+    }
+  const JoinResult j = join_pass(trace, counters, 40);
+  EXPECT_EQ(j.repeats, 3);
+  EXPECT_EQ(j.trace_considered, 48u);
+  ASSERT_EQ(j.matches.size(), 3u * 48u);
+  for (const auto& m : j.matches)
+    EXPECT_EQ(m.trace.dispatch_id, truth.at(size_t(m.counter.dispatch_id - 1)));
+  EXPECT_EQ(j.repeat_starts, (std::vector<size_t>{48, 96}));
+  EXPECT_TRUE(j.reliable()) << j.jumps << " jumps";
+  EXPECT_TRUE(j.unmatched_trace.empty());
+  EXPECT_DOUBLE_EQ(j.matched_share(), 1.0);
+
+  // 1.5 times the trace is no whole number of repeats: one alignment, the rest unmatched.
+  counters.dispatches.resize(72);
+  const JoinResult half = join_pass(trace, counters, 40);
+  EXPECT_EQ(half.repeats, 1);
+  EXPECT_EQ(half.matches.size(), 48u);
+}
+
 TEST(Join, TwoProcessesJoinPerProcess) {
   NameTable names;
   // Engine process: a few small kernels first; worker process: the model.

@@ -526,6 +526,55 @@ TEST_F(Keys, CountersFromTrace) {
             "passes.trace.enabled: true, or select kernels with include_regex)");
 }
 
+TEST_F(Keys, CountersReplayAndMinSamples) {
+  const std::string head = with("passes:\n  counters:\n    counters: [SQ_WAVES]\n");
+  const Runbook by_default = load(head);
+  EXPECT_EQ(by_default.passes.counters.replay.value, Replay::automatic);
+  EXPECT_FALSE(by_default.passes.counters.replay.from_file);
+  EXPECT_EQ(by_default.passes.counters.min_samples.value, 30);
+  const Runbook rb = load(head + "    replay: rotate\n    min_samples: 12\n");
+  EXPECT_EQ(rb.passes.counters.replay.value, Replay::rotate);
+  EXPECT_EQ(rb.passes.counters.replay.pos.line, 8);
+  EXPECT_EQ(rb.passes.counters.replay.pos.col, 13);
+  EXPECT_EQ(rb.passes.counters.min_samples.value, 12);
+  EXPECT_EQ(to_string(rb.passes.counters.replay.value), "rotate");
+  EXPECT_EQ(load(head + "    replay: application\n").passes.counters.replay.value,
+            Replay::application);
+  EXPECT_EQ(error(head + "    replay: rotation\n"),
+            "rb.yaml:8:13: passes.counters.replay: unknown value 'rotation' (did you mean "
+            "'rotate'?)");
+  EXPECT_EQ(error(head + "    replay: kernel\n"),
+            "rb.yaml:8:13: passes.counters.replay: 'kernel' is not supported: rocprofv3's kernel "
+            "replay is a beta that ROCm 7.0's rocprofv3 lacks, and it replays neither HIP graph "
+            "launches nor a workload spread over processes (vLLM's EngineCore) (write replay: "
+            "rotate (every group in one run) or replay: application)");
+  EXPECT_EQ(error(head + "    min_samples: 0\n"),
+            "rb.yaml:8:18: passes.counters.min_samples: 0 is out of range (use 1 to 100000)");
+  EXPECT_EQ(error(head + "    replay: application\n    min_samples: 40\n"),
+            "rb.yaml:9:18: passes.counters.min_samples: used only when counter groups rotate "
+            "(remove min_samples, or write replay: rotate (or auto))");
+  EXPECT_EQ(error(head + "    replay: rotate\n    iteration_range: \"[1-2]\"\n"),
+            "rb.yaml:9:22: passes.counters.iteration_range: cannot be combined with replay: "
+            "rotate (remove iteration_range, or write replay: application)");
+  EXPECT_EQ(error(with("passes:\n  trace: {enabled: false}\n  counters:\n    counters: [SQ_WAVES]\n"
+                       "    replay: rotate\n")),
+            "rb.yaml:9:13: passes.counters.replay: rotate needs the trace pass (set "
+            "passes.trace.enabled: true, or write replay: application)");
+}
+
+TEST_F(Keys, WorkloadRepeatOption) {
+  EXPECT_FALSE(load(k_minimal).workload.repeat_option.value.has_value());
+  const Runbook rb = load(with("  repeat_option: --repeat\n"));
+  EXPECT_EQ(rb.workload.repeat_option.value, std::optional<std::string>("--repeat"));
+  EXPECT_EQ(rb.workload.repeat_option.pos.col, 18);
+  EXPECT_EQ(error(with("  repeat_option: repeat\n")),
+            "rb.yaml:5:18: workload.repeat_option: 'repeat' is not an option name (write the "
+            "option the workload takes before the repeat count, e.g. --repeat)");
+  EXPECT_EQ(error(with("  repeat_option: \"--repeat=\"\n")),
+            "rb.yaml:5:18: workload.repeat_option: '--repeat=' is not an option name (write the "
+            "option the workload takes before the repeat count, e.g. --repeat)");
+}
+
 TEST_F(Keys, CountersIterationRange) {
   const std::string head = with("passes:\n  counters:\n    counters: [SQ_WAVES]\n");
   const Runbook rb = load(head + "    iteration_range: \"[1-2],[5]\"\n");

@@ -1,0 +1,163 @@
+// One-run profiling end to end, on the rocprofv3 test double (every figure SIMULATED): the same
+// request profiled with `replay: application` (trace + one run per counter pass) and with
+// `replay: rotate` (trace + ONE run that rotates the passes as counter groups over successive
+// dispatches and repeats the request until every kernel variant has min_samples launches of
+// every group). Per variant and counter, the two runs' means must agree within the launches' own
+// noise: 4 standard errors of each side (the tolerance SimRotation pins for the double alone).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/base/text.hpp"
+#include "core/exec/process_runner.hpp"
+#include "tests/exec/test_util.hpp"
+
+namespace kprof::exec {
+namespace {
+
+using testing::read_text;
+using testing::TempDir;
+using testing::write_file;
+
+const std::string k_kprof = std::string(KPROF_BIN_DIR) + "/kprof";
+
+struct Ran {
+  RunResult result;
+  std::string output;
+};
+
+Ran kprof(const TempDir& dir, const std::vector<std::string>& args, const std::string& log) {
+  LaunchSpec s;
+  s.argv = {k_kprof};
+  s.argv.insert(s.argv.end(), args.begin(), args.end());
+  s.log_path = dir / log;
+  s.log_tail_bytes = 1 << 20;
+  Ran r;
+  r.result = run_process(s);
+  r.output = read_text(s.log_path);
+  return r;
+}
+
+// A small workload model (the documentation sample's vector kernels) whose request launches add,
+// sub, mul, sub twelve times and div once: `add` recurs every 4 dispatches (with 2 groups and
+// interval 1 it would only ever see one group: aliasing) and `div` is rare (1 launch a request:
+// 30 samples of each of 2 groups need 60 requests in the one rotated run). Each model run is a few
+// thousand dispatches, so the test stays within its time budget; the same code path runs the
+// Qwen3 model (README, one-run profiling).
+std::string write_model(const TempDir& dir) {
+  std::string text = read_text(std::string(KPROF_SOURCE_DIR) + "/configs/sim/doc-vector-ops.yaml");
+  text = text.substr(0, text.find("sequence:\n")) +
+         "sequence:\n"
+         "  - {kernel: div, grid: [1048576], gap_ns: 1000, duration_ns: 48151, flops: 1048576, "
+         "bytes_read: 8388608, bytes_written: 4194304}\n"
+         "  - repeat: 12\n"
+         "    sequence:\n"
+         "      - {kernel: add, grid: [1048576], gap_ns: 1000, duration_ns: 52151, flops: 1048576, "
+         "bytes_read: 8388608, bytes_written: 4194304}\n"
+         "      - {kernel: sub, grid: [1048576], gap_ns: 1000, duration_ns: 49780, flops: 1048576, "
+         "bytes_read: 8388608, bytes_written: 4194304}\n"
+         "      - {kernel: mul, grid: [1048576], gap_ns: 1000, duration_ns: 46818, flops: 1048576, "
+         "bytes_read: 8388608, bytes_written: 4194304}\n"
+         "      - {kernel: sub, grid: [1048576], gap_ns: 1000, duration_ns: 49780, flops: 1048576, "
+         "bytes_read: 8388608, bytes_written: 4194304}\n";
+  const std::string sys = "system: doc-node";
+  text.replace(text.find(sys), sys.size(),
+               "system: " + std::string(KPROF_SOURCE_DIR) + "/configs/sim/doc-node");
+  write_file(dir / "model.yaml", text);
+  return (dir / "model.yaml").string();
+}
+
+// The workload script (its vLLM stand-in reports each request to the double), five TCC counters
+// (4 slots on gfx942: 2 passes) and a cycle counter.
+std::string runbook(const std::string& name, const std::string& model,
+                    const std::string& counters_extra, const std::string& workload_extra) {
+  return "schema_version: 1\nname: " + name + "\nworkload:\n  command: [python3, " +
+         std::string(KPROF_SOURCE_DIR) + "/runbooks/workloads/qwen3_generate.py]\n" +
+         "  env: {VLLM_ENABLE_V1_MULTIPROCESSING: \"0\"}\n" + workload_extra +
+         "profiler:\n  output_format: csv\n  selected_regions: true\n"
+         "passes:\n  counters:\n    counters: [TCC_HIT_sum, TCC_MISS_sum, TCC_EA0_RDREQ_sum, "
+         "TCC_EA0_WRREQ_sum, TCC_EA0_RDREQ_32B_sum, GRBM_GUI_ACTIVE]\n" +
+         counters_extra + "database: " + name + ".db\nsim:\n  model: " + model + "\n  seed: 11\n";
+}
+
+struct Stat {
+  double n = 0, mean = 0, se = 0;
+};
+
+// `kprof query DB samples --format csv`: (variant, counter) -> n, mean, se.
+std::map<std::pair<std::string, std::string>, Stat> samples(const TempDir& dir,
+                                                            const std::string& db) {
+  const Ran q = kprof(dir, {"query", (dir / db).string(), "samples", "--format", "csv"}, db + ".q");
+  EXPECT_EQ(q.result.exit_code, 0) << q.output;
+  EXPECT_NE(q.output.find("SIMULATED"), std::string::npos) << q.output;  // every figure says so
+  std::map<std::pair<std::string, std::string>, Stat> out;
+  std::vector<std::string> header;
+  for (const auto& line : split(q.output, '\n')) {
+    if (line.empty() || line.rfind("kprof:", 0) == 0) continue;  // the provenance line
+    const auto cells = split(line, ',');
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+    if (row["how"].rfind("per launch", 0) != 0 || row["se"].empty()) continue;
+    out[{row["variant"], row["counter"]}] = {std::stod(row["n"]), std::stod(row["mean"]),
+                                             std::stod(row["se"])};
+  }
+  return out;
+}
+
+TEST(RotationRun, TwoRunsAgreeWithApplicationReplayWithinTheNoise) {
+  TempDir dir;
+  const std::string model = write_model(dir);
+  write_file(dir / "app.yaml", runbook("app", model, "    replay: application\n", ""));
+  write_file(dir / "rot.yaml", runbook("rot", model, "    replay: rotate\n    min_samples: 30\n",
+                                       "  repeat_option: --repeat\n"));
+  const Ran a = kprof(dir, {"run", (dir / "app.yaml").string(), "--simulate", "--quiet"}, "a.out");
+  ASSERT_EQ(a.result.exit_code, 0) << a.output;
+  const Ran b = kprof(dir, {"run", (dir / "rot.yaml").string(), "--simulate", "--quiet"}, "b.out");
+  ASSERT_EQ(b.result.exit_code, 0) << b.output;
+
+  // Application runs: trace + 2 counter passes, against trace + 1 rotated pass.
+  const Ran pa =
+      kprof(dir, {"query", (dir / "app.db").string(), "passes", "--format", "csv"}, "pa");
+  const Ran pb =
+      kprof(dir, {"query", (dir / "rot.db").string(), "passes", "--format", "csv"}, "pb");
+  EXPECT_EQ(std::count(pa.output.begin(), pa.output.end(), '\n') -
+                std::count(pb.output.begin(), pb.output.end(), '\n'),
+            1)
+      << pa.output << pb.output;
+  // The rotated pass ran from an input file with the 2 groups and repeated the request.
+  const std::string input = read_text(dir / "rot-captures" / "run-1" / "pass-1.pmc_groups.yaml");
+  EXPECT_EQ(std::count(input.begin(), input.end(), '['), 2) << input;
+  EXPECT_NE(input.find("pmc_group_interval: "), std::string::npos) << input;
+  const std::string log = read_text(dir / "rot-captures" / "run-1" / "logs" / "pass-1.log");
+  EXPECT_NE(log.find(" -i "), std::string::npos) << log;
+  EXPECT_NE(log.find("--repeat "), std::string::npos) << log;
+  EXPECT_EQ(log.find("--pmc"), std::string::npos) << log;
+
+  const auto app = samples(dir, "app.db");
+  const auto rot = samples(dir, "rot.db");
+  ASSERT_FALSE(app.empty());
+  size_t compared = 0;
+  for (const auto& [key, x] : app) {
+    const auto it = rot.find(key);
+    ASSERT_NE(it, rot.end()) << key.first << " " << key.second;
+    const Stat& y = it->second;
+    // Every group reached min_samples on every variant, the rare div and the aliasing add too.
+    EXPECT_GE(y.n, 30) << key.first << " " << key.second;
+    if (x.se == 0 && y.se == 0) {
+      EXPECT_DOUBLE_EQ(x.mean, y.mean) << key.first << " " << key.second;  // an exact count
+      continue;
+    }
+    EXPECT_NEAR(y.mean, x.mean, 4 * (x.se + y.se)) << key.first << " " << key.second;
+    ++compared;
+  }
+  EXPECT_GT(compared, 0u) << "no counter with per-launch noise: the comparison is trivial";
+}
+
+}  // namespace
+}  // namespace kprof::exec
