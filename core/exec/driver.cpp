@@ -211,9 +211,9 @@ class Driver {
     Job j;
     if (p.kind == PassKind::counters && rotates(m_rb, m_backend)) {
       // replay: rotate: interval and repeats chosen on this run's trace (rotated_pass.hpp).
+      const RunPlan plan = plan_run(m_rb, m_backend, m_run_id);
       std::vector<std::vector<std::string>> groups;
-      for (const auto& g : plan_run(m_rb, m_backend, m_run_id).counters->plan.passes)
-        groups.push_back(g.counters);
+      for (const auto& g : plan.counters->plan.passes) groups.push_back(g.counters);
       const fs::path input = rotation_input_file(m_rb, m_run_id, p.ordinal);
       const RotatedPass rot =
           prepare_rotated_pass(m_db, m_run_id, m_rb, m_backend, std::move(groups), input);

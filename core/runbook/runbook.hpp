@@ -46,9 +46,9 @@ enum class RankBy { total_duration, calls };
 // How counter groups that need more than one hardware pass are collected
 // (`passes.counters.replay`): `application` re-runs the workload once per pass; `rotate` collects
 // every group in ONE run, a different group on successive dispatches (rocprofv3 input-file
-// `pmc_groups` / `pmc_group_interval`, ROCm 7.0+); `automatic` rotates when the profiler and the
-// trace allow it, else replays the application. `kernel` (rocprofv3's beta kernel replay) is
-// refused by the parser with the reason.
+// `pmc_groups` / `pmc_group_interval`, ROCm 7.0+); `automatic` (the default) replays the
+// application for now (choosing rotation by itself is issue #18's remainder). `kernel`
+// (rocprofv3's beta kernel replay) is refused by the parser with the reason.
 enum class Replay { automatic, application, rotate, kernel };
 
 // The spelling in runbooks (and in `kprof validate`): "csv", "type-relative", "total_duration".

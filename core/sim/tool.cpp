@@ -270,8 +270,14 @@ class PassRunner {
         all.insert(all.end(), g.begin(), g.end());
       }
       req = resolve_counters(*m_ctx.target, split_counters(all));
+      // Each group is a profile of its own: the job fits when every group does, whatever the
+      // union of the groups needs (exceeding one pass is what rotation is for).
+      req.occupancy = group_reqs.front().occupancy;
       for (const auto& g : group_reqs)
-        if (!g.occupancy.fits()) req.occupancy = g.occupancy;
+        if (!g.occupancy.fits()) {
+          req.occupancy = g.occupancy;
+          break;
+        }
     } else if (m_ctx.counter_pass) {
       req = resolve_counters(*m_ctx.target, job.pmc);
     }

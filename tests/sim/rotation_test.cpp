@@ -130,6 +130,21 @@ TEST(SimRotation, RefusalsAndOlderLaunchers) {
   const auto c = run_sim(over.path, {"-i", "in.yaml", "-d", "out", "--", "true"});
   EXPECT_EQ(c.signal(), SIGABRT) << c.err;
   EXPECT_NE(c.err.find("error code 38"), std::string::npos) << c.err;
+  // Groups that each fit are collected, however much their union exceeds one pass (5 TCC
+  // counters over gfx942's 4 TCC slots: the reason to rotate them).
+  TempDir split;
+  write_groups(split.path / "in.yaml",
+               "[[TCC_HIT_sum, TCC_MISS_sum, TCC_EA0_RDREQ_sum, TCC_EA0_WRREQ_sum], "
+               "[TCC_EA0_RDREQ_32B_sum]]",
+               1);
+  const auto d =
+      run_sim(split.path, {"-i", "in.yaml", "-f", "csv", "-d", "out", "-o", "c", "--", "true"},
+              {{"ROCPROF_SIM_MODEL", write_model(split.path).string()}});
+  ASSERT_EQ(d.exit_code(), 0) << d.err;
+  const auto by = counters_by_dispatch(split.path / "out" / "c_counter_collection.csv");
+  ASSERT_EQ(by.size(), 48u);
+  EXPECT_EQ(by.begin()->second.size(), 4u);             // group 0 on the first dispatch
+  EXPECT_EQ(std::next(by.begin())->second.size(), 1u);  // group 1 on the second
 }
 
 // The workload's --repeat R: the model is loaded once and the measured request runs R times in
