@@ -39,8 +39,10 @@ bool rotates(const runbook::Runbook& rb, const ProfilerBackend& backend);
 std::filesystem::path rotation_input_file(const runbook::Runbook& rb, int64_t run_id,
                                           int64_t ordinal);
 
-// The input file's text: one job with the groups and the interval (YAML, as rocprofv3.py reads
-// .yaml input files).
+// The input file's text: one job with the groups and the interval (YAML). rocprofv3.py merges a
+// single input-file job with the command line's options (main -> get_args) and, with no --pmc,
+// writes no pass_N folder (ROCm/rocm-systems projects/rocprofiler-sdk/source/bin/rocprofv3.py,
+// rocm-systems 1b1610fc).
 std::string rotation_input_text(const std::vector<std::vector<std::string>>& groups,
                                 uint64_t interval);
 
