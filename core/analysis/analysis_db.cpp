@@ -440,6 +440,7 @@ JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap,
       if (!j.reliable) excluded.insert(j.counter_pass_id);
   }
   jc.excluded_passes.assign(excluded.begin(), excluded.end());
+  int64_t next_launch = 0;
   std::map<std::pair<int64_t, int64_t>, size_t> trace_index;
   for (size_t i = 0; i < cap.trace.dispatches.size(); ++i) {
     const auto& d = cap.trace.dispatches[i];
@@ -453,10 +454,17 @@ JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap,
       auto it = trace_index.find({m.trace.pid, m.trace.dispatch_id});
       if (it != trace_index.end()) to_trace[{m.counter.pid, m.counter.dispatch_id}] = it->second;
     }
+    std::map<std::pair<int64_t, int64_t>, int64_t> launch_ids;
     db.for_each_counter(c.pass_id, [&](const store::CounterRow& r) {
       auto it = to_trace.find({r.pid, r.dispatch_id});
       if (it == to_trace.end()) return;
-      jc.by_dispatch[it->second].push_back({jc.counters.intern(r.counter), r.value, c.pass_id});
+      const auto [l, fresh] = launch_ids.try_emplace({r.pid, r.dispatch_id}, next_launch);
+      if (fresh) ++next_launch;
+      auto& samples = jc.by_dispatch[it->second];
+      if (!samples.empty() && samples.back().pass_id == c.pass_id &&
+          samples.back().launch != l->second)
+        jc.repeated_launches = true;
+      samples.push_back({jc.counters.intern(r.counter), r.value, c.pass_id, l->second});
     });
   }
   return jc;
