@@ -48,7 +48,8 @@ int cmd_compare(const kprof::app::Args& args) {
   auto a = an::QuerySession::open(ra.db, sa);
   auto b = an::QuerySession::open(rb.db, sb);
   for (auto* s : {&a, &b})
-    for (const auto& j : s->joins_computed()) std::cerr << "kprof: " << an::join_note(j) << "\n";
+    for (const auto& j : s->joins_computed())
+      std::cerr << kprof::note_line(an::join_note(j), STDERR_FILENO) << "\n";
   auto label = [](const kprof::report::RunRef& r, const an::QuerySession& s) {
     return r.db + " run " + std::to_string(s.capture().run.id);
   };
@@ -70,7 +71,7 @@ int cmd_compare(const kprof::app::Args& args) {
     an::print_json_document(std::cout, c.workload,
                             {{"families", &c.families}, {"variants", &c.variants}});
   } else {
-    for (const auto& line : c.workload) std::cerr << "kprof: " << line << "\n";
+    for (const auto& line : c.workload) std::cerr << kprof::note_line(line, STDERR_FILENO) << "\n";
     an::print(std::cout, c.families, f, po_);
     an::print(std::cout, c.variants, f, po_);
   }

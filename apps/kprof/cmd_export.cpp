@@ -1,10 +1,13 @@
 // `kprof export DB --perfetto trace.json [--run R]`: the run as Chrome trace-event JSON for
 // ui.perfetto.dev and chrome://tracing (core/report/perfetto.hpp).
+#include <unistd.h>
+
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
 #include "core/analysis/session.hpp"
 #include "core/base/error.hpp"
+#include "core/base/table.hpp"
 #include "core/report/output_file.hpp"
 #include "core/report/perfetto.hpp"
 
@@ -39,7 +42,7 @@ int cmd_export(const kprof::app::Args& args) {
   if (run) so.run_id = run;
   auto session = kprof::analysis::QuerySession::open(db_path, so);
   for (const auto& j : session.joins_computed())
-    std::cerr << "kprof: " << kprof::analysis::join_note(j) << "\n";
+    std::cerr << kprof::note_line(kprof::analysis::join_note(j), STDERR_FILENO) << "\n";
   kprof::report::PerfettoSummary sum;
   kprof::report::write_file_atomically(
       perfetto, [&](std::ostream& os) { sum = kprof::report::write_perfetto(os, session); });

@@ -100,7 +100,7 @@ int cmd_query(const kprof::app::Args& args) {
     print_options.exact_columns = true;
   }
   const an::QueryResult result = an::run_query(request);
-  for (const auto& j : result.joins) std::cerr << "kprof: " << j << "\n";
+  for (const auto& j : result.joins) std::cerr << kprof::note_line(j, STDERR_FILENO) << "\n";
   for (const auto& n : result.notes) std::cerr << "kprof: note: " << n << "\n";
   an::print(std::cout, result.table, f, print_options);
   return 0;

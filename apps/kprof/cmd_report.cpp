@@ -1,10 +1,13 @@
 // `kprof report DB [-o report.html] [--run R]`: one self-contained HTML file of a run (charts,
 // explanation, roofline, provenance), built from the query session (core/report).
+#include <unistd.h>
+
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
 #include "core/analysis/session.hpp"
 #include "core/base/error.hpp"
+#include "core/base/table.hpp"
 #include "core/report/compare.hpp"
 #include "core/report/html_report.hpp"
 #include "core/report/output_file.hpp"
@@ -56,7 +59,7 @@ int cmd_report(const kprof::app::Args& args) {
   }
   kprof::report::write_file_atomically(
       out, [&](std::ostream& os) { kprof::report::write_html_report(os, model); });
-  for (const auto& n : model.notes) std::cerr << "kprof: " << n << "\n";
+  for (const auto& n : model.notes) std::cerr << kprof::note_line(n, STDERR_FILENO) << "\n";
   std::cout << "wrote " << out << (model.simulated ? " (SIMULATED run)" : "") << "\n";
   return 0;
 }

@@ -384,26 +384,59 @@ std::string join_check_text(const JoinSummary& j) {
   return out;
 }
 
+namespace {
+using DispatchKey = std::pair<int64_t, int64_t>;  // (pid, dispatch id)
+
+// Trace dispatch index by (pid, dispatch id).
+std::map<DispatchKey, size_t> trace_index_of(const Capture& cap) {
+  std::map<DispatchKey, size_t> index;
+  for (size_t i = 0; i < cap.trace.dispatches.size(); ++i) {
+    const auto& d = cap.trace.dispatches[i];
+    index[{d.pid, d.dispatch_id}] = i;
+  }
+  return index;
+}
+
+// Appends counter pass `pass_id`'s values to the trace dispatches `to_trace` maps them onto. Each
+// counter-side dispatch is one launch; a trace dispatch that gets two launches of one pass marks
+// repeated_launches (rotated or replayed passes).
+void attach_counters(store::CaptureDb& db, int64_t pass_id,
+                     const std::map<DispatchKey, size_t>& to_trace, int64_t& next_launch,
+                     JoinedCounters& jc) {
+  std::map<DispatchKey, int64_t> launch_ids;
+  db.for_each_counter(pass_id, [&](const store::CounterRow& r) {
+    auto it = to_trace.find({r.pid, r.dispatch_id});
+    if (it == to_trace.end()) return;
+    const auto [l, fresh] = launch_ids.try_emplace({r.pid, r.dispatch_id}, next_launch);
+    if (fresh) ++next_launch;
+    auto& samples = jc.by_dispatch[it->second];
+    if (!samples.empty() && samples.back().pass_id == pass_id && samples.back().launch != l->second)
+      jc.repeated_launches = true;
+    samples.push_back({jc.counters.intern(r.counter), r.value, pass_id, l->second});
+  });
+}
+
+void exclude_unreliable(const std::vector<JoinSummary>& joins, bool use_unreliable,
+                        std::set<int64_t>& excluded, JoinedCounters& jc) {
+  if (!use_unreliable)
+    for (const auto& j : joins)
+      if (!j.reliable) excluded.insert(j.counter_pass_id);
+  jc.excluded_passes.assign(excluded.begin(), excluded.end());
+}
+}  // namespace
+
 JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap, bool use_unreliable) {
   JoinedCounters jc;
   jc.by_dispatch.resize(cap.trace.dispatches.size());
   auto& sql = db.sql();
   if (!has_table(sql, "analysis_join")) return jc;
   std::set<int64_t> excluded;
-  if (!use_unreliable) {
-    for (const auto& j : read_joins(db, cap))
-      if (!j.reliable) excluded.insert(j.counter_pass_id);
-  }
-  jc.excluded_passes.assign(excluded.begin(), excluded.end());
+  exclude_unreliable(read_joins(db, cap), use_unreliable, excluded, jc);
   int64_t next_launch = 0;
-  std::map<std::pair<int64_t, int64_t>, size_t> trace_index;
-  for (size_t i = 0; i < cap.trace.dispatches.size(); ++i) {
-    const auto& d = cap.trace.dispatches[i];
-    trace_index[{d.pid, d.dispatch_id}] = i;
-  }
+  const auto trace_index = trace_index_of(cap);
   for (const auto& c : cap.counters) {
     if (excluded.count(c.pass_id)) continue;
-    std::map<std::pair<int64_t, int64_t>, size_t> to_trace;
+    std::map<DispatchKey, size_t> to_trace;
     SQLite::Statement q(sql,
                         "SELECT counter_pid, counter_dispatch_id, trace_pid, trace_dispatch_id "
                         "FROM analysis_join WHERE counter_pass_id = ? AND trace_pass_id = ?");
@@ -414,18 +447,7 @@ JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap, bo
       if (it != trace_index.end())
         to_trace[{q.getColumn(0).getInt64(), q.getColumn(1).getInt64()}] = it->second;
     }
-    std::map<std::pair<int64_t, int64_t>, int64_t> launch_ids;
-    db.for_each_counter(c.pass_id, [&](const store::CounterRow& r) {
-      auto it = to_trace.find({r.pid, r.dispatch_id});
-      if (it == to_trace.end()) return;
-      const auto [l, fresh] = launch_ids.try_emplace({r.pid, r.dispatch_id}, next_launch);
-      if (fresh) ++next_launch;
-      auto& samples = jc.by_dispatch[it->second];
-      if (!samples.empty() && samples.back().pass_id == c.pass_id &&
-          samples.back().launch != l->second)
-        jc.repeated_launches = true;
-      samples.push_back({jc.counters.intern(r.counter), r.value, c.pass_id, l->second});
-    });
+    attach_counters(db, c.pass_id, to_trace, next_launch, jc);
   }
   return jc;
 }
@@ -435,37 +457,18 @@ JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap,
   JoinedCounters jc;
   jc.by_dispatch.resize(cap.trace.dispatches.size());
   std::set<int64_t> excluded;
-  if (!use_unreliable) {
-    for (const auto& j : joins.summaries)
-      if (!j.reliable) excluded.insert(j.counter_pass_id);
-  }
-  jc.excluded_passes.assign(excluded.begin(), excluded.end());
+  exclude_unreliable(joins.summaries, use_unreliable, excluded, jc);
   int64_t next_launch = 0;
-  std::map<std::pair<int64_t, int64_t>, size_t> trace_index;
-  for (size_t i = 0; i < cap.trace.dispatches.size(); ++i) {
-    const auto& d = cap.trace.dispatches[i];
-    trace_index[{d.pid, d.dispatch_id}] = i;
-  }
+  const auto trace_index = trace_index_of(cap);
   for (const auto& c : cap.counters) {
     auto res = joins.results.find(c.pass_id);
     if (excluded.count(c.pass_id) || res == joins.results.end()) continue;
-    std::map<std::pair<int64_t, int64_t>, size_t> to_trace;
+    std::map<DispatchKey, size_t> to_trace;
     for (const auto& m : res->second.matches) {
       auto it = trace_index.find({m.trace.pid, m.trace.dispatch_id});
       if (it != trace_index.end()) to_trace[{m.counter.pid, m.counter.dispatch_id}] = it->second;
     }
-    std::map<std::pair<int64_t, int64_t>, int64_t> launch_ids;
-    db.for_each_counter(c.pass_id, [&](const store::CounterRow& r) {
-      auto it = to_trace.find({r.pid, r.dispatch_id});
-      if (it == to_trace.end()) return;
-      const auto [l, fresh] = launch_ids.try_emplace({r.pid, r.dispatch_id}, next_launch);
-      if (fresh) ++next_launch;
-      auto& samples = jc.by_dispatch[it->second];
-      if (!samples.empty() && samples.back().pass_id == c.pass_id &&
-          samples.back().launch != l->second)
-        jc.repeated_launches = true;
-      samples.push_back({jc.counters.intern(r.counter), r.value, c.pass_id, l->second});
-    });
+    attach_counters(db, c.pass_id, to_trace, next_launch, jc);
   }
   return jc;
 }

@@ -134,6 +134,14 @@ size_t terminal_width(int fd) {
   return 80;
 }
 
+std::string note_line(std::string_view text, int fd) {
+  std::string line = "kprof: ";
+  line += text;
+  const size_t width = terminal_width(fd);
+  if (width == 0 || display_width(line) <= width) return line;
+  return wrap_text(line, width, 7);
+}
+
 std::string cell_text(const Cell& c) {
   if (std::holds_alternative<std::monostate>(c)) return "-";
   if (auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);

@@ -61,4 +61,9 @@ size_t display_width(std::string_view s);
 // not a terminal.
 size_t terminal_width(int fd);
 
+// kprof's one-line message "kprof: TEXT" as it should go to `fd`: whole when `fd` is not a
+// terminal (a log keeps each message on one line, for grep), wrapped at the terminal's width with
+// its continuation lines indented under TEXT when it is, so no line runs past a 120-column tmux.
+std::string note_line(std::string_view text, int fd);
+
 }  // namespace kprof

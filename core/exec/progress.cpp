@@ -1,9 +1,12 @@
 #include "core/exec/progress.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <ostream>
 
 #include "core/base/duration.hpp"
+#include "core/base/table.hpp"
 #include "core/base/text.hpp"
 
 namespace kprof::exec {
@@ -101,7 +104,8 @@ void Progress::draw() {
 void Progress::message(const std::string& text) {
   if (m_quiet) return;
   clear_line();
-  m_os << "kprof: " << text << "\n";
+  // On a terminal the message wraps at its width (stdout is the terminal m_tty is about).
+  m_os << (m_tty ? note_line(text, STDOUT_FILENO) : "kprof: " + text) << "\n";
   draw();
 }
 
