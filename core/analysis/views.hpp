@@ -11,8 +11,8 @@
 //   samples   per variant and counter: launches counted (n), mean, standard deviation, standard
 //             error; FLOPs and bytes per launch from counters of one pass only, else combined
 //             from variant means (flagged)
-// Each view builder in views.cpp names its columns; the SQL views are documented per column in
-// core/analysis/analysis_schema.sql.
+// Each view builder (<view>_view.cpp, one file per view) names its columns; the SQL views are
+// documented per column in core/analysis/analysis_schema.sql.
 #pragma once
 
 #include <chrono>

@@ -1,0 +1,37 @@
+// `counters`: collected counter values joined onto trace dispatches, per counter and pass.
+#include "core/analysis/views.hpp"
+
+#include <map>
+
+#include "core/analysis/view_helpers.hpp"
+
+namespace kprof::analysis {
+
+Table QueryContext::counters(const ViewOptions& o) {
+  Table t = base_table("counter values joined onto trace dispatches");
+  t.columns = {"counter", "pass", "dispatches", "mean", "min", "max", "sum"};
+  const auto& jc = joined();
+  struct Acc {
+    int64_t n = 0;
+    double sum = 0, min = 0, max = 0;
+  };
+  std::map<std::pair<std::string, int64_t>, Acc> acc;
+  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
+    if (!keep(k, o)) continue;
+    for (const auto& s : jc.by_dispatch[k]) {
+      auto& a = acc[{jc.counters.name(s.counter), s.pass_id}];
+      if (a.n == 0 || s.value < a.min) a.min = s.value;
+      if (a.n == 0 || s.value > a.max) a.max = s.value;
+      ++a.n;
+      a.sum += s.value;
+    }
+  }
+  for (const auto& [key, a] : acc)
+    t.rows.push_back(
+        {key.first, ordinal_in(m_cap, key.second), a.n, a.sum / a.n, a.min, a.max, a.sum});
+  if (acc.empty()) t.notes.push_back(k_no_joined_counters);
+  add_join_notes(t);
+  return t;
+}
+
+}  // namespace kprof::analysis

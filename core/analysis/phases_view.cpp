@@ -1,0 +1,45 @@
+// `phases`: the steps found from the data, per phase, with the structure's evidence in the notes.
+#include "core/analysis/views.hpp"
+
+#include <map>
+#include <tuple>
+
+namespace kprof::analysis {
+
+Table QueryContext::phases(const ViewOptions& o) {
+  Table t = base_table("phases found from the dispatch sequence");
+  t.columns = {"phase",      "steps",
+               "dispatches", "dispatches_per_step",
+               "layers",     "dispatches_per_layer",
+               "total_ns",   "mean_step_ns"};
+  const auto& pm = m_model.phases;
+  std::map<Phase, std::tuple<int64_t, int64_t, int64_t>> acc;  // segments, dispatches, ns
+  for (const auto& s : pm.steps) {
+    auto& [steps, n, ns] = acc[s.phase];
+    ++steps;
+    n += static_cast<int64_t>(s.end - s.begin);
+    for (size_t i = s.begin; i < s.end; ++i) ns += pm.order[i]->duration_ns();
+  }
+  for (const auto& [p, a] : acc) {
+    if (!o.phase.empty() && o.phase != to_string(p)) continue;
+    auto [steps, n, ns] = a;
+    // Only steps are counted as steps; partial and unknown stretches are counted as dispatches.
+    const bool is_step =
+        p == Phase::prefill || p == Phase::decode || p == Phase::step || p == Phase::irregular;
+    const bool regular = p == Phase::decode || p == Phase::step;
+    t.rows.push_back(
+        {std::string(to_string(p)), is_step ? Cell(steps) : Cell(), n,
+         is_step ? Cell(static_cast<double>(n) / steps) : Cell(),
+         regular && pm.layers ? Cell(static_cast<int64_t>(pm.layers)) : Cell(),
+         regular && pm.layer_period ? Cell(static_cast<int64_t>(pm.layer_period)) : Cell(), ns,
+         is_step ? Cell(static_cast<double>(ns) / steps) : Cell()});
+  }
+  if (pm.other_dispatches > 0 && (o.phase.empty() || o.phase == "other"))
+    t.rows.push_back({std::string("other"), Cell(), static_cast<int64_t>(pm.other_dispatches),
+                      Cell(), Cell(), Cell(), Cell(), Cell()});
+  for (const auto& line : structure_lines(pm)) t.notes.push_back(line);
+  for (const auto& line : check_hints(m_model, o.hints)) t.notes.push_back(line);
+  return t;
+}
+
+}  // namespace kprof::analysis

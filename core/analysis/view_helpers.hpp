@@ -1,0 +1,31 @@
+// Helpers shared by the view builders (the *_view.cpp files of QueryContext): how a pass, a
+// launch shape and a missing register count are written, and --limit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/analysis/analysis_db.hpp"
+#include "core/analysis/metrics.hpp"
+#include "core/analysis/table.hpp"
+
+namespace kprof::analysis {
+
+// One pass numbering everywhere: the ordinal (0 = trace, 1.. = counter passes in plan order), as
+// `kprof plan`, `status` and the progress lines print it; never the database's row id.
+int64_t ordinal_in(const Capture& cap, int64_t pass_id);
+
+// "2" or "2+3 (mixed)": the counter passes a row's FLOPs and bytes came from.
+std::string passes_in(const Capture& cap, const GroupMetrics& g);
+
+std::string dims(const int64_t v[3]);  // "1024x1x1"
+
+Cell reg(int64_t v);  // a register count; empty when the trace did not give it (< 0)
+
+void apply_limit(Table& t, size_t limit);
+
+// The note of a counter view with no joined value.
+extern const char* const k_no_joined_counters;
+
+}  // namespace kprof::analysis
