@@ -1,19 +1,9 @@
 // `explain`: per family, launches = sum over variants of steps × layers × launches per layer.
 #include "core/analysis/views.hpp"
 
-namespace kprof::analysis {
+#include "core/analysis/view_helpers.hpp"
 
-// The finding a phase's steps rest on (prefill, decode; the repeated steps otherwise).
-static const Finding* finding_for(const PhaseModel& pm, Phase p) {
-  const char* topic = p == Phase::prefill                                                ? "prefill"
-                      : p == Phase::decode                                               ? "decode"
-                      : p == Phase::step || p == Phase::irregular || p == Phase::partial ? "steps"
-                                                                                         : nullptr;
-  if (!topic) return nullptr;
-  for (const auto& f : pm.findings)
-    if (f.topic == topic) return &f;
-  return nullptr;
-}
+namespace kprof::analysis {
 
 Table QueryContext::explain_view(const ViewOptions& o) {
   Table t = base_table("launches explained by steps × layers × variants");
@@ -28,13 +18,7 @@ Table QueryContext::explain_view(const ViewOptions& o) {
         for (auto c : g.counts) launches += c;
         const Finding* f = finding_for(m_model.phases, g.phase);
         const bool stepped = g.steps > 0;
-        std::string evidence;
-        if (f)
-          evidence = f->claim + ": " + f->evidence;
-        else if (g.phase == Phase::unknown)
-          evidence = "in no step: set-up, warm-up or work outside the repeated steps";
-        else if (g.phase == Phase::other)
-          evidence = "outside the main stream (another process or agent)";
+        const std::string evidence = phase_evidence(m_model.phases, g.phase);
         t.rows.push_back(
             {fe.family, fe.launches, std::string(to_string(g.phase)),
              stepped ? Cell(static_cast<int64_t>(g.steps)) : Cell(),

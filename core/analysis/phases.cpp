@@ -414,6 +414,11 @@ PhaseModel detect_phases(std::vector<const Dispatch*> order,
   // keeps the phase unknown.
   for (const Seg& s : segs) {
     if (s.kind != SegKind::trail || s.end - s.begin < 2 * std::max<size_t>(P / 4, 8)) continue;
+    // A trail that is the start of a step cut by the window's end is a partial step (its layers
+    // repeat with a period of their own, but that is the step's inside, not another loop).
+    if (s.end - s.begin < step_len &&
+        aligned_match(det.names, ref, s.begin, s.end - s.begin) >= 0.9)
+      continue;
     const std::vector<uint32_t> t(det.names.begin() + static_cast<long>(s.begin),
                                   det.names.begin() + static_cast<long>(s.end));
     const size_t p2 = detect_period(t);

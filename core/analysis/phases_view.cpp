@@ -1,8 +1,12 @@
-// `phases`: the steps found from the data, per phase, with the structure's evidence in the notes.
+// `phases`: the steps found from the data, per phase, with the structure's evidence in the notes;
+// in machine formats each phase row also carries the finding it rests on (role_established,
+// confidence, evidence), as `explain` does.
 #include "core/analysis/views.hpp"
 
 #include <map>
 #include <tuple>
+
+#include "core/analysis/view_helpers.hpp"
 
 namespace kprof::analysis {
 
@@ -37,6 +41,16 @@ Table QueryContext::phases(const ViewOptions& o) {
   if (pm.other_dispatches > 0 && (o.phase.empty() || o.phase == "other"))
     t.rows.push_back({std::string("other"), Cell(), static_cast<int64_t>(pm.other_dispatches),
                       Cell(), Cell(), Cell(), Cell(), Cell()});
+  if (o.structured) {
+    t.columns.insert(t.columns.end(), {"role_established", "confidence", "evidence"});
+    for (auto& row : t.rows) {
+      const Phase p = *parse_phase(std::get<std::string>(row[0]));
+      const Finding* f = finding_for(pm, p);
+      row.insert(row.end(),
+                 {std::string(p == Phase::prefill || p == Phase::decode ? "yes" : "no"),
+                  f ? Cell(std::string(to_string(f->confidence))) : Cell(), phase_evidence(pm, p)});
+    }
+  }
   for (const auto& line : structure_lines(pm)) t.notes.push_back(line);
   for (const auto& line : check_hints(m_model, o.hints)) t.notes.push_back(line);
   return t;

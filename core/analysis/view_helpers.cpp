@@ -35,6 +35,24 @@ void apply_limit(Table& t, size_t limit) {
   }
 }
 
+const Finding* finding_for(const PhaseModel& pm, Phase p) {
+  const char* topic = p == Phase::prefill                                                ? "prefill"
+                      : p == Phase::decode                                               ? "decode"
+                      : p == Phase::step || p == Phase::irregular || p == Phase::partial ? "steps"
+                                                                                         : nullptr;
+  if (!topic) return nullptr;
+  for (const auto& f : pm.findings)
+    if (f.topic == topic) return &f;
+  return nullptr;
+}
+
+std::string phase_evidence(const PhaseModel& pm, Phase p) {
+  if (const Finding* f = finding_for(pm, p)) return f->claim + ": " + f->evidence;
+  if (p == Phase::unknown) return "in no step: set-up, warm-up or work outside the repeated steps";
+  if (p == Phase::other) return "outside the main stream (another process or agent)";
+  return "";
+}
+
 const char* const k_no_joined_counters =
     "no joined counter values: the run has no counter pass, none of its dispatches matched "
     "a trace dispatch, or its join failed the self-check (the passes view says which)";

@@ -8,6 +8,7 @@
 
 #include "core/analysis/analysis_db.hpp"
 #include "core/analysis/metrics.hpp"
+#include "core/analysis/phases.hpp"
 #include "core/analysis/table.hpp"
 
 namespace kprof::analysis {
@@ -24,6 +25,12 @@ std::string dims(const int64_t v[3]);  // "1024x1x1"
 Cell reg(int64_t v);  // a register count; empty when the trace did not give it (< 0)
 
 void apply_limit(Table& t, size_t limit);
+
+// The finding a phase's steps rest on (prefill, decode; the repeated steps otherwise), or nullptr.
+const Finding* finding_for(const PhaseModel& pm, Phase p);
+// What a phase rests on, as one text: the finding's claim and evidence, or why its dispatches are
+// in no step ("" when there is nothing to say).
+std::string phase_evidence(const PhaseModel& pm, Phase p);
 
 // The note of a counter view with no joined value.
 extern const char* const k_no_joined_counters;

@@ -11,9 +11,9 @@
 namespace kprof::analysis {
 
 const std::vector<std::string>& view_names() {
-  static const std::vector<std::string> names = {"top",     "families", "variants", "phases",
-                                                 "explain", "counters", "metrics",  "roofline",
-                                                 "passes",  "samples"};
+  static const std::vector<std::string> names = {"top",       "families", "variants", "phases",
+                                                 "structure", "windows",  "explain",  "counters",
+                                                 "metrics",   "roofline", "passes",   "samples"};
   return names;
 }
 
@@ -101,6 +101,10 @@ Table QueryContext::view(const std::string& name, const ViewOptions& o) {
     t = variants(o);
   else if (name == "phases")
     t = phases(o);
+  else if (name == "structure")
+    t = structure(o);
+  else if (name == "windows")
+    t = windows(o);
   else if (name == "explain")
     t = explain_view(o);
   else if (name == "counters")

@@ -3,6 +3,9 @@
 //   families  families (configs/families rules) by summed duration, with variant counts
 //   variants  distinct launch configurations with resources, waves per workgroup, phase counts
 //   phases    steps found from the data: prefill / decode / tail, period, layers
+//   structure every finding (with confidence and evidence), what was not established and why,
+//             observations and runbook hints, one row each
+//   windows   stretches of the main stream with no missing Dispatch_Id, and the steps in each
 //   explain   per family: launches = sum over variants of steps × layers × launches per layer
 //   counters  collected counter values joined onto trace dispatches, per counter
 //   metrics   per variant and phase: FLOPs, bytes, intensity, achieved rates (trace durations)
@@ -35,7 +38,8 @@ struct ViewOptions {
   ExplainHints hints;
   // Machine output (CSV, JSON): `explain` gives one row per term of each family's explanation
   // (phase, steps, layers, launches per layer and step, variants, launches, and the confidence
-  // and evidence of the phase) instead of one prose string per family.
+  // and evidence of the phase) instead of one prose string per family; `phases` adds each phase's
+  // role_established, confidence and evidence.
   bool structured = false;
 };
 
@@ -63,6 +67,8 @@ class QueryContext {
   Table families(const ViewOptions& o);
   Table variants(const ViewOptions& o);
   Table phases(const ViewOptions& o);
+  Table structure(const ViewOptions& o);
+  Table windows(const ViewOptions& o);
   Table explain_view(const ViewOptions& o);
   Table counters(const ViewOptions& o);
   Table metrics(const ViewOptions& o, bool roofline);

@@ -29,6 +29,10 @@ struct Case {
   // More `kprof ingest` commands after the first, into the same database: their words are
   // capture paths (relative to ../shared/captures) or flags (--run NAME, --replace).
   std::vector<std::vector<std::string>> more_ingests = {};
+  // Dispatch_Id ranges [first, last) to keep: the one input folder's agent_info and kernel_trace
+  // files are copied to $TMP/windowed with every other kernel-trace row removed (a windowed
+  // capture, made from a real one) and that folder is ingested instead.
+  std::vector<std::pair<int64_t, int64_t>> keep_ids = {};
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -57,6 +61,30 @@ std::string run(const fs::path& tmp, const std::string& shown, const std::string
   return "$ kprof " + shown + "\n" + text + "exit=" + std::to_string(WEXITSTATUS(rc)) + "\n";
 }
 
+// Copies `from`'s agent_info and kernel_trace CSV files to `to`, keeping the kernel-trace rows
+// whose Dispatch_Id (the 6th field; the fields before it hold no comma) is in one of `keep`.
+void cut_windows(const fs::path& from, const fs::path& to,
+                 const std::vector<std::pair<int64_t, int64_t>>& keep) {
+  fs::create_directories(to);
+  for (const auto& e : fs::directory_iterator(from)) {
+    const std::string name = e.path().filename().string();
+    if (name.find("agent_info.csv") != std::string::npos) fs::copy_file(e.path(), to / name);
+    if (name.find("kernel_trace.csv") == std::string::npos) continue;
+    std::ifstream in(e.path());
+    std::ofstream out(to / name);
+    std::string line;
+    std::getline(in, line);
+    out << line << "\n";
+    while (std::getline(in, line)) {
+      size_t at = 0;
+      for (int f = 0; f < 5; ++f) at = line.find(',', at) + 1;
+      const int64_t id = std::stoll(line.substr(at));
+      for (const auto& [a, b] : keep)
+        if (id >= a && id < b) out << line << "\n";
+    }
+  }
+}
+
 class GoldenCapture : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GoldenCapture, ExplainAndPhasesSayWhatTheDataShows) {
@@ -68,6 +96,12 @@ TEST_P(GoldenCapture, ExplainAndPhasesSayWhatTheDataShows) {
   const std::string db = (tmp / "c.db").string();
   std::string inputs, shown_inputs;
   for (const auto& i : c.inputs) {
+    if (!c.keep_ids.empty()) {
+      cut_windows(k_captures / i, tmp / "windowed", c.keep_ids);
+      inputs += " " + (tmp / "windowed").string();
+      shown_inputs += " $TMP/windowed";
+      continue;
+    }
     inputs += " " + (k_captures / i).string();
     shown_inputs += " $CAPTURES/" + i;
   }
@@ -122,9 +156,23 @@ INSTANTIATE_TEST_SUITE_P(
         // Qwen3.5-9B AQ4 on a Radeon AI PRO R9700: 1,127 set-up dispatches, then 12 runs of 928
         // dispatches, one per roctx range of the capture's marker trace (2 warm-up, 10 measured
         // "cold_prefill" runs of the same case): 12 repeated steps, role not established.
+        // Machine forms: phases with each phase's evidence (JSON), every statement about the
+        // structure as fields (JSON), the one window (CSV, full precision).
         Case{"ullm_qwen35_aq4",
              {u + "2026-07-15/qwen35-9b-aq4-production-opt-v0.1/p3/"
-                  "aq4-p3-diagnostic-rocprof-capture-v8"}},
+                  "aq4-p3-diagnostic-rocprof-capture-v8"},
+             {"explain", "phases", "phases --format json", "structure --format json",
+              "windows --format csv"}},
+        // The windowed trace, cut from that capture: Dispatch_Ids [2500, 5100),
+        // [6000, 8400) and [10000, 12264) kept. Three windows with the ids missing before each;
+        // whole steps only where a window holds one (runs start at 1128 + 928 k: 2 + 1 + 2), the
+        // cut ones partial; no prefill.
+        Case{"ullm_qwen35_aq4_windowed",
+             {u + "2026-07-15/qwen35-9b-aq4-production-opt-v0.1/p3/"
+                  "aq4-p3-diagnostic-rocprof-capture-v8"},
+             {"windows --format csv", "structure --format json", "phases --format csv"},
+             {},
+             {{2500, 5100}, {6000, 8400}, {10000, 12264}}},
         // Gemma-4 attention profile with 128 prompt tokens (its rocprof stderr gives the
         // command): weight loading, then a KV-write + decode-attention loop (2 repeated steps of
         // 4610 dispatches, role not established), then a second loop of 4 × 2158 dispatches

@@ -24,8 +24,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "readme"))
 from readme_test import WIDTH, make_clone, run  # noqa: E402
 
-VIEWS = ["top", "families", "variants", "phases", "explain", "counters", "metrics", "roofline",
-         "passes"]
+VIEWS = ["top", "families", "variants", "phases", "structure", "windows", "explain", "counters",
+         "metrics", "roofline", "passes"]
 # Real captures of different shapes: a uLLM decode loop with counters, a uLLM production trace,
 # and the rocprofiler-sdk documentation's sample (a trace and a counter pass of three kernels).
 CAPTURES = [
