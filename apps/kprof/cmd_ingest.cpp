@@ -72,14 +72,8 @@ int cmd_ingest(const app::Args& args) {
   exec::IngestRequest request;
   request.db = db_path;
   request.inputs = inputs;
-  if (vm->count("pass-kind")) {
-    const std::string k = (*vm)["pass-kind"].as<std::string>();
-    if (k != "trace" && k != "counters") {
-      throw Error::input("--pass-kind must be trace or counters, not '" + k + "'",
-                         "see kprof ingest --help");
-    }
-    request.forced_kind = k;
-  }
+  if (vm->count("pass-kind"))
+    request.forced_kind = exec::parse_pass_kind_option((*vm)["pass-kind"].as<std::string>());
   request.read.strict = (*vm)["strict"].as<bool>();
   request.replace = (*vm)["replace"].as<bool>();
   if (vm->count("run")) request.run_name = (*vm)["run"].as<std::string>();

@@ -85,7 +85,7 @@ int cmd_query(const kprof::app::Args& args) {
   if (tokens) request.session.output_tokens = static_cast<int>(tokens);
   request.session.force_join = (*vm)["force-join"].as<bool>();
   request.options.family = family;
-  request.options.phase = phase;
+  request.options.phase = an::parse_phase_option(phase);
   request.options.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
   request.options.structured = f != an::Format::table;  // explain: one row per term, not prose
   if (vm->count("sql")) {

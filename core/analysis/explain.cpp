@@ -207,7 +207,7 @@ std::vector<std::string> structure_lines(const PhaseModel& pm) {
   if (!pm.findings.empty()) {
     out.push_back("evidence:");
     for (const auto& f : pm.findings)
-      out.push_back("  " + f.topic + ": " + f.claim + " (confidence " +
+      out.push_back("  " + std::string(to_string(f.topic)) + ": " + f.claim + " (confidence " +
                     std::string(to_string(f.confidence)) + "): " + f.evidence);
   }
   if (!pm.notes.empty()) {

@@ -13,7 +13,7 @@ Table QueryContext::explain_view(const ViewOptions& o) {
                  "launches", "role_established", "confidence", "evidence"};
     for (const auto& fe : explain(m_model, o.family)) {
       for (const auto& g : fe.groups) {
-        if (!o.phase.empty() && to_string(g.phase) != o.phase) continue;
+        if (o.phase && g.phase != *o.phase) continue;
         int64_t launches = 0;
         for (auto c : g.counts) launches += c;
         const Finding* f = finding_for(m_model.phases, g.phase);
@@ -35,9 +35,9 @@ Table QueryContext::explain_view(const ViewOptions& o) {
   }
   t.columns = {"family", "launches", "explanation"};
   for (const auto& fe : explain(m_model, o.family)) {
-    if (!o.phase.empty()) {
+    if (o.phase) {
       bool has = false;
-      for (const auto& g : fe.groups) has |= to_string(g.phase) == o.phase;
+      for (const auto& g : fe.groups) has |= g.phase == *o.phase;
       if (!has) continue;
     }
     t.rows.push_back({fe.family, fe.launches, fe.text});

@@ -4,11 +4,31 @@
 
 #include "core/analysis/phase_detail.hpp"
 
+namespace kprof::analysis {
+
+std::string_view to_string(Topic t) {
+  switch (t) {
+    case Topic::windows:
+      return "windows";
+    case Topic::steps:
+      return "steps";
+    case Topic::prefill:
+      return "prefill";
+    case Topic::decode:
+      return "decode";
+    case Topic::layers:
+      return "layers";
+  }
+  return "steps";
+}
+
+}  // namespace kprof::analysis
+
 namespace kprof::analysis::detail {
 
 Finding windows_finding(const std::vector<Window>& windows, const WindowScan& scan) {
   std::string ev;
-  Finding f{"windows", "", "", Confidence::high};
+  Finding f{Topic::windows, "", "", Confidence::high};
   const auto& w0 = windows.front();
   const int64_t scattered_holes = scan.scattered_holes, scattered_missing = scan.scattered_missing;
   {
@@ -51,15 +71,8 @@ Finding windows_finding(const std::vector<Window>& windows, const WindowScan& sc
 
 // Findings in reading order: how the trace was cut, then steps, their roles, then layers.
 void order_findings(PhaseModel& pm) {
-  auto rank = [](const std::string& t) {
-    const char* order[] = {"windows", "steps", "prefill", "decode", "layers"};
-    for (int i = 0; i < 5; ++i)
-      if (t == order[i]) return i;
-    return 5;
-  };
-  std::stable_sort(pm.findings.begin(), pm.findings.end(), [&](const Finding& a, const Finding& b) {
-    return rank(a.topic) < rank(b.topic);
-  });
+  std::stable_sort(pm.findings.begin(), pm.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.topic < b.topic; });
 }
 
 void step_findings(PhaseModel& pm, bool timed, size_t P, size_t step_len, double period_match,
@@ -83,17 +96,18 @@ void step_findings(PhaseModel& pm, bool timed, size_t P, size_t step_len, double
     c = Confidence::high;
   else if (timed && regular >= 2 && irregular <= regular)
     c = Confidence::medium;
-  pm.findings.push_back({"steps",
+  pm.findings.push_back({Topic::steps,
                          num(regular) + " repeated steps of " + num(step_len) + " dispatches" +
                              (pm.windowed() ? " in " + num(pm.windows.size()) + " windows" : ""),
                          ev, c});
   if (have_prefill) {
     const auto& p = *std::find_if(pm.steps.begin(), pm.steps.end(),
                                   [](const Step& s) { return s.phase == Phase::prefill; });
-    pm.findings.push_back({"prefill", "1 prefill step of " + num(p.end - p.begin) + " dispatches",
-                           prefill_why, prefill_conf});
+    pm.findings.push_back({Topic::prefill,
+                           "1 prefill step of " + num(p.end - p.begin) + " dispatches", prefill_why,
+                           prefill_conf});
     pm.findings.push_back(
-        {"decode", num(pm.decode_steps) + " decode steps",
+        {Topic::decode, num(pm.decode_steps) + " decode steps",
          "the regular repeated steps after the prefill (one forward pass per generated token)",
          prefill_conf});
   } else {

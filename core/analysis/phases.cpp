@@ -220,7 +220,7 @@ PhaseModel detect_phases(std::vector<const Dispatch*> order,
         pm.layers = lf.layers;
         pm.layer_period = lf.period;
         pm.findings.push_back(
-            {"layers",
+            {Topic::layers,
              std::to_string(lf.layers) + " repeating blocks of about " + num(lf.period) +
                  " dispatches, without host gaps between them",
              det.name_of(lf.anchor) + " launches once every " + num(lf.period) + " dispatches, " +
@@ -309,7 +309,7 @@ PhaseModel detect_phases(std::vector<const Dispatch*> order,
     pm.layer_period = lf.period;
     if (lf.layers > 0) {
       pm.findings.push_back(
-          {"layers",
+          {Topic::layers,
            std::to_string(lf.layers) + " layers per step, " + num(lf.period) + " dispatches each",
            det.name_of(lf.anchor) + " launches every " + num(lf.period) + " dispatches, " +
                std::to_string(lf.layers) + " times per step; that stretch of the step repeats " +

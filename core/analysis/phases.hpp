@@ -63,9 +63,14 @@ std::string phase_choices();
 enum class Confidence : uint8_t { high, medium, low };
 std::string_view to_string(Confidence c);
 
+// What a finding is about, in reading order: how the trace was cut, then steps, their roles, then
+// layers (PhaseModel::findings is sorted by it).
+enum class Topic : uint8_t { windows, steps, prefill, decode, layers };
+std::string_view to_string(Topic t);
+
 // One thing the analysis established, with what it rests on.
 struct Finding {
-  std::string topic;     // "windows" | "steps" | "prefill" | "decode" | "layers" | "stream"
+  Topic topic;
   std::string claim;     // "63 repeated steps of 847 dispatches"
   std::string evidence;  // "the kernel sequence repeats every 847 dispatches (100% match) ..."
   Confidence confidence = Confidence::medium;

@@ -25,7 +25,7 @@ Table QueryContext::phases(const ViewOptions& o) {
     for (size_t i = s.begin; i < s.end; ++i) ns += pm.order[i]->duration_ns();
   }
   for (const auto& [p, a] : acc) {
-    if (!o.phase.empty() && o.phase != to_string(p)) continue;
+    if (o.phase && *o.phase != p) continue;
     auto [steps, n, ns] = a;
     // Only steps are counted as steps; partial and unknown stretches are counted as dispatches.
     const bool is_step =
@@ -38,7 +38,7 @@ Table QueryContext::phases(const ViewOptions& o) {
          regular && pm.layer_period ? Cell(static_cast<int64_t>(pm.layer_period)) : Cell(), ns,
          is_step ? Cell(static_cast<double>(ns) / steps) : Cell()});
   }
-  if (pm.other_dispatches > 0 && (o.phase.empty() || o.phase == "other"))
+  if (pm.other_dispatches > 0 && (!o.phase || *o.phase == Phase::other))
     t.rows.push_back({std::string("other"), Cell(), static_cast<int64_t>(pm.other_dispatches),
                       Cell(), Cell(), Cell(), Cell(), Cell()});
   if (o.structured) {

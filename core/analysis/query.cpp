@@ -7,6 +7,13 @@
 
 namespace kprof::analysis {
 
+std::optional<Phase> parse_phase_option(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  if (auto p = parse_phase(text)) return p;
+  throw Error::input("--phase: unknown phase '" + std::string(text) + "'",
+                     "choose " + phase_choices());
+}
+
 QueryResult run_query(const QueryRequest& r) {
   QueryResult out;
   if (r.sql) {

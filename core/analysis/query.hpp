@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/analysis/session.hpp"
@@ -29,6 +30,10 @@ struct QueryResult {
   std::vector<std::string> joins;  // join_note() of each join this query computed and stored
   std::vector<std::string> notes;  // for the user ("the run's runbook does not load here ...")
 };
+
+// The user's --phase word, read once: none for "", else the Phase it names. Throws Error(input)
+// naming the allowed values (phase_choices()) for any other word.
+std::optional<Phase> parse_phase_option(std::string_view text);
 
 // Throws Error(input) for a missing or unknown view (with the nearest name and the list), and as
 // QuerySession::open and sql_table do.

@@ -50,7 +50,7 @@ FamilyRules run_rules(const RunbookAnalysis& from_runbook, std::vector<std::stri
 std::optional<Table> streamed_view(const std::filesystem::path& db, const SessionOptions& options,
                                    const std::string& view, const ViewOptions& o,
                                    std::vector<std::string>& notes) {
-  if (view != "top" || !o.family.empty() || !o.phase.empty()) return std::nullopt;
+  if (view != "top" || !o.family.empty() || o.phase) return std::nullopt;
   store::CaptureDb cdb(db, store::OpenMode::read_only);
   const RunTrace rt = find_run_trace(cdb, options.run_id);
   const FamilyRules rules = run_rules(runbook_analysis(rt.run), notes);

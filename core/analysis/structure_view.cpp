@@ -34,8 +34,8 @@ Table QueryContext::structure(const ViewOptions& o) {
   const auto& pm = m_model.phases;
   t.rows.push_back({std::string("summary"), Cell(), structure_summary(pm), Cell(), Cell()});
   for (const auto& f : pm.findings)
-    t.rows.push_back(
-        {f.topic, std::string("yes"), f.claim, std::string(to_string(f.confidence)), f.evidence});
+    t.rows.push_back({std::string(to_string(f.topic)), std::string("yes"), f.claim,
+                      std::string(to_string(f.confidence)), f.evidence});
   for (const auto& n : pm.notes) {
     auto [topic, text] = split_note(n);
     if (topic.empty())

@@ -36,13 +36,16 @@ void apply_limit(Table& t, size_t limit) {
 }
 
 const Finding* finding_for(const PhaseModel& pm, Phase p) {
-  const char* topic = p == Phase::prefill                                                ? "prefill"
-                      : p == Phase::decode                                               ? "decode"
-                      : p == Phase::step || p == Phase::irregular || p == Phase::partial ? "steps"
-                                                                                         : nullptr;
+  std::optional<Topic> topic;
+  if (p == Phase::prefill)
+    topic = Topic::prefill;
+  else if (p == Phase::decode)
+    topic = Topic::decode;
+  else if (p == Phase::step || p == Phase::irregular || p == Phase::partial)
+    topic = Topic::steps;
   if (!topic) return nullptr;
   for (const auto& f : pm.findings)
-    if (f.topic == topic) return &f;
+    if (f.topic == *topic) return &f;
   return nullptr;
 }
 

@@ -72,7 +72,7 @@ Table QueryContext::base_table(const std::string& title) const {
 
 bool QueryContext::keep(size_t k, const ViewOptions& o) const {
   if (!o.family.empty() && m_model.variants[m_model.variant_of[k]].family != o.family) return false;
-  if (!o.phase.empty() && to_string(m_model.phase_of[k]) != o.phase) return false;
+  if (o.phase && m_model.phase_of[k] != *o.phase) return false;
   return true;
 }
 
@@ -88,9 +88,6 @@ Table QueryContext::view(const std::string& name, const ViewOptions& o) {
       throw Error::input("no family '" + o.family + "' in run " + std::to_string(m_cap.run.id),
                          did_you_mean(nearest_names(o.family, fams, 3, true)));
     }
-  }
-  if (!o.phase.empty() && !parse_phase(o.phase)) {
-    throw Error::input("unknown phase '" + o.phase + "'", "choose " + phase_choices());
   }
   Table t;
   if (name == "top")

@@ -32,9 +32,9 @@
 namespace kprof::analysis {
 
 struct ViewOptions {
-  std::string family;  // only this family ("" = all)
-  std::string phase;   // only this phase ("" = all)
-  size_t limit = 0;    // at most this many rows (0 = all)
+  std::string family;          // only this family ("" = all)
+  std::optional<Phase> phase;  // only this phase (none = all); parse_phase reads the user's word
+  size_t limit = 0;            // at most this many rows (0 = all)
   ExplainHints hints;
   // Machine output (CSV, JSON): `explain` gives one row per term of each family's explanation
   // (phase, steps, layers, launches per layer and step, variants, launches, and the confidence

@@ -198,6 +198,13 @@ class Loader {
 
 }  // namespace
 
+store::PassKind parse_pass_kind_option(std::string_view text) {
+  for (auto k : {store::PassKind::trace, store::PassKind::counters})
+    if (store::to_string(k) == text) return k;
+  throw Error::input("--pass-kind must be trace or counters, not '" + std::string(text) + "'",
+                     "see kprof ingest --help");
+}
+
 IngestReport ingest_capture(const IngestRequest& request) {
   if (request.inputs.empty())
     throw Error::input("expected at least one directory or file",

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/ingest/ingest_plan.hpp"
@@ -24,9 +25,9 @@ namespace kprof::exec {
 struct IngestRequest {
   std::filesystem::path db;
   std::vector<std::string> inputs;
-  std::optional<std::string> run_name;     // --run; default "ingest:<first input's name>"
-  std::optional<std::string> forced_kind;  // --pass-kind trace|counters
-  bool replace = false;                    // --replace
+  std::optional<std::string> run_name;         // --run; default "ingest:<first input's name>"
+  std::optional<store::PassKind> forced_kind;  // --pass-kind (parse_pass_kind_option)
+  bool replace = false;                        // --replace
   ingest::ReadOptions read;
 };
 
@@ -51,6 +52,10 @@ struct IngestReport {
   std::vector<std::string> skipped;  // files that are no format kprof reads
   int64_t rejected = 0;              // bad rows skipped (counted in ingest_stats)
 };
+
+// The user's --pass-kind word, read once: trace or counters; any other word is an Error (input)
+// naming the two.
+store::PassKind parse_pass_kind_option(std::string_view text);
 
 // Throws kprof::Error (input) for bad input or a refused replacement; the database is then as it
 // was (a database file this call created is removed again).

@@ -173,16 +173,17 @@ std::string label_of(const Invocation& inv, const std::string& root) {
 
 }  // namespace
 
-IngestPlan plan_ingest(const Discovery& found, const std::optional<std::string>& forced_kind) {
+IngestPlan plan_ingest(const Discovery& found, std::optional<store::PassKind> forced_kind) {
   IngestPlan plan;
   if (forced_kind) {
     PlannedRun run;
     for (const auto& pass : found.passes) {
       PlannedInput p;
-      p.counters = *forced_kind == "counters";
+      p.counters = *forced_kind == store::PassKind::counters;
       if (pass.number > 0 || !p.counters) p.ordinal = pass.number;
       p.input = pass;
-      p.what = "the files of " + pass.folder + " (--pass-kind " + *forced_kind + ")";
+      p.what = "the files of " + pass.folder + " (--pass-kind " +
+               (p.counters ? "counters" : "trace") + ")";
       run.passes.push_back(p);
     }
     plan.runs.push_back(std::move(run));

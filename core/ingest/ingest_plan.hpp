@@ -60,8 +60,8 @@ struct IngestPlan {
   std::vector<std::string> notes;  // how the inputs were split, for the user
 };
 
-// `forced_kind` ("trace" / "counters", from --pass-kind) keeps the old behaviour: one pass per
-// discovered pass folder, of that kind.
-IngestPlan plan_ingest(const Discovery& found, const std::optional<std::string>& forced_kind);
+// `forced_kind` (--pass-kind) keeps the old behaviour: one pass per discovered pass folder, of
+// that kind.
+IngestPlan plan_ingest(const Discovery& found, std::optional<store::PassKind> forced_kind);
 
 }  // namespace kprof::ingest

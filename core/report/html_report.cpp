@@ -220,8 +220,8 @@ void write_html_report(std::ostream& o, const ReportModel& m) {
   page.open("timeline", "One step, layer by layer");
   const auto& tl = m.timeline;
   if (tl.found) {
-    o << "<p>Step " << tl.step_number << " of " << tl.steps << " (" << escape(tl.phase) << "), "
-      << tl.slices.size() << " dispatches, " << escape(duration_text(tl.step_us * 1e3))
+    o << "<p>Step " << tl.step_number << " of " << tl.steps << " (" << analysis::to_string(tl.phase)
+      << "), " << tl.slices.size() << " dispatches, " << escape(duration_text(tl.step_us * 1e3))
       << " from the first launch to the last end. " << escape(tl.layer_basis)
       << ". Each row starts at its first dispatch.</p>\n"
       << timeline_svg(tl, colours);

@@ -1,6 +1,7 @@
 #include "core/report/report_model.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <ctime>
 #include <map>
@@ -147,7 +148,7 @@ Timeline timeline(const an::TraceModel& m) {
     return tl;
   }
   tl.found = true;
-  tl.phase = std::string(an::to_string(chosen->phase));
+  tl.phase = chosen->phase;
   tl.step_number = number;
   tl.steps = steps;
   std::vector<uint32_t> names;
@@ -248,7 +249,9 @@ Roofline roofline(an::QuerySession& session, const Table& metrics,
     RoofPoint p;
     p.variant = text(row[cv]);
     p.family = text(row[cf]);
-    p.phase = text(row[cp]);
+    const auto phase = an::parse_phase(text(row[cp]));  // the view writes to_string(Phase)
+    assert(phase);
+    p.phase = phase.value_or(an::Phase::unknown);
     p.launches = static_cast<int64_t>(number(row[cl]).value_or(0));
     p.flop_per_byte = *ai;
     p.flops_per_s = *tf * 1e12;

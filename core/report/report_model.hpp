@@ -58,18 +58,19 @@ struct TimelineSlice {
 };
 struct Timeline {
   bool found = false;
-  std::string why_not;            // when !found
-  std::string phase;              // "decode", "step", ...
-  size_t step_number = 0;         // 1-based among the trace's steps
-  size_t steps = 0;               // steps of the run
-  std::vector<std::string> rows;  // row labels
+  std::string why_not;                               // when !found
+  analysis::Phase phase = analysis::Phase::unknown;  // of the drawn step: decode or step
+  size_t step_number = 0;                            // 1-based among the trace's steps
+  size_t steps = 0;                                  // steps of the run
+  std::vector<std::string> rows;                     // row labels
   std::vector<TimelineSlice> slices;
   double step_us = 0;       // first dispatch start to last dispatch end
   std::string layer_basis;  // how layers were cut ("anchor kernel X, 17 dispatches per layer")
 };
 
 struct RoofPoint {
-  std::string variant, family, phase;
+  std::string variant, family;
+  analysis::Phase phase = analysis::Phase::unknown;
   int64_t launches = 0;
   double flop_per_byte = 0, flops_per_s = 0, bytes_per_s = 0;
   bool mixed = false;       // FLOPs and bytes from different counter passes

@@ -210,15 +210,15 @@ std::string roofline_svg(const Roofline& r, const FamilyColours& colours) {
     if (p.mixed) cls += " mixed";
     if (p.above_peak) cls += " above-peak";
     std::ostringstream title;
-    title << "variant " << p.variant << " " << p.family << " (" << p.phase
+    title << "variant " << p.variant << " " << p.family << " (" << analysis::to_string(p.phase)
           << "): " << format_number(p.flop_per_byte) << " FLOP/B, " << si(p.flops_per_s, "FLOP/s")
           << ", " << p.launches << " launches"
           << (p.mixed ? "; FLOPs and bytes from different counter passes" : "")
           << (p.above_peak ? "; ABOVE A PHYSICAL PEAK" : "");
-    o << "<g class=\"" << cls << "\" data-phase=\"" << escape(p.phase) << "\"><title>"
+    o << "<g class=\"" << cls << "\" data-phase=\"" << analysis::to_string(p.phase) << "\"><title>"
       << escape(title.str()) << "</title>";
     const std::string fill = p.mixed ? "none" : colours.of(p.family);
-    if (p.phase == "prefill")
+    if (p.phase == analysis::Phase::prefill)
       o << "<rect x=\"" << num(x - 5) << "\" y=\"" << num(y - 5)
         << "\" width=\"10\" height=\"10\" fill=\"" << fill << "\" stroke=\"" << colours.of(p.family)
         << "\"/>";
@@ -228,8 +228,8 @@ std::string roofline_svg(const Roofline& r, const FamilyColours& colours) {
     const bool right_side = x > left + pw - 80;
     o << "<text class=\"point-label\" x=\"" << num(right_side ? x - 8 : x + 8) << "\" y=\""
       << num(ly) << "\" text-anchor=\"" << (right_side ? "end" : "start") << "\">"
-      << (p.above_peak ? "! " : "") << "v" << escape(p.variant) << " " << escape(p.phase)
-      << "</text></g>\n";
+      << (p.above_peak ? "! " : "") << "v" << escape(p.variant) << " "
+      << analysis::to_string(p.phase) << "</text></g>\n";
   }
   o << "</svg>\n";
   return o.str();

@@ -32,7 +32,6 @@ namespace kprof::store {
 int64_t now_unix_ms();
 
 enum class RunStatus { running, done, failed, interrupted };
-enum class PassKind { trace, counters };
 enum class PassState { planned, running, done, failed, interrupted };
 
 // The spellings stored in the database (and printed by the CLI): "running", "trace", ...

@@ -9,6 +9,10 @@
 
 namespace kprof::store {
 
+// What a pass captured: the kernel trace, or hardware counters (here so that core/ingest, which
+// sees only this header of the store, can name a pass's kind; to_string is in capture_db.hpp).
+enum class PassKind { trace, counters };
+
 // One GPU/CPU agent from agent_info.csv or rocpd_info_agent.
 struct AgentRow {
   int64_t node_id = 0;  // Node_Id (absolute); what "Agent N" means with --agent-index absolute

@@ -15,7 +15,7 @@ int count_phase(const PhaseModel& pm, Phase p) {
   return n;
 }
 
-bool has_finding(const PhaseModel& pm, const std::string& topic) {
+bool has_finding(const PhaseModel& pm, Topic topic) {
   return std::any_of(pm.findings.begin(), pm.findings.end(),
                      [&](const Finding& f) { return f.topic == topic; });
 }
@@ -84,9 +84,9 @@ TEST(Phases, PrefillOnShapeEvidenceAndDecodeStepsAndLayers) {
   EXPECT_EQ(pm.steps[1].begin, pm.step_period);
   EXPECT_EQ(pm.steps.back().end, p.dispatches.size());
   EXPECT_FALSE(pm.windowed());
-  ASSERT_TRUE(has_finding(pm, "prefill"));
+  ASSERT_TRUE(has_finding(pm, Topic::prefill));
   for (const auto& f : pm.findings) {
-    if (f.topic != "prefill") continue;
+    if (f.topic != Topic::prefill) continue;
     EXPECT_EQ(f.confidence, Confidence::high);
     // 8 of the 9 shared kernels launch larger grids in the prefill (argmax does not).
     EXPECT_NE(f.evidence.find("8 of the 9 kernels"), std::string::npos) << f.evidence;
@@ -124,7 +124,7 @@ TEST(Phases, WithoutTimingStepsFallOnPeriodMultiplesWithLowConfidence) {
   EXPECT_EQ(pm.decode_steps, 9);
   EXPECT_EQ(pm.layers, 6);
   for (const auto& f : pm.findings) {
-    if (f.topic == "steps") {
+    if (f.topic == Topic::steps) {
       EXPECT_EQ(f.confidence, Confidence::low);
     }
   }
@@ -233,7 +233,7 @@ TEST(Phases, AWindowedDecodeTraceIsReportedAsWindowsWithNoInventedPrefill) {
     EXPECT_GE(s.begin, win.begin);
     EXPECT_LE(s.end, win.end);
   }
-  EXPECT_TRUE(has_finding(pm, "windows"));
+  EXPECT_TRUE(has_finding(pm, Topic::windows));
   EXPECT_EQ(pm.findings.front().claim, "windowed trace: 3 windows");
 }
 
@@ -292,7 +292,7 @@ TEST(Phases, OneForwardPassOfManyLayersHasNoStepsOnlyLayerLikeBlocks) {
   EXPECT_EQ(count_phase(pm, Phase::unknown), 1);
   EXPECT_TRUE(note_mentions(pm, "no host gap marks its boundaries")) << pm.notes.front();
   for (const auto& f : pm.findings) {
-    if (f.topic == "layers") {
+    if (f.topic == Topic::layers) {
       EXPECT_EQ(f.confidence, Confidence::low);
     }
   }

@@ -100,6 +100,20 @@ TEST(QueryUseCase, AMissingOrUnknownViewIsAnInputErrorNamingTheViews) {
   EXPECT_THROW(run_query(c.request("")), Error);
 }
 
+TEST(QueryUseCase, ThePhaseIsReadOnceAndAnUnknownWordNamesTheAllowedOnes) {
+  EXPECT_EQ(parse_phase_option(""), std::nullopt);
+  for (Phase p : k_all_phases) EXPECT_EQ(parse_phase_option(to_string(p)), p);
+  try {
+    parse_phase_option("tail");
+    FAIL() << "parsed";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+    EXPECT_NE(std::string(e.what()).find("unknown phase 'tail'"), std::string::npos);
+    ASSERT_FALSE(e.diagnostics().empty());
+    EXPECT_EQ(e.diagnostics()[0].hint, "choose " + phase_choices());
+  }
+}
+
 TEST(QueryUseCase, ASelectRunsOnTheLastRun) {
   SmallCapture c;
   QueryRequest r = c.request("");

@@ -119,7 +119,7 @@ TEST_F(SimCapture, JoinsFilteredCounterPassesAndFlagsMixedRatios) {
   QueryContext q(db, std::nullopt, rules());
   ViewOptions o;
   o.family = "fused_moe_kernel";
-  o.phase = "decode";
+  o.phase = Phase::decode;
   const Table roof = q.view("roofline", o);
   ASSERT_EQ(roof.rows.size(), 1u);
   EXPECT_TRUE(roof.simulated);
@@ -170,7 +170,7 @@ TEST(SimCaptureRoofline, BytesFromHbmRequestCountersMatchFetchSize) {
     QueryContext q(db, std::nullopt, rules());
     ViewOptions o;
     o.family = "fused_moe_kernel";
-    o.phase = "decode";
+    o.phase = Phase::decode;
     const Table roof = q.view("roofline", o);
     EXPECT_EQ(roof.rows.size(), 1u);
     for (size_t i = 0; i < roof.columns.size(); ++i)
@@ -342,9 +342,9 @@ TEST_F(SimCapture, StreamedTopIsTheModelsTop) {
   EXPECT_EQ(five->rows, model_five.rows);
   EXPECT_EQ(five->rows_omitted, model_five.rows_omitted);
 
-  o.phase = "decode";
+  o.phase = Phase::decode;
   EXPECT_FALSE(streamed_view(s_db->path(), so, "top", o, notes));
-  o.phase.clear();
+  o.phase.reset();
   EXPECT_FALSE(streamed_view(s_db->path(), so, "explain", o, notes));
 }
 

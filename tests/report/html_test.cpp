@@ -38,7 +38,7 @@ ReportModel model(bool simulated) {
   m.families = {{k_hostile, 3e6, 75, 30}, {"other_family", 1e6, 25, 10}};
   m.families_total_ns = 4000000;
   m.timeline.found = true;
-  m.timeline.phase = "decode";
+  m.timeline.phase = analysis::Phase::decode;
   m.timeline.step_number = 2;
   m.timeline.steps = 64;
   m.timeline.rows = {"layer 1", "layer 2"};
@@ -50,9 +50,10 @@ ReportModel model(bool simulated) {
   m.roofline.arch = "gfx942";
   m.roofline.hbm_bytes_per_s = 5.3e12;
   m.roofline.compute = {{"matrix BF16/FP16", 1.3e15}, {"vector FP32", 1.6e14}};
-  m.roofline.points = {{"1", k_hostile, "decode", 64, 2.0, 5e12, 5e12, false, false},
-                       {"1", k_hostile, "prefill", 1, 300.0, 4e14, 1e12, true, false},
-                       {"2", "other_family", "decode", 64, 10.0, 9e15, 1e15, false, true}};
+  m.roofline.points = {
+      {"1", k_hostile, analysis::Phase::decode, 64, 2.0, 5e12, 5e12, false, false},
+      {"1", k_hostile, analysis::Phase::prefill, 1, 300.0, 4e14, 1e12, true, false},
+      {"2", "other_family", analysis::Phase::decode, 64, 10.0, 9e15, 1e15, false, true}};
   m.metrics.columns = {"variant", "family", "tbps", "suspect"};
   m.metrics.rows = {{int64_t{1}, k_hostile, 1.0, Cell()},
                     {int64_t{2}, std::string("x"), 1000.0, std::string("tbps above the HBM peak")}};

@@ -55,8 +55,9 @@ std::string digest(const ReportModel& m) {
       << m.families[i].launches << " launches\n";
   const auto& tl = m.timeline;
   if (tl.found)
-    o << "timeline: step " << tl.step_number << " of " << tl.steps << " (" << tl.phase << "), "
-      << tl.rows.size() << " rows, " << tl.slices.size() << " slices; " << tl.layer_basis << "\n";
+    o << "timeline: step " << tl.step_number << " of " << tl.steps << " ("
+      << analysis::to_string(tl.phase) << "), " << tl.rows.size() << " rows, " << tl.slices.size()
+      << " slices; " << tl.layer_basis << "\n";
   else
     o << "timeline: none: " << tl.why_not << "\n";
   const auto& r = m.roofline;

@@ -42,13 +42,13 @@ TEST(SimReport, RooflineShowsDecodeMoeMemoryBoundAndPrefillToItsRight) {
   int decode = 0, prefill = 0;
   for (const auto& p : m.roofline.points) {
     if (p.family != "fused_moe_kernel") continue;
-    if (p.phase == "decode") {
+    if (p.phase == analysis::Phase::decode) {
       ++decode;
       EXPECT_LT(p.flop_per_byte, ridge) << "variant " << p.variant << " should be memory-bound";
       EXPECT_LE(p.flops_per_s, p.flop_per_byte * m.roofline.hbm_bytes_per_s * 1.0001)
           << "variant " << p.variant << " above the HBM roof";
       max_decode_ai = std::max(max_decode_ai, p.flop_per_byte);
-    } else if (p.phase == "prefill") {
+    } else if (p.phase == analysis::Phase::prefill) {
       ++prefill;
       min_prefill_ai = std::min(min_prefill_ai, p.flop_per_byte);
     }
@@ -63,7 +63,7 @@ TEST(SimReport, TimelineIsOneDecodeStepOf48Layers) {
   const ReportModel m = build_report_model(k_sim_db.string(), {});
   const Timeline& tl = m.timeline;
   ASSERT_TRUE(tl.found) << tl.why_not;
-  EXPECT_EQ(tl.phase, "decode");
+  EXPECT_EQ(tl.phase, analysis::Phase::decode);
   EXPECT_EQ(tl.step_number, 2u);  // the first decode step, after the prefill
   size_t layers = 0;
   for (const auto& r : tl.rows) layers += r.rfind("layer ", 0) == 0;
