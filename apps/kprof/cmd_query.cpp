@@ -22,8 +22,9 @@ int cmd_query(const kprof::app::Args& args) {
   int64_t limit = 0, run = 0, layers = 0, tokens = 0, width = -1;
   opts.add_options()("db", po::value(&db_path), "capture database")(
       "view", po::value(&view),
-      "top | families | variants | phases | explain | counters | metrics | roofline | passes")(
-      "family-arg", po::value(&family_arg), "a family (explain FAMILY)")(
+      "top | families | variants | phases | structure | windows | explain | counters | metrics | "
+      "metric_sets | roofline | passes | samples")("family-arg", po::value(&family_arg),
+                                                   "a family (explain FAMILY)")(
       "sql", po::value(&sql),
       "run one SELECT on a read-only connection instead of a view (no writes, no ATTACH, no "
       "VACUUM, no PRAGMA assignments)")("timeout", po::value(&timeout_text),
@@ -38,6 +39,9 @@ int cmd_query(const kprof::app::Args& args) {
                                                             "run id (default: the latest run)")(
       "expect-layers", po::value(&layers), "check: layers per step the model has (runbook hint)")(
       "expect-steps", po::value(&tokens), "check: steps (output tokens) expected (runbook hint)")(
+      "metric-set", po::value<std::vector<std::string>>()->composing(),
+      "metric_sets: this set of configs/metrics (repeatable; default: the runbook's, else every "
+      "set whose counters the run has)")(
       "force-join", po::bool_switch(),
       "use the counters of a join that failed its self-check (matches far apart); still flagged");
   po::positional_options_description pos;
@@ -50,9 +54,12 @@ int cmd_query(const kprof::app::Args& args) {
       "  families  kernel families (configs/families rules) with launches and variant counts\n"
       "  variants  distinct launch configurations: grid, workgroup, LDS, scratch, registers\n"
       "  phases    steps found from the dispatch sequence: prefill, decode, layers, evidence\n"
+      "  structure every finding with its confidence and evidence, and what was not established\n"
+      "  windows   stretches of the trace with no missing Dispatch_Id, and the steps in each\n"
       "  explain   launches = steps x layers x launches per layer x variants, per family\n"
       "  counters  counter values joined onto trace dispatches, per counter and pass\n"
       "  metrics   per variant and phase: FLOPs, bytes, intensity, achieved rates\n"
+      "  metric_sets per variant: the metrics of the metric sets (l2_hit_percent, ...), flagged\n"
       "  roofline  per family and phase: rates against the target's peaks, and the bound\n"
       "  passes    the run's passes (0 = trace), states and the join's match rate\n"
       "  samples   per variant and counter: n, mean, sd, se (rotated runs: one group a launch)\n"
@@ -87,6 +94,8 @@ int cmd_query(const kprof::app::Args& args) {
   request.options.family = family;
   request.options.phase = an::parse_phase_option(phase);
   request.options.limit = limit > 0 ? static_cast<size_t>(limit) : 0;
+  if (vm->count("metric-set"))
+    request.options.metric_sets = (*vm)["metric-set"].as<std::vector<std::string>>();
   request.options.structured = f != an::Format::table;  // explain: one row per term, not prose
   if (vm->count("sql")) {
     if (!view.empty())

@@ -151,6 +151,25 @@ DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters&
   return m;
 }
 
+FormulaValue evaluate_formula(const hw::Target& target, const JoinedCounters& joined,
+                              size_t dispatch_index, const hw::MetricFormula& formula) {
+  FormulaValue out;
+  if (dispatch_index >= joined.by_dispatch.size()) return out;
+  const auto& samples = joined.by_dispatch[dispatch_index];
+  if (samples.empty()) return out;
+  for (const auto* e : {formula.prefer_expr.get(), formula.expr.get()}) {
+    if (!e) continue;
+    std::set<int64_t> passes;
+    Resolver r{target, joined, samples, passes};
+    if (auto v = r.eval(*e)) {
+      out.value = v;
+      out.passes = std::move(passes);
+      return out;
+    }
+  }
+  return out;
+}
+
 void GroupMetrics::add(const DispatchMetrics& m, int64_t trace_duration_ns) {
   ++dispatches;
   if (m.has_flops()) {

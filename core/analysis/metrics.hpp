@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/analysis/capture.hpp"
+#include "core/hw/metric_set.hpp"
 #include "core/hw/target.hpp"
 
 namespace kprof::analysis {
@@ -56,6 +57,17 @@ struct DispatchMetrics {
 
 DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters& joined,
                                  size_t dispatch_index);
+
+// One metric-set formula (configs/metrics/*.yaml) for one dispatch, through core/hw's expression
+// engine: its `prefer:` formula first when every input was collected, else its expression. A name
+// resolves to a collected value (base or derived, as rocprofv3 wrote it), else to the target's
+// derived expression over collected base values. Empty when an input is missing or a divisor is 0.
+struct FormulaValue {
+  std::optional<double> value;
+  std::set<int64_t> passes;  // counter passes the inputs came from (> 1: mixed application runs)
+};
+FormulaValue evaluate_formula(const hw::Target& target, const JoinedCounters& joined,
+                              size_t dispatch_index, const hw::MetricFormula& formula);
 
 // Aggregate over a group of dispatches (a variant, family or phase).
 struct GroupMetrics {

@@ -19,6 +19,7 @@ RunbookAnalysis runbook_analysis(const store::RunInfo& run) {
           FamilyRule{FamilyRule::Kind::family, "", r.match.value, r.family.value, r.match.pos});
     out.layers = rb.analysis.layers.value;
     out.output_tokens = rb.analysis.output_tokens.value;
+    for (const auto& m : rb.passes.counters.metric_sets.value) out.metric_sets.push_back(m.value);
   } catch (const Error& e) {
     // The runbook was valid when the run was made; on another machine its paths may not be.
     out.not_used_because = e.diagnostics().front().line();
@@ -90,6 +91,7 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
   s.m_hints.layers = options.layers ? options.layers : from_runbook.layers;
   s.m_hints.output_tokens =
       options.output_tokens ? options.output_tokens : from_runbook.output_tokens;
+  s.m_metric_sets = from_runbook.metric_sets;
   FamilyRules rules = run_rules(from_runbook, s.m_notes);
   s.m_query = std::make_unique<QueryContext>(*s.m_db, std::move(cap), std::move(rules));
   s.m_query->use_unreliable_joins(options.force_join);
@@ -100,6 +102,7 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
 Table QuerySession::view(const std::string& name, ViewOptions options) {
   if (!options.hints.layers) options.hints.layers = m_hints.layers;
   if (!options.hints.output_tokens) options.hints.output_tokens = m_hints.output_tokens;
+  if (options.metric_sets.empty()) options.metric_sets = m_metric_sets;
   return m_query->view(name, options);
 }
 

@@ -33,6 +33,7 @@ struct SessionOptions {
 struct RunbookAnalysis {
   std::vector<FamilyRule> rules;
   std::optional<int> layers, output_tokens;
+  std::vector<std::string> metric_sets;  // passes.counters.metric_sets: what `metric_sets` shows
   // Why the stored runbook was not used ("" when it was, or when the run has none).
   std::string not_used_because;
 };
@@ -65,6 +66,7 @@ class QuerySession {
   std::unique_ptr<store::CaptureDb> m_db;
   std::unique_ptr<QueryContext> m_query;
   ExplainHints m_hints;
+  std::vector<std::string> m_metric_sets;  // the runbook's
   std::vector<JoinSummary> m_joins;
   std::vector<std::string> m_notes;
 };

@@ -11,9 +11,9 @@
 namespace kprof::analysis {
 
 const std::vector<std::string>& view_names() {
-  static const std::vector<std::string> names = {"top",       "families", "variants", "phases",
-                                                 "structure", "windows",  "explain",  "counters",
-                                                 "metrics",   "roofline", "passes",   "samples"};
+  static const std::vector<std::string> names = {
+      "top",      "families", "variants",    "phases",   "structure", "windows", "explain",
+      "counters", "metrics",  "metric_sets", "roofline", "passes",    "samples"};
   return names;
 }
 
@@ -110,6 +110,8 @@ Table QueryContext::view(const std::string& name, const ViewOptions& o) {
     t = metrics(o, false);
   else if (name == "roofline")
     t = metrics(o, true);
+  else if (name == "metric_sets")
+    t = metric_sets(o);
   else if (name == "passes")
     t = passes(o);
   else if (name == "samples")

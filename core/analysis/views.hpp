@@ -9,6 +9,8 @@
 //   explain   per family: launches = sum over variants of steps × layers × launches per layer
 //   counters  collected counter values joined onto trace dispatches, per counter
 //   metrics   per variant and phase: FLOPs, bytes, intensity, achieved rates (trace durations)
+//   metric_sets per variant: the metrics the metric sets define (configs/metrics/*.yaml formulas,
+//             evaluated per dispatch by core/hw's expression engine), flagged when impossible
 //   roofline  per family and phase: rates against the target's peaks, and the bound
 //   passes    the run's passes, their states and the join's match rate
 //   samples   per variant and counter: launches counted (n), mean, standard deviation, standard
@@ -36,6 +38,9 @@ struct ViewOptions {
   std::optional<Phase> phase;  // only this phase (none = all); parse_phase reads the user's word
   size_t limit = 0;            // at most this many rows (0 = all)
   ExplainHints hints;
+  // `metric_sets`: the sets whose metrics to show (--metric-set, else the run's runbook); empty:
+  // every set of configs/metrics with a metric whose counters the run collected.
+  std::vector<std::string> metric_sets;
   // Machine output (CSV, JSON): `explain` gives one row per term of each family's explanation
   // (phase, steps, layers, launches per layer and step, variants, launches, and the confidence
   // and evidence of the phase) instead of one prose string per family; `phases` adds each phase's
@@ -72,6 +77,7 @@ class QueryContext {
   Table explain_view(const ViewOptions& o);
   Table counters(const ViewOptions& o);
   Table metrics(const ViewOptions& o, bool roofline);
+  Table metric_sets(const ViewOptions& o);
   Table passes(const ViewOptions& o);
   Table samples(const ViewOptions& o);
   Table base_table(const std::string& title) const;

@@ -31,16 +31,20 @@ void write(const std::filesystem::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
 }
 
+// A CPU agent and one MI300X (gfx942).
+std::string mi300x_agents() {
+  return std::string(k_agent_header) +
+         "0,0,\"CPU\",128,0,0,0,0,0,0,0,0,1,128,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,4311,0,0,0,0,"
+         "0,0,23,0,0,0,0,0,0,0,0,0,0,0,\"cpu\",\"CPU\",\"cpu\",\"\"\n"
+         "1,1,\"GPU\",0,1216,0,0,8,64,0,64,64,8,304,8,4,1,10,4,32,90402,4098,29857,0,0,128,"
+         "4,0,8,8,2100,2100,0,0,0,38,32,148,1024,4294967295,0,0,1,1024,1024,1024,2147483647,"
+         "65535,65535,\"gfx942\",\"AMD\",\"AMD Instinct MI300X\",\"aqua_vanjaram\"\n";
+}
+
 TEST(PeakFlags, RatesAbovePeakAreMarkedWithTheReason) {
   test::TempDb tmp("peak");
   const auto dir = tmp.dir();
-  write(dir / "100_agent_info.csv",
-        std::string(k_agent_header) +
-            "0,0,\"CPU\",128,0,0,0,0,0,0,0,0,1,128,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,4311,0,0,0,0,"
-            "0,0,23,0,0,0,0,0,0,0,0,0,0,0,\"cpu\",\"CPU\",\"cpu\",\"\"\n"
-            "1,1,\"GPU\",0,1216,0,0,8,64,0,64,64,8,304,8,4,1,10,4,32,90402,4098,29857,0,0,128,"
-            "4,0,8,8,2100,2100,0,0,0,38,32,148,1024,4294967295,0,0,1,1024,1024,1024,2147483647,"
-            "65535,65535,\"gfx942\",\"AMD\",\"AMD Instinct MI300X\",\"aqua_vanjaram\"\n");
+  write(dir / "100_agent_info.csv", mi300x_agents());
   // Two launches of 1 us each.
   const std::string trace_header =
       "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\","
@@ -199,6 +203,110 @@ TEST(JoinSelfCheck, UnreliableJoinIsExcludedUnlessForced) {
   for (const auto& n : used.notes)
     said |= n.find("[used anyway: --force-join]") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// The `metric_sets` view on a hand-made gfx942 capture: the memory set's l2_hit_percent
+// (configs/metrics/memory.yaml: 100*TCC_HIT_sum/(TCC_HIT_sum+TCC_MISS_sum)) per kernel variant,
+// evaluated per launch from the joined counters and averaged; a value whose inputs came from two
+// counter passes is marked mixed, one outside 0..100 is named in `suspect`.
+const std::string k_counter_header =
+    "\"Correlation_Id\",\"Dispatch_Id\",\"Agent_Id\",\"Queue_Id\",\"Process_Id\","
+    "\"Thread_Id\",\"Grid_Size\",\"Kernel_Id\",\"Kernel_Name\",\"Workgroup_Size\","
+    "\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\","
+    "\"Counter_Name\",\"Counter_Value\",\"Start_Timestamp\",\"End_Timestamp\"\n";
+
+// A counter row of dispatch `id` (kernel 7 copy_kernel for ids 1-2, kernel 8 other_kernel else).
+std::string row(int id, const std::string& counter, double value) {
+  const bool copy = id <= 2;
+  return std::to_string(id) + "," + std::to_string(id) + ",\"Agent 1\",1,200,200,65536," +
+         (copy ? "7,\"copy_kernel\"" : "8,\"other_kernel\"") + ",256,0,0,16,0,32,\"" + counter +
+         "\"," + std::to_string(value) + ",0,0\n";
+}
+
+TEST(MetricSetsView, MemorySetMetricsPerVariantWithMixedAndImpossibleFlagged) {
+  test::TempDb tmp("msets");
+  const auto dir = tmp.dir();
+  std::string trace =
+      "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\","
+      "\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\","
+      "\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\","
+      "\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\","
+      "\"Grid_Size_Y\",\"Grid_Size_Z\"\n";
+  for (int id = 1; id <= 4; ++id) {
+    const bool copy = id <= 2;
+    const std::string t0 = std::to_string(1000000 + id * 2000);
+    const std::string t1 = std::to_string(1000000 + id * 2000 + 1000);
+    trace += "\"KERNEL_DISPATCH\",\"Agent 1\",1,1,100," + std::to_string(id) + "," +
+             (copy ? "7,\"copy_kernel\"" : "8,\"other_kernel\"") + "," + std::to_string(id) + "," +
+             t0 + "," + t1 + ",0,0,16,0,32,256,1,1,65536,1,1\n";
+  }
+  write(dir / "100_kernel_trace.csv", trace);
+  write(dir / "100_agent_info.csv", mi300x_agents());
+  // Pass 1: both counters of copy_kernel (75% and 50% hits), only TCC_HIT_sum of other_kernel.
+  write(dir / "200_counter_collection.csv",
+        k_counter_header + row(1, "TCC_HIT_sum", 300) + row(1, "TCC_MISS_sum", 100) +
+            row(2, "TCC_HIT_sum", 100) + row(2, "TCC_MISS_sum", 100) + row(3, "TCC_HIT_sum", 100) +
+            row(4, "TCC_HIT_sum", 100));
+  // Pass 2 (another run of the application): other_kernel's misses, a corrupt negative count.
+  write(dir / "300_counter_collection.csv",
+        k_counter_header + row(3, "TCC_MISS_sum", -10) + row(4, "TCC_MISS_sum", -10));
+  {
+    store::CaptureDb db(tmp.path());
+    const int64_t run = test::new_run(db, false);
+    test::load_pass(
+        db, run, 0, store::PassKind::trace,
+        {(dir / "100_agent_info.csv").string(), (dir / "100_kernel_trace.csv").string()});
+    test::load_pass(
+        db, run, 1, store::PassKind::counters,
+        {(dir / "100_agent_info.csv").string(), (dir / "200_counter_collection.csv").string()});
+    test::load_pass(
+        db, run, 2, store::PassKind::counters,
+        {(dir / "100_agent_info.csv").string(), (dir / "300_counter_collection.csv").string()});
+    Capture cap = load_capture(db, std::nullopt);
+    ASSERT_EQ(cap.arch, "gfx942");
+    ensure_joins(db, cap);
+  }
+  store::CaptureDb db(tmp.path(), store::OpenMode::read_only);
+  QueryContext q(db, std::nullopt, FamilyRules::load_default());
+  ViewOptions o;
+  o.metric_sets = {"memory"};
+  const Table t = q.view("metric_sets", o);
+  auto col = [&](size_t r, const std::string& name) {
+    for (size_t i = 0; i < t.columns.size(); ++i)
+      if (t.columns[i] == name) return t.rows[r][i];
+    ADD_FAILURE() << "no column " << name;
+    return Cell();
+  };
+  ASSERT_EQ(t.rows.size(), 2u);
+  // Only the metrics with values are columns; the others are named in a note with their counters.
+  EXPECT_EQ(t.columns,
+            (std::vector<std::string>{"variant", "family", "kernel", "launches", "with_counters",
+                                      "l2_hit_percent", "passes", "suspect"}));
+  for (size_t r = 0; r < 2; ++r) {
+    const std::string kernel = std::get<std::string>(col(r, "kernel"));
+    EXPECT_EQ(std::get<int64_t>(col(r, "launches")), 2);
+    if (kernel == "copy_kernel") {
+      // The mean of the launches' values (75, 50), not the pooled ratio (400/600).
+      EXPECT_DOUBLE_EQ(std::get<double>(col(r, "l2_hit_percent")), 62.5);
+      EXPECT_EQ(std::get<std::string>(col(r, "passes")), "1");
+      EXPECT_TRUE(std::holds_alternative<std::monostate>(col(r, "suspect")));
+    } else {
+      EXPECT_EQ(kernel, "other_kernel");
+      EXPECT_NEAR(std::get<double>(col(r, "l2_hit_percent")), 100.0 * 100 / 90, 1e-9);
+      EXPECT_EQ(std::get<std::string>(col(r, "passes")), "1+2 (mixed)");
+      EXPECT_EQ(std::get<std::string>(col(r, "suspect")), "l2_hit_percent 111.11 outside 0..100");
+    }
+  }
+  bool not_shown = false, mixed = false, suspect = false;
+  for (const auto& n : t.notes) {
+    not_shown |= n.find("memory.hbm_read_bytes (TCC_BUBBLE_sum") != std::string::npos;
+    mixed |=
+        n.rfind("(mixed): the inputs of l2_hit_percent came from different counter passes", 0) == 0;
+    suspect |= n.rfind("suspect: values no ", 0) == 0;
+  }
+  EXPECT_TRUE(not_shown);
+  EXPECT_TRUE(mixed);
+  EXPECT_TRUE(suspect);
 }
 
 }  // namespace
