@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
-#include "core/analysis/session.hpp"
+#include "apps/kprof/table_args.hpp"
 #include "core/analysis/table.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
-#include "core/report/compare.hpp"
+#include "core/report/run_ref.hpp"
 
 namespace {
 
@@ -18,14 +18,12 @@ namespace an = kprof::analysis;
 
 int cmd_compare(const kprof::app::Args& args) {
   po::options_description opts("options");
-  std::string a_text, b_text, format = "table";
-  int64_t width = -1;
+  std::string a_text, b_text;
+  kprof::app::TableFlags table;
   opts.add_options()("a", po::value(&a_text), "run A: DB or DB:RUN (default run: the latest)")(
       "b", po::value(&b_text), "run B: DB or DB:RUN")("force", po::bool_switch(),
-                                                      "compare runs of different targets anyway")(
-      "format", po::value(&format), "table | csv | jsonl | json")(
-      "wide", po::bool_switch(), "full cells and no width limit in tables")(
-      "width", po::value(&width), "table width in columns, 0 = no limit (default: the terminal's)");
+                                                      "compare runs of different targets anyway");
+  kprof::app::add_table_options(opts, table);
   po::positional_options_description pos;
   pos.add("a", 1).add("b", 1);
   auto vm = kprof::app::parse_args(
@@ -40,27 +38,13 @@ int cmd_compare(const kprof::app::Args& args) {
   if (!vm) return 0;
   if (a_text.empty() || b_text.empty())
     throw kprof::Error::input("compare needs two runs", "usage: kprof compare A[:RUN] B[:RUN]");
-  const an::Format f = an::parse_format(format);
-  const auto ra = kprof::report::parse_run_ref(a_text), rb = kprof::report::parse_run_ref(b_text);
-  an::SessionOptions sa, sb;
-  sa.run_id = ra.run;
-  sb.run_id = rb.run;
-  auto a = an::QuerySession::open(ra.db, sa);
-  auto b = an::QuerySession::open(rb.db, sb);
-  for (auto* s : {&a, &b})
-    for (const auto& j : s->joins_computed())
-      std::cerr << kprof::note_line(an::join_note(j), STDERR_FILENO) << "\n";
-  auto label = [](const kprof::report::RunRef& r, const an::QuerySession& s) {
-    return r.db + " run " + std::to_string(s.capture().run.id);
-  };
+  const an::Format f = kprof::app::table_format(table);
+  const an::PrintOptions po_ = kprof::app::print_options(table);
   kprof::report::CompareOptions co;
   co.force = (*vm)["force"].as<bool>();
-  const auto c = kprof::report::compare_runs(a, label(ra, a), b, label(rb, b), co);
-  an::PrintOptions po_;
-  po_.layout.wide = (*vm)["wide"].as<bool>();
-  po_.layout.width = po_.layout.wide ? 0
-                     : width >= 0    ? static_cast<size_t>(width)
-                                     : kprof::terminal_width(STDOUT_FILENO);
+  const auto refs = kprof::report::compare_run_refs(a_text, b_text, co);
+  for (const auto& j : refs.joins) std::cerr << kprof::note_line(j, STDERR_FILENO) << "\n";
+  const auto& c = refs.comparison;
   if (f == an::Format::table) {
     for (const auto& line : c.workload) std::cout << line << "\n";
     std::cout << "\n";

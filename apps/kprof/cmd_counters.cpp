@@ -1,50 +1,17 @@
 // `kprof counters [--arch A] [PATTERN]`: the target's counters with block, kind, expression and
 // description. `kprof counters --explain NAME`: the hardware events a counter costs per pass.
-// The use cases are core/hw/counter_catalog.hpp; this file parses flags and lays them out.
+// The use cases and the --explain text are core/hw/counter_catalog.hpp; this file parses flags.
 #include <unistd.h>
 
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
 #include "core/base/table.hpp"
-#include "core/base/text.hpp"
 #include "core/hw/counter_catalog.hpp"
 
 namespace {
 
 using namespace kprof;
-
-std::string pad(std::string s, size_t w) {
-  if (s.size() < w) s += std::string(w - s.size(), ' ');
-  return s;
-}
-
-void print_cost(const hw::CounterCost& c) {
-  std::cout << c.name << " (" << hw::to_string(c.kind) << ", " << c.arch << ")\n";
-  if (c.base) {
-    std::cout << "  block: " << c.base->block << ", event " << c.base->event_id
-              << "\n  description: " << c.base->description << "\n";
-  } else if (c.derived) {
-    std::cout << "  expression: " << c.derived->expression
-              << "\n  description: " << c.derived->description << "\n";
-  } else {
-    std::cout << "  one channel of " << c.events.at(0).event.counter
-              << "; costs that counter's slot\n";
-  }
-  std::cout << "  hardware events (" << c.events.size() << "):\n";
-  for (const auto& e : c.events) {
-    std::cout << "    " << pad(e.event.str(), 36) << e.block << " event " << e.event_id
-              << (e.accumulated ? " (accumulated; needs the plain counter beside it)" : "") << "\n";
-  }
-  std::string slots;
-  for (const auto& s : c.slots)
-    slots += (slots.empty() ? "" : "  ") + s.block + " " + std::to_string(s.used) + "/" +
-             std::to_string(s.limit);
-  std::cout << "  slots in one pass: " << (slots.empty() ? "none (constants only)" : slots) << "\n";
-  if (!c.over_blocks.empty())
-    std::cout << "  does NOT fit one pass (over: " << join(c.over_blocks, ", ")
-              << "); request its base counters instead\n";
-}
 
 int cmd_counters(const app::Args& args) {
   namespace po = app::po;
@@ -63,7 +30,7 @@ int cmd_counters(const app::Args& args) {
   if (!vm) return 0;
   const hw::Target t = hw::Target::load_arch((*vm)["arch"].as<std::string>());
   if (vm->count("explain")) {
-    print_cost(hw::explain_counter(t, (*vm)["explain"].as<std::string>()));
+    std::cout << hw::cost_text(hw::explain_counter(t, (*vm)["explain"].as<std::string>()));
     return 0;
   }
   const auto rows =

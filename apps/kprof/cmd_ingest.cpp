@@ -1,45 +1,19 @@
 // `kprof ingest DB DIR|FILE...`: load rocprofv3 outputs captured by hand or on another machine
 // into a capture database. Parses flags, calls the ingest use case (core/exec/ingest_capture.hpp:
-// which pass each file goes to, one transaction), prints what it loaded.
+// which pass each file goes to, one transaction), prints what it loaded (ingest_view.hpp).
 #include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
 #include "core/exec/ingest_capture.hpp"
+#include "core/exec/ingest_view.hpp"
 
 namespace {
 
 using namespace kprof;
-
-void render(const exec::IngestReport& report, const std::string& db_path) {
-  for (const auto& run : report.runs) {
-    std::cout << "run " << run.id << " '" << run.name << "' in " << db_path
-              << (run.simulated ? " (simulated: agents say so)" : " (measured)") << "\n";
-    for (const auto& pass : run.passes) {
-      std::cout << "pass " << pass.ordinal << " (" << store::to_string(pass.kind) << ") "
-                << pass.folder << "\n";
-      if (!pass.action.empty()) std::cout << "  " << pass.action << "\n";
-      Table files;
-      files.columns = {"file", "kind", "rows_read", "rejected"};
-      for (const auto& r : pass.files)
-        files.rows.push_back({std::filesystem::path(r.path).filename().string(), r.kind,
-                              static_cast<int64_t>(r.rows_read),
-                              static_cast<int64_t>(r.rows_rejected)});
-      render_text(std::cout, files, TextLayout{terminal_width(STDOUT_FILENO), false});
-    }
-  }
-  for (const auto& n : report.notes) std::cout << "note: " << n << "\n";
-  for (const auto& s : report.skipped)
-    std::cout << "skipped (not a format kprof reads): " << s << "\n";
-  if (report.rejected > 0)
-    std::cout << report.rejected
-              << " bad rows were skipped (see ingest_stats; --strict fails instead)\n";
-}
 
 int cmd_ingest(const app::Args& args) {
   namespace po = app::po;
@@ -77,7 +51,8 @@ int cmd_ingest(const app::Args& args) {
   request.read.strict = (*vm)["strict"].as<bool>();
   request.replace = (*vm)["replace"].as<bool>();
   if (vm->count("run")) request.run_name = (*vm)["run"].as<std::string>();
-  render(exec::ingest_capture(request), db_path);
+  std::cout << exec::ingest_text(exec::ingest_capture(request), db_path,
+                                 terminal_width(STDOUT_FILENO));
   return 0;
 }
 

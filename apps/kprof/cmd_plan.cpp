@@ -57,14 +57,7 @@ int cmd_plan(const app::Args& args) {
   if (vm->count("gpus")) request.gpus = (*vm)["gpus"].as<std::string>();
   request.node_budget = (*vm)["node-budget"].as<std::uint64_t>();
   if (vm->count("emit-sbatch")) {
-    if (vm->count("gpus"))
-      throw Error::input("--gpus picks GPUs of this host; the batch script asks Slurm for them",
-                         "drop --gpus (--gpus-per-task sets how many each pass gets)");
-    // No placeholder: a command that could not run is no use in a script.
-    request.filter_placeholder = false;
-    const exec::RunbookPlan whole = exec::plan_runbook(request);
-    std::cout << exec::emit_sbatch(whole.rb, whole.plan, whole.run_id,
-                                   app::launcher_flags_from(*vm));
+    std::cout << exec::plan_sbatch(request, app::launcher_flags_from(*vm));
     return 0;
   }
   if (vm->count("partition") || vm->count("time") || vm->count("gpus-per-task") ||

@@ -8,10 +8,10 @@
 #include "core/analysis/session.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
-#include "core/report/compare.hpp"
 #include "core/report/html_report.hpp"
 #include "core/report/output_file.hpp"
 #include "core/report/report_model.hpp"
+#include "core/report/run_ref.hpp"
 
 namespace {
 
@@ -47,14 +47,11 @@ int cmd_report(const kprof::app::Args& args) {
   auto session = kprof::analysis::QuerySession::open(db_path, so);
   auto model = kprof::report::build_report_model(session, ro);
   if (!baseline.empty()) {
-    const auto ref = kprof::report::parse_run_ref(baseline);
-    kprof::analysis::SessionOptions sb;
-    sb.run_id = ref.run;
-    auto base = kprof::analysis::QuerySession::open(ref.db, sb);
+    auto base = kprof::report::open_run_ref(baseline);
     kprof::report::CompareOptions co;
     co.force = (*vm)["force"].as<bool>();
     model.baseline = kprof::report::compare_runs(
-        base, ref.db + " run " + std::to_string(base.capture().run.id), session,
+        base.session, base.label, session,
         db_path + " run " + std::to_string(session.capture().run.id), co);
   }
   kprof::report::write_file_atomically(

@@ -2,16 +2,12 @@
 // every pass under rocprofv3 (or the test double), ingest each as it finishes, print the summary.
 // `kprof run [--metric-set S | --counters A,B] [--kernels REGEX] [--simulate] -- app args...`: the
 // same for the runbook that command line stands for, written next to the database first.
-#include <fstream>
-#include <iostream>
 
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/launcher_args.hpp"
 #include "apps/kprof/one_line_args.hpp"
-#include "core/base/error.hpp"
 #include "core/exec/executor.hpp"
 #include "core/exec/gpu_list.hpp"
-#include "core/runbook/one_line.hpp"
 #include "core/runbook/runbook.hpp"
 
 namespace {
@@ -55,33 +51,8 @@ int cmd_run(const kprof::app::Args& all_args) {
   if (vm->count("gpus")) o.gpus = kprof::exec::parse_gpu_list((*vm)["gpus"].as<std::string>());
   if (vm->count("db")) o.db = (*vm)["db"].as<std::string>();
   o.launcher = kprof::app::launcher_flags_from(*vm);
-  std::string runbook_path;
-  if (!app.empty()) {
-    if (vm->count("runbook"))
-      throw kprof::Error::input("give a runbook or an application after '--', not both",
-                                "kprof run RUNBOOK, or kprof run [options] -- APP [ARGS...]");
-    const auto line = kprof::app::one_line_from(*vm, app, all_args, o.simulate);
-    const auto db =
-        line.database.empty() ? std::filesystem::path(line.name + ".db") : line.database;
-    const auto path = kprof::runbook::one_line_runbook_path(db);
-    if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path) << kprof::runbook::one_line_yaml(line);
-    std::cerr << "kprof: runbook written to " << path.string() << " (edit it and run 'kprof run "
-              << path.string() << (o.simulate ? " --simulate" : "") << "')\n";
-    runbook_path = path.string();
-  } else if (vm->count("runbook")) {
-    if (kprof::app::has_one_line_options(*vm))
-      throw kprof::Error::input(
-          "--metric-set, --counters, --kernels and --name describe a "
-          "one-line profile; the runbook already says what to collect",
-          "edit the runbook, or put the application after '--'");
-    runbook_path = (*vm)["runbook"].as<std::string>();
-  } else {
-    throw kprof::Error::input("no runbook and no application given",
-                              "write 'kprof run path/to/runbook.yaml' or 'kprof run --simulate "
-                              "--metric-set roofline -- APP [ARGS...]'");
-  }
-  const auto rb = kprof::runbook::load_runbook(runbook_path);
+  const auto rb =
+      kprof::runbook::load_runbook(kprof::app::runbook_for_run(*vm, app, all_args, o.simulate));
   return kprof::exec::run_runbook(rb, o).exit_code;
 }
 

@@ -1,5 +1,8 @@
 #include "apps/kprof/one_line_args.hpp"
 
+#include <iostream>
+
+#include "core/base/error.hpp"
 #include "core/base/text.hpp"
 
 namespace kprof::app {
@@ -47,6 +50,30 @@ runbook::OneLine one_line_from(const po::variables_map& vm, const Args& app, con
     if (a != "--from-args") shown.push_back(a);
   o.origin = shell_join(shown);
   return o;
+}
+
+std::string runbook_for_run(const po::variables_map& vm, const Args& app, const Args& all,
+                            bool simulate) {
+  if (!app.empty()) {
+    if (vm.count("runbook"))
+      throw Error::input("give a runbook or an application after '--', not both",
+                         "kprof run RUNBOOK, or kprof run [options] -- APP [ARGS...]");
+    const auto path = runbook::write_one_line_runbook(one_line_from(vm, app, all, simulate));
+    std::cerr << "kprof: runbook written to " << path.string() << " (edit it and run 'kprof run "
+              << path.string() << (simulate ? " --simulate" : "") << "')\n";
+    return path.string();
+  }
+  if (vm.count("runbook")) {
+    if (has_one_line_options(vm))
+      throw Error::input(
+          "--metric-set, --counters, --kernels and --name describe a "
+          "one-line profile; the runbook already says what to collect",
+          "edit the runbook, or put the application after '--'");
+    return vm["runbook"].as<std::string>();
+  }
+  throw Error::input("no runbook and no application given",
+                     "write 'kprof run path/to/runbook.yaml' or 'kprof run --simulate "
+                     "--metric-set roofline -- APP [ARGS...]'");
 }
 
 }  // namespace kprof::app

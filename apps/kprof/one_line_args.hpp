@@ -17,4 +17,10 @@ bool has_one_line_options(const po::variables_map& vm);
 runbook::OneLine one_line_from(const po::variables_map& vm, const Args& app, const Args& all,
                                bool simulate);
 
+// `kprof run`'s runbook: the RUNBOOK positional, or the one-line profile after "--", whose runbook
+// is written next to its database first (and the user told where). Throws Error(input) for both,
+// neither, or one-line flags beside a runbook.
+std::string runbook_for_run(const po::variables_map& vm, const Args& app, const Args& all,
+                            bool simulate);
+
 }  // namespace kprof::app

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/base/duration.hpp"
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
 
@@ -12,6 +13,41 @@ std::optional<Phase> parse_phase_option(std::string_view text) {
   if (auto p = parse_phase(text)) return p;
   throw Error::input("--phase: unknown phase '" + std::string(text) + "'",
                      "choose " + phase_choices());
+}
+
+QueryRequest query_request(const QueryArgs& a) {
+  if (a.db.empty()) throw Error::input("missing capture database", "usage: kprof query DB <view>");
+  QueryRequest r;
+  r.db = a.db;
+  r.view = a.view;
+  r.options.family = a.family;
+  if (!a.family_arg.empty()) {
+    if (!a.family.empty() && a.family != a.family_arg)
+      throw Error::input(
+          "two families given ('" + a.family_arg + "' and --family '" + a.family + "')",
+          "give one");
+    r.options.family = a.family_arg;
+  }
+  if (a.run) r.session.run_id = a.run;
+  // Flags override the runbook's hints.
+  if (a.expect_layers) r.session.layers = static_cast<int>(a.expect_layers);
+  if (a.expect_steps) r.session.output_tokens = static_cast<int>(a.expect_steps);
+  r.session.force_join = a.force_join;
+  r.options.phase = parse_phase_option(a.phase);
+  r.options.limit = a.limit > 0 ? static_cast<size_t>(a.limit) : 0;
+  r.options.metric_sets = a.metric_sets;
+  r.options.structured = a.structured;
+  if (a.sql) {
+    if (!a.view.empty())
+      throw Error::input("give a view or --sql, not both", "see 'kprof query --help'");
+    const auto timeout = parse_duration(a.timeout);
+    if (!timeout || timeout->count() <= 0)
+      throw Error::input("--timeout: '" + a.timeout + "' is not a duration",
+                         "write e.g. 90s, 10m or 500ms");
+    r.sql = a.sql;
+    r.timeout = *timeout;
+  }
+  return r;
 }
 
 QueryResult run_query(const QueryRequest& r) {

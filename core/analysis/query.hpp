@@ -31,6 +31,24 @@ struct QueryResult {
   std::vector<std::string> notes;  // for the user ("the run's runbook does not load here ...")
 };
 
+// The words of `kprof query`'s command line, before they are checked.
+struct QueryArgs {
+  std::string db, view;
+  std::string family_arg;  // explain FAMILY (the positional form of --family)
+  std::string family, phase;
+  std::vector<std::string> metric_sets;  // --metric-set (the metric_sets view)
+  std::optional<std::string> sql;
+  std::string timeout = "60s";                                      // --sql's
+  int64_t limit = 0, run = 0, expect_layers = 0, expect_steps = 0;  // 0: not given
+  bool force_join = false;
+  bool structured = false;  // machine output (explain: one row per term)
+};
+
+// The checked request: a database, at most one family (FAMILY or --family, equal if both), a view
+// or --sql (not both), a positive --timeout duration, a known phase. Throws Error(input) with the
+// fix otherwise.
+QueryRequest query_request(const QueryArgs& a);
+
 // The user's --phase word, read once: none for "", else the Phase it names. Throws Error(input)
 // naming the allowed values (phase_choices()) for any other word.
 std::optional<Phase> parse_phase_option(std::string_view text);

@@ -54,4 +54,13 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
   return out;
 }
 
+std::string plan_sbatch(RunbookPlanRequest request, const LauncherFlags& flags) {
+  if (request.gpus)
+    throw Error::input("--gpus picks GPUs of this host; the batch script asks Slurm for them",
+                       "drop --gpus (--gpus-per-task sets how many each pass gets)");
+  request.filter_placeholder = false;
+  const RunbookPlan whole = plan_runbook(request);
+  return emit_sbatch(whole.rb, whole.plan, whole.run_id, flags);
+}
+
 }  // namespace kprof::exec

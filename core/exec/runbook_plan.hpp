@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/exec/launcher_choice.hpp"
 #include "core/exec/pass_plan.hpp"
 #include "core/exec/rocprofv3_version.hpp"
 #include "core/exec/rotation_preview.hpp"
@@ -45,5 +46,10 @@ struct RunbookPlan {
 
 // Throws Error(input) for a bad runbook, plan or --gpus setting, as `kprof run` would.
 RunbookPlan plan_runbook(const RunbookPlanRequest& request);
+
+// `kprof plan --emit-sbatch`: emit_sbatch() of the request's plan, every command runnable (no
+// placeholder: a command that could not run is no use in a script). Throws Error(input) when the
+// request picks GPUs of this host (--gpus): the script asks Slurm for them.
+std::string plan_sbatch(RunbookPlanRequest request, const LauncherFlags& flags);
 
 }  // namespace kprof::exec

@@ -1,6 +1,7 @@
 #include "core/hw/counter_catalog.hpp"
 
 #include <set>
+#include <sstream>
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
@@ -86,6 +87,37 @@ CounterCost explain_counter(const Target& t, const std::string& name) {
   }
   c.over_blocks = occ.over_blocks;
   return c;
+}
+
+std::string cost_text(const CounterCost& c) {
+  std::ostringstream o;
+  auto pad = [](std::string s, size_t w) {
+    return s.size() < w ? s + std::string(w - s.size(), ' ') : s;
+  };
+  o << c.name << " (" << to_string(c.kind) << ", " << c.arch << ")\n";
+  if (c.base) {
+    o << "  block: " << c.base->block << ", event " << c.base->event_id
+      << "\n  description: " << c.base->description << "\n";
+  } else if (c.derived) {
+    o << "  expression: " << c.derived->expression << "\n  description: " << c.derived->description
+      << "\n";
+  } else {
+    o << "  one channel of " << c.events.at(0).event.counter << "; costs that counter's slot\n";
+  }
+  o << "  hardware events (" << c.events.size() << "):\n";
+  for (const auto& e : c.events) {
+    o << "    " << pad(e.event.str(), 36) << e.block << " event " << e.event_id
+      << (e.accumulated ? " (accumulated; needs the plain counter beside it)" : "") << "\n";
+  }
+  std::string slots;
+  for (const auto& s : c.slots)
+    slots += (slots.empty() ? "" : "  ") + s.block + " " + std::to_string(s.used) + "/" +
+             std::to_string(s.limit);
+  o << "  slots in one pass: " << (slots.empty() ? "none (constants only)" : slots) << "\n";
+  if (!c.over_blocks.empty())
+    o << "  does NOT fit one pass (over: " << join(c.over_blocks, ", ")
+      << "); request its base counters instead\n";
+  return o.str();
 }
 
 }  // namespace kprof::hw

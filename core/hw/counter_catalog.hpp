@@ -1,6 +1,6 @@
 // The use cases of `kprof counters`: a target's counters as rows (filtered by a name pattern), and
-// what one counter costs in a pass (its hardware events and the block slots they take). Data
-// only; the command lays it out.
+// what one counter costs in a pass (its hardware events and the block slots they take), and the
+// text of the latter.
 #pragma once
 
 #include <optional>
@@ -53,5 +53,9 @@ struct CounterCost {
 
 // Throws Error(input) "unknown counter 'X'" with the nearest names.
 CounterCost explain_counter(const Target& t, const std::string& name);
+
+// The text of `kprof counters --explain`: the counter, its block and event or expression, its
+// hardware events, the slots they take in one pass, and whether they fit one.
+std::string cost_text(const CounterCost& c);
 
 }  // namespace kprof::hw

@@ -1,6 +1,7 @@
 #include "core/runbook/one_line.hpp"
 
 #include <cctype>
+#include <fstream>
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
@@ -68,6 +69,17 @@ std::string one_line_yaml(const OneLine& o) {
     y += "sim:\n  model: qwen3-30b-a3b-mi300x\n";
   }
   return y;
+}
+
+std::filesystem::path write_one_line_runbook(const OneLine& o) {
+  const auto db = o.database.empty() ? std::filesystem::path(o.name + ".db") : o.database;
+  const auto path = one_line_runbook_path(db);
+  if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
+  std::ofstream out(path);
+  out << one_line_yaml(o);
+  if (!out.flush())
+    throw Error::input("cannot write " + path.string(), "check the folder's permissions");
+  return path;
 }
 
 }  // namespace kprof::runbook

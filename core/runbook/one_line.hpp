@@ -32,4 +32,8 @@ std::string one_line_yaml(const OneLine& o);
 // Where `kprof run` keeps the runbook of a one-liner: beside the database, <db stem>.runbook.yaml.
 std::filesystem::path one_line_runbook_path(const std::filesystem::path& database);
 
+// Writes one_line_yaml(o) to one_line_runbook_path() of its database (default <name>.db here),
+// creating the folder; returns the path written.
+std::filesystem::path write_one_line_runbook(const OneLine& o);
+
 }  // namespace kprof::runbook

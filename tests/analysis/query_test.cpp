@@ -114,6 +114,36 @@ TEST(QueryUseCase, ThePhaseIsReadOnceAndAnUnknownWordNamesTheAllowedOnes) {
   }
 }
 
+TEST(QueryUseCase, TheFlagsAreCheckedIntoOneRequest) {
+  QueryArgs a;
+  a.db = "k.db";
+  a.view = "explain";
+  a.family_arg = "gemm";
+  a.phase = "decode";
+  a.limit = 5;
+  a.expect_layers = 48;
+  const QueryRequest r = query_request(a);
+  EXPECT_EQ(r.options.family, "gemm");
+  EXPECT_EQ(r.options.phase, Phase::decode);
+  EXPECT_EQ(r.options.limit, 5u);
+  EXPECT_EQ(r.session.layers, 48);
+  EXPECT_FALSE(r.session.output_tokens);
+  EXPECT_FALSE(r.sql);
+  a.family = "copy";  // two different families
+  EXPECT_THROW(query_request(a), Error);
+  a.family = "gemm";
+  EXPECT_NO_THROW(query_request(a));
+  a.sql = "SELECT 1";  // a view and --sql
+  EXPECT_THROW(query_request(a), Error);
+  a.view.clear();
+  a.timeout = "90s";
+  EXPECT_EQ(query_request(a).timeout, std::chrono::seconds(90));
+  a.timeout = "soon";
+  EXPECT_THROW(query_request(a), Error);
+  a.db.clear();
+  EXPECT_THROW(query_request(QueryArgs{}), Error);
+}
+
 TEST(QueryUseCase, ASelectRunsOnTheLastRun) {
   SmallCapture c;
   QueryRequest r = c.request("");

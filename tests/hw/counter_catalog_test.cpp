@@ -68,6 +68,13 @@ TEST(CounterCatalog, ExplainsTheEventsAndSlotsOfADerivedCounter) {
   EXPECT_EQ(c.slots[0].used, static_cast<int>(c.events.size()));
   EXPECT_EQ(c.slots[0].limit, 8);
   EXPECT_TRUE(c.over_blocks.empty());
+  const std::string text = cost_text(c);
+  EXPECT_EQ(text.rfind("InstrFetchLatency (derived, gfx942)\n  expression: ", 0), 0u) << text;
+  EXPECT_NE(text.find("(accumulated; needs the plain counter beside it)"), std::string::npos);
+  EXPECT_NE(text.find("  slots in one pass: SQ " + std::to_string(c.events.size()) + "/8\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("does NOT fit"), std::string::npos);
 }
 
 TEST(CounterCatalog, ExplainingAnUnknownCounterNamesTheNearest) {
