@@ -56,18 +56,25 @@ std::unique_ptr<ProfilerBackend> backend_of(const ExecSeams& seams, const runboo
 // launcher that started the attempt and its id there. A pass recorded running by a kprof before
 // schema 6 has no such record in the database (its launcher is ''); that kprof ran every attempt
 // as a local process group and kept "<pgid> <start time>" beside the pass log, so that group is
-// stopped by the local launcher. On another host (resume --force) that pgid names a process there,
-// not here: nothing is stopped.
-void reap_orphan_of(const store::PassInfo& p, PassLauncher& launcher, const fs::path& log) {
+// stopped by the local launcher. On another host (resume --force) an id of a launcher whose ids are
+// host-local (that pgid) names a process there, not here: nothing is stopped, and the user is told.
+void reap_orphan_of(const store::PassInfo& p, PassLauncher& launcher, const fs::path& log,
+                    std::ostream& out) {
+  const bool foreign = !p.owner_host.empty() && p.owner_host != host_name();
   if (!p.launcher.empty()) {
-    if (p.launcher == launcher.name()) {
-      launcher.reap_orphan(p.launch_id);
-    } else {
-      make_pass_launcher(p.launcher)->reap_orphan(p.launch_id);
+    std::unique_ptr<PassLauncher> other;
+    if (p.launcher != launcher.name()) other = make_pass_launcher(p.launcher);
+    PassLauncher& owner = other ? *other : launcher;
+    if (foreign && owner.ids_are_host_local()) {
+      out << "kprof: pass " << p.ordinal << " ran as " << p.launcher << " attempt " << p.launch_id
+          << " on host " << p.owner_host
+          << ", which cannot be stopped from here; stop it there if it still runs\n";
+      return;
     }
+    owner.reap_orphan(p.launch_id);
     return;
   }
-  if (!p.owner_host.empty() && p.owner_host != host_name()) return;
+  if (foreign) return;
   if (const auto id = legacy_local_launch_id(log)) {
     LocalLauncher().reap_orphan(*id);
     std::error_code ec;
@@ -233,13 +240,15 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
       // Its kprof is dead (we hold the lock): a launcher that still knows the attempt (a Slurm
       // task pending, running or ended) takes it over and it is waited for; else the launcher
       // that started it stops what it may have left running, and the pass runs again.
-      if (!p.launcher.empty() && p.launcher == launcher.name() &&
+      const bool foreign_local = p.owner_host != host && launcher.ids_are_host_local();
+      if (!p.launcher.empty() && p.launcher == launcher.name() && !foreign_local &&
           launcher.adopt(p.launch_id, adoption_spec(rb, run->id, p))) {
         adopted.emplace_back(p.id, p.launch_id);
         continue;
       }
       reap_orphan_of(p, launcher,
-                     p.log_path.empty() ? pass_log(rb, run->id, p.ordinal) : fs::path(p.log_path));
+                     p.log_path.empty() ? pass_log(rb, run->id, p.ordinal) : fs::path(p.log_path),
+                     out_of(options));
       reset = true;
     } else if (p.state == PassState::interrupted) {
       reset = true;

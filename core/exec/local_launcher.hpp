@@ -32,6 +32,7 @@ class LocalLauncher final : public PassLauncher {
   std::vector<AttemptEnd> wait(std::chrono::milliseconds max_wait) override;
   void cancel(const std::string& id, int sig) override;
   void reap_orphan(const std::string& id) override;
+  bool ids_are_host_local() const override { return true; }
 
  private:
   struct Attempt {

@@ -62,6 +62,11 @@ class PassLauncher {
   // something else by now (a reused pid) is left alone.
   virtual void reap_orphan(const std::string& id) = 0;
 
+  // True when an attempt's id names something only on the host that started it (a local process
+  // group): kprof on another host (resume --force) can neither adopt nor reap it. False for ids a
+  // scheduler knows cluster-wide (Slurm jobs).
+  virtual bool ids_are_host_local() const { return false; }
+
   // True for a launcher with a scheduler of its own (Slurm): the executor hands it every pass that
   // is ready at once, through start_all, instead of one per --gpus slot.
   virtual bool schedules_itself() const { return false; }

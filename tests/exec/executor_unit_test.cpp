@@ -469,6 +469,46 @@ TEST(ExecutorUnit, ResumeLeavesAPreSchema6OwnerOnAnotherHostAlone) {
   ::waitpid(bystander, nullptr, 0);
 }
 
+// resume --force of a pass recorded running on another host asks the launcher of its owner record,
+// never this host's about a foreign id: an id that names a process group there (host-local ids)
+// is neither adopted nor reaped here (the user is told), one a scheduler knows cluster-wide is
+// reaped through it. Either way the pass runs again.
+TEST(ExecutorUnit, ResumeForceOfAnotherHostsPassUsesItsOwnerRecordsLauncher) {
+  for (const bool host_local : {true, false}) {
+    Fixture f;
+    FakeLauncher first([](const LaunchSpec& s, int) { return works(s); });
+    const ExecResult r = run_runbook(f.rb, f.options, f.seams(first));
+    ASSERT_EQ(r.exit_code, 0);
+    {
+      store::CaptureDb db(f.db());
+      const auto p = db.list_passes(r.run_id).at(2);
+      store::PassTransition t;
+      t.state = PassState::running;
+      t.owner_pid = 4242;
+      t.owner_host = "another-host.example";
+      db.set_pass_state(p.id, t);
+      db.set_pass_launch(p.id, "fake", "fake-7");
+      db.set_run_status(r.run_id, store::RunStatus::running);
+    }
+    f.options.force = true;
+    FakeLauncher again([](const LaunchSpec& s, int) { return works(s); });
+    again.host_local = host_local;
+    again.known = {"fake-7"};  // an id this host's launcher would claim to know
+    const ExecResult r2 = resume_run(f.db(), f.options, nullptr, f.seams(again));
+    EXPECT_EQ(r2.exit_code, 0);
+    if (host_local) {
+      EXPECT_TRUE(again.adopted.empty());
+      EXPECT_TRUE(again.reaped.empty());
+      ASSERT_EQ(again.started.size(), 1u);
+      EXPECT_EQ(again.started[0].argv.at(1), "counters");
+    } else {
+      EXPECT_EQ(again.adopted.size(), 1u);  // a cluster-wide id is taken over
+    }
+    store::CaptureDb db(f.db(), store::OpenMode::read_only);
+    EXPECT_EQ(db.list_passes(r.run_id).at(2).state, PassState::done);
+  }
+}
+
 // A launcher with a scheduler of its own gets the trace pass alone, then every counter pass in one
 // start_all (one Slurm array job), each spec carrying its pass ordinal (the array task id).
 TEST(ExecutorUnit, ALauncherThatSchedulesItselfGetsAllCounterPassesInOneSubmission) {

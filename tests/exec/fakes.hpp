@@ -86,6 +86,7 @@ class FakeLauncher final : public PassLauncher {
   }
 
   void reap_orphan(const std::string& id) override { reaped.push_back(id); }
+  bool ids_are_host_local() const override { return host_local; }
 
   // As a launcher with a scheduler of its own (Slurm) when `batch` is set: every start_all call
   // is recorded as one submission.
@@ -107,6 +108,7 @@ class FakeLauncher final : public PassLauncher {
   }
 
   bool batch = false;
+  bool host_local = false;  // ids_are_host_local(): as the local launcher's process groups
   std::set<std::string> known;
   std::vector<std::vector<LaunchSpec>> submissions;         // start_all calls
   std::vector<std::pair<std::string, LaunchSpec>> adopted;  // adopt() calls that took over
