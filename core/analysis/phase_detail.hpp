@@ -1,5 +1,5 @@
 // Internals of phase detection (phases.hpp), shared by phases.cpp, periods.cpp, step_cuts.cpp,
-// prefill.cpp and phase_findings.cpp. Not part of the analysis API.
+// prefill.cpp, trailing_loops.cpp and phase_findings.cpp. Not part of the analysis API.
 #pragma once
 
 #include <algorithm>
@@ -88,6 +88,22 @@ struct PrefillTest {
 // Is [s0, s1) a prefill, compared with the regular step [r0, r1) of `step_layers` layers?
 PrefillTest test_prefill(const Detector& det, size_t s0, size_t s1, size_t r0, size_t r1,
                          int step_layers);
+
+// The prefill among the first window's lead (whole, or after its largest host gap) and its first
+// step, each compared with the regular step starting at `ref`: the first candidate established,
+// else the reason the first one failed.
+struct PrefillChoice {
+  std::optional<size_t> seg;    // index into segs of the prefill's segment
+  std::optional<size_t> split;  // where in that segment the prefill starts, when not at its begin
+  std::string why;              // the evidence, or why the best candidate failed ("": none)
+  Confidence confidence = Confidence::low;
+};
+PrefillChoice find_prefill(const Detector& det, const std::vector<Seg>& segs, size_t ref,
+                           size_t step_len, int layers);
+
+// Notes on a loop of its own after the last step (trailing_loops.cpp).
+void note_trailing_loops(PhaseModel& pm, const Detector& det, const std::vector<Seg>& segs,
+                         size_t P, size_t step_len, size_t ref);
 
 // Finding texts.
 Finding windows_finding(const std::vector<Window>& windows, const WindowScan& scan);

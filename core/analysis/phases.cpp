@@ -1,6 +1,7 @@
 // Phase detection (phases.hpp): the orchestration. The pieces: periods.cpp (period, layers),
-// step_cuts.cpp (windows, gap statistics, steps), prefill.cpp (prefill evidence),
-// phase_findings.cpp (finding sentences).
+// step_cuts.cpp (windows, gap statistics, steps), prefill.cpp (the prefill candidates and their
+// evidence), trailing_loops.cpp (a loop of its own after the last step), phase_findings.cpp
+// (finding sentences).
 #include "core/analysis/phases.hpp"
 
 #include <algorithm>
@@ -322,52 +323,12 @@ PhaseModel detect_phases(std::vector<const Dispatch*> order,
     }
   }
 
-  // Prefill: the first window's lead, or its first step, on evidence only.
-  std::optional<size_t> prefill_seg;  // index into segs
-  std::optional<size_t> prefill_split;
-  std::string prefill_why;
-  Confidence prefill_conf = Confidence::low;
-  {
-    const auto& w0 = pm.windows.front();
-    size_t i0 = 0;
-    while (i0 < segs.size() && segs[i0].window != 0) ++i0;
-    std::vector<std::pair<size_t, std::pair<size_t, size_t>>> candidates;  // seg, [s0, s1)
-    if (i0 < segs.size() && segs[i0].kind == SegKind::lead &&
-        segs[i0].end - segs[i0].begin >= std::max<size_t>(1, step_len / 4)) {
-      const auto& L = segs[i0];
-      candidates.push_back({i0, {L.begin, L.end}});
-      // A long lead may hold set-up before the prefill: the part after its largest host gap.
-      if (det.timed && L.end - L.begin > step_len + step_len / 4) {
-        size_t at = L.begin;
-        for (size_t y = L.begin + 1; y < L.end; ++y)
-          if (det.gap[y] > det.gap[at] || at == L.begin) at = y;
-        if (at > L.begin && L.end - at >= step_len / 4) candidates.push_back({i0, {at, L.end}});
-      }
-    }
-    size_t first_step = i0;
-    while (first_step < segs.size() && segs[first_step].window == 0 &&
-           segs[first_step].kind != SegKind::step)
-      ++first_step;
-    if (first_step < segs.size() && segs[first_step].window == 0 &&
-        segs[first_step].kind == SegKind::step && segs[first_step].begin != ref)
-      candidates.push_back({first_step, {segs[first_step].begin, segs[first_step].end}});
-    // The reference of comparison: a regular step other than the candidate.
-    for (const auto& [si, range] : candidates) {
-      size_t r = ref;
-      if (range.first <= r && r < range.second) continue;
-      const PrefillTest t =
-          test_prefill(det, range.first, range.second, r, r + step_len, pm.layers);
-      if (t.established) {
-        prefill_seg = si;
-        if (range.first != segs[si].begin) prefill_split = range.first;
-        prefill_why = t.evidence;
-        prefill_conf = t.confidence;
-        break;
-      }
-      if (prefill_why.empty()) prefill_why = t.evidence;
-    }
-    (void)w0;
-  }
+  // Prefill: the first window's lead, or its first step, on evidence only (prefill.cpp).
+  const PrefillChoice prefill = find_prefill(det, segs, ref, step_len, pm.layers);
+  const std::optional<size_t>& prefill_seg = prefill.seg;
+  const std::optional<size_t>& prefill_split = prefill.split;
+  const std::string& prefill_why = prefill.why;
+  const Confidence prefill_conf = prefill.confidence;
 
   // Phases of the segments.
   const bool have_prefill = prefill_seg.has_value();
@@ -407,63 +368,7 @@ PhaseModel detect_phases(std::vector<const Dispatch*> order,
 
   step_findings(pm, det.timed, P, step_len, period_match, gs, have_prefill ? &prefill_why : nullptr,
                 prefill_why, prefill_conf);
-  // What follows the last step may be a loop of its own (a benchmark's second phase, with other
-  // kernels): its steps ended because it is not this step with a few kernels more or less. Say
-  // that it repeats, with which kernels, rather than leaving it as anonymous "unknown" or calling
-  // it irregular steps of the first loop. Only one loop's steps are established per trace, so it
-  // keeps the phase unknown.
-  for (const Seg& s : segs) {
-    if (s.kind != SegKind::trail || s.end - s.begin < 2 * std::max<size_t>(P / 4, 8)) continue;
-    // A trail that is the start of a step cut by the window's end is a partial step (its layers
-    // repeat with a period of their own, but that is the step's inside, not another loop).
-    if (s.end - s.begin < step_len &&
-        aligned_match(det.names, ref, s.begin, s.end - s.begin) >= 0.9)
-      continue;
-    const std::vector<uint32_t> t(det.names.begin() + static_cast<long>(s.begin),
-                                  det.names.begin() + static_cast<long>(s.end));
-    const size_t p2 = detect_period(t);
-    if (p2 == 0 || p2 == step_len || 2 * p2 > t.size()) continue;
-    // Where that loop starts: the first position whose period-long stretch repeats one period
-    // later exactly (98%), else at least 80%. Loops of one program share most kernels (copies
-    // between launches), so a loose match also fires a little before the loop's true start.
-    size_t start = t.size();
-    for (double need : {0.98, 0.8}) {
-      for (start = 0; start + 2 * p2 <= t.size(); ++start)
-        if (aligned_match(t, start, start + p2, p2) >= need) break;
-      if (start + 2 * p2 <= t.size()) break;
-    }
-    if (start + 2 * p2 > t.size()) continue;
-    const size_t loop_len = t.size() - start;
-    std::set<uint32_t> in_step(det.names.begin() + static_cast<long>(ref),
-                               det.names.begin() + static_cast<long>(ref + step_len));
-    std::set<uint32_t> own;
-    for (size_t i = start; i < t.size(); ++i)
-      if (!in_step.count(t[i])) own.insert(t[i]);
-    std::string kernels;
-    for (uint32_t x : own) {
-      if (kernels.size() > 160) {
-        kernels += ", ...";
-        break;
-      }
-      kernels += (kernels.empty() ? "" : ", ") + det.name_of(x);
-    }
-    std::string before;
-    if (start > 0)
-      before = "; the " + num(start) + " dispatches between the last step and it " +
-               (start < step_len && aligned_match(det.names, ref, s.begin, start) >= 0.9
-                    ? "match the start of a step (a step left unfinished)"
-                    : "are neither");
-    pm.notes.push_back(
-        "after the last step, from Dispatch_Id " +
-        std::to_string(pm.order[s.begin + start]->dispatch_id) + ", " + num(loop_len) +
-        " dispatches repeat with a period of their own: " + num(p2) + " dispatches (" +
-        pct(match_rate(t, p2, start, t.size())) + " match, about " + num(loop_len / p2) +
-        " repetitions)" +
-        (own.empty() ? std::string(", with the step's kernels in another order")
-                     : ", with kernels the steps do not launch (" + kernels + ")") +
-        ": another loop, not steps of this one; its role is not established (phase unknown)" +
-        before);
-  }
+  note_trailing_loops(pm, det, segs, P, step_len, ref);
   order_findings(pm);
   return pm;
 }

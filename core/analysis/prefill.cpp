@@ -80,4 +80,46 @@ PrefillTest test_prefill(const Detector& det, size_t s0, size_t s1, size_t r0, s
   return t;
 }
 
+PrefillChoice find_prefill(const Detector& det, const std::vector<Seg>& segs, size_t ref,
+                           size_t step_len, int layers) {
+  PrefillChoice out;
+  size_t i0 = 0;
+  while (i0 < segs.size() && segs[i0].window != 0) ++i0;
+  std::vector<std::pair<size_t, std::pair<size_t, size_t>>> candidates;  // seg, [s0, s1)
+  if (i0 < segs.size() && segs[i0].kind == SegKind::lead &&
+      segs[i0].end - segs[i0].begin >= std::max<size_t>(1, step_len / 4)) {
+    const auto& L = segs[i0];
+    candidates.push_back({i0, {L.begin, L.end}});
+    // A long lead may hold set-up before the prefill: the part after its largest host gap.
+    if (det.timed && L.end - L.begin > step_len + step_len / 4) {
+      size_t at = L.begin;
+      for (size_t y = L.begin + 1; y < L.end; ++y)
+        if (det.gap[y] > det.gap[at] || at == L.begin) at = y;
+      if (at > L.begin && L.end - at >= step_len / 4) candidates.push_back({i0, {at, L.end}});
+    }
+  }
+  size_t first_step = i0;
+  while (first_step < segs.size() && segs[first_step].window == 0 &&
+         segs[first_step].kind != SegKind::step)
+    ++first_step;
+  if (first_step < segs.size() && segs[first_step].window == 0 &&
+      segs[first_step].kind == SegKind::step && segs[first_step].begin != ref)
+    candidates.push_back({first_step, {segs[first_step].begin, segs[first_step].end}});
+  // The reference of comparison: a regular step other than the candidate.
+  for (const auto& [si, range] : candidates) {
+    size_t r = ref;
+    if (range.first <= r && r < range.second) continue;
+    const PrefillTest t = test_prefill(det, range.first, range.second, r, r + step_len, layers);
+    if (t.established) {
+      out.seg = si;
+      if (range.first != segs[si].begin) out.split = range.first;
+      out.why = t.evidence;
+      out.confidence = t.confidence;
+      break;
+    }
+    if (out.why.empty()) out.why = t.evidence;
+  }
+  return out;
+}
+
 }  // namespace kprof::analysis::detail

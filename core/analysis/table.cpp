@@ -117,6 +117,7 @@ void print(std::ostream& os, const Table& t, Format f, const PrintOptions& optio
       os << dump(r) << "\n";
     }
     if (t.rows_omitted) err << "kprof: " << omitted_note(t) << "\n";
+    for (const auto& n : t.notes) err << "kprof: " << n << "\n";
     return;
   }
   if (f == Format::csv) {
@@ -132,6 +133,7 @@ void print(std::ostream& os, const Table& t, Format f, const PrintOptions& optio
       os << join(line, ",") << "\n";
     }
     if (t.rows_omitted) err << "kprof: " << omitted_note(t) << "\n";
+    for (const auto& n : t.notes) err << "kprof: " << n << "\n";
     return;
   }
   const size_t width = options.layout.width;

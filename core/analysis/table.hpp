@@ -1,9 +1,12 @@
 // A query result (kprof::Table, core/base/table.hpp) printed as a terminal table, CSV, JSON Lines
 // or one JSON document. Every form carries the run's simulated flag (the table in its header line,
 // CSV and JSONL as `run` and `simulated` columns, JSON as fields), so a simulated figure never
-// passes for a measured one. Machine forms keep every digit (shortest round-trip text) and the
-// full cell, never the brief terminal text. `--sql` results are printed with exactly the query's
-// columns; their provenance goes to a comment line (table) or to stderr (CSV, JSONL).
+// passes for a measured one. A table's notes (what could not be established, flags' causes) are
+// printed under a terminal table, in JSON's `notes`, and on stderr for CSV and JSONL (one
+// "kprof: " line each), so machine output keeps them without mixing them into its rows. Machine
+// forms keep every digit (shortest round-trip text) and the full cell, never the brief terminal
+// text. `--sql` results are printed with exactly the query's columns; their provenance goes to a
+// comment line (table) or to stderr (CSV, JSONL).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +30,7 @@ const std::vector<std::string>& format_names();
 struct PrintOptions {
   TextLayout layout;            // terminal tables: width and --wide
   bool exact_columns = false;   // --sql: no run/simulated columns added
-  std::ostream* err = nullptr;  // provenance and omitted-row notes of CSV/JSONL (default std::cerr)
+  std::ostream* err = nullptr;  // provenance, notes, omitted rows of CSV/JSONL (default std::cerr)
 };
 
 void print(std::ostream& os, const Table& t, Format f, const PrintOptions& options = {});

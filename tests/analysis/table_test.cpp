@@ -81,10 +81,26 @@ TEST(Table, LimitedRowsAreNeverSilent) {
   print(json, t, Format::json, o);
   print(tab, t, Format::table, o);
   EXPECT_EQ(err.str(),
-            "kprof: (7 more rows not shown; raise or drop --limit)\n"
-            "kprof: (7 more rows not shown; raise or drop --limit)\n");
+            "kprof: (7 more rows not shown; raise or drop --limit)\nkprof: note\n"
+            "kprof: (7 more rows not shown; raise or drop --limit)\nkprof: note\n");
   EXPECT_EQ(nlohmann::json::parse(json.str())["rows_omitted"], 7);
   EXPECT_NE(tab.str().find("(7 more rows not shown"), std::string::npos);
+}
+
+// What a view could not establish is in its notes: CSV and JSONL keep them on stderr (their
+// stdout is rows only), JSON in `notes`, a terminal table under the rows.
+TEST(Table, NotesOfMachineFormatsGoToStderr) {
+  Table t = sample(false);
+  t.notes = {"prefill: not established: nothing precedes the first repeated step"};
+  for (Format f : {Format::csv, Format::jsonl}) {
+    std::ostringstream out, err;
+    PrintOptions o;
+    o.err = &err;
+    print(out, t, f, o);
+    EXPECT_EQ(err.str(),
+              "kprof: prefill: not established: nothing precedes the first repeated step\n");
+    EXPECT_EQ(out.str().find("not established"), std::string::npos);
+  }
 }
 
 TEST(Table, UnknownFormatIsAnInputError) {
