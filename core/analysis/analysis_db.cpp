@@ -264,29 +264,38 @@ void store_join(SQLite::Database& sql, const Capture& cap, const PassData& c, co
 
 std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) {
   auto& sql = db.sql();
-  sql.exec(analysis_schema_sql());
   const int64_t jump_bound = join_jump_bound(cap);
+  const bool has_tables = has_table(sql, "analysis_join_passes") &&
+                          has_table(sql, "analysis_join_checks") &&
+                          has_table(sql, "analysis_join") && has_table(sql, "analysis_unmatched");
+  // The stale passes are joined first (reads only); then the analysis tables and every new
+  // mapping are written in one transaction: a failure or a kill leaves the joins as they were.
+  std::vector<std::pair<const PassData*, JoinResult>> stale;
   for (const auto& c : cap.counters) {
-    SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
-    chk.bind(1, c.pass_id);
-    const bool checked = chk.executeStep();
-    SQLite::Statement q(sql,
-                        "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
-                        "analysis_join_passes WHERE counter_pass_id = ?");
-    q.bind(1, c.pass_id);
-    if (q.executeStep() && q.getColumn(0).getInt64() == static_cast<int64_t>(c.dispatches.size()) &&
-        q.getColumn(1).getInt64() == static_cast<int64_t>(cap.trace.dispatches.size()) &&
-        q.getColumn(2).getInt64() == cap.trace.pass_id &&
-        stored_count(sql, c.pass_id) == static_cast<int64_t>(c.dispatches.size()) && checked)
-      continue;
-    q.reset();
-    const JoinResult r = join_pass(cap.trace, c, jump_bound);
-    SQLite::Transaction tx(sql);
-    store_join(sql, cap, c, r);
+    if (has_tables) {
+      SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
+      chk.bind(1, c.pass_id);
+      const bool checked = chk.executeStep();
+      SQLite::Statement q(sql,
+                          "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
+                          "analysis_join_passes WHERE counter_pass_id = ?");
+      q.bind(1, c.pass_id);
+      if (q.executeStep() &&
+          q.getColumn(0).getInt64() == static_cast<int64_t>(c.dispatches.size()) &&
+          q.getColumn(1).getInt64() == static_cast<int64_t>(cap.trace.dispatches.size()) &&
+          q.getColumn(2).getInt64() == cap.trace.pass_id &&
+          stored_count(sql, c.pass_id) == static_cast<int64_t>(c.dispatches.size()) && checked)
+        continue;
+    }
+    stale.emplace_back(&c, join_pass(cap.trace, c, jump_bound));
+  }
+  {
+    store::WriteTransaction tx(db);
+    sql.exec(analysis_schema_sql());
+    for (const auto& [c, r] : stale) store_join(sql, cap, *c, r);
     tx.commit();
   }
-  auto out = read_joins(db, cap);
-  return out;
+  return read_joins(db, cap);
 }
 
 ComputedJoins compute_joins(const Capture& cap) {

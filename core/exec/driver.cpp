@@ -444,6 +444,10 @@ class Driver {
     t.log_excerpt = r.log_tail;
     Failure failure = m_backend.classify(r, j.request);
     if (failure.kind == FailureKind::none) {
+      // The attempt's rows and its `done` are one transaction: a kill -9 between them would leave
+      // a `running` pass holding rows. A capture judged empty or unreadable is rolled back whole,
+      // so the pass holds nothing it did not measure. The PassLoader loads in a savepoint of it.
+      store::WriteTransaction tx(m_db, store::WriteKind::bulk_load);
       try {
         ingest(j);
         failure =
@@ -462,12 +466,12 @@ class Driver {
                                           : "succeeded on attempt " + std::to_string(j.tries) +
                                                 " after: " + j.last_failure;
         m_db.set_pass_state(j.pass_id, t);
+        tx.commit();
         crash_point("commit.pass_done");
         m_progress.pass_finished(j.ordinal, "done", r.duration, "");
         return std::nullopt;
       }
-      // Ingested but judged empty: its rows go, so the pass holds nothing it did not measure.
-      m_db.clear_pass_rows(j.pass_id);
+      // Judged empty or unreadable: `tx` rolls the attempt's rows back as it goes out of scope.
     }
     if (failure.kind == FailureKind::interrupted) {
       // Ended by the user (Ctrl-C, SIGTERM to kprof), not by the pass: the attempt is not

@@ -1,5 +1,4 @@
 // CaptureDb: reading back what a pass holds, and clearing it.
-#include <SQLiteCpp/Transaction.h>
 
 #include "core/store/capture_db_impl.hpp"
 
@@ -182,11 +181,15 @@ void CaptureDb::clear_pass_rows(int64_t pass_id) {
   if (m_impl->loader_active) {
     throw Error::runtime("cannot clear a pass while a PassLoader is loading", "a kprof bug");
   }
-  guarded(*m_impl, "clearing a pass", [&] {
-    SQLite::Transaction tx(m_impl->db, SQLite::TransactionBehavior::IMMEDIATE);
-    delete_pass_rows(m_impl->db, pass_id);
-    tx.commit();
-  });
+  // Nine DELETEs: all or none. Inside the caller's WriteTransaction they are part of it; alone,
+  // they get their own (BEGIN IMMEDIATE).
+  if (m_impl->outer_write) {
+    guarded(*m_impl, "clearing a pass", [&] { delete_pass_rows(m_impl->db, pass_id); });
+    return;
+  }
+  WriteTransaction tx(*this);
+  guarded(*m_impl, "clearing a pass", [&] { delete_pass_rows(m_impl->db, pass_id); });
+  tx.commit();
 }
 
 }  // namespace kprof::store

@@ -145,6 +145,37 @@ TEST_F(SimCapture, JoinsFilteredCounterPassesAndFlagsMixedRatios) {
   EXPECT_LT(flops / bytes, 10.0);  // one token: weights dominate, about 1 FLOP per byte
 }
 
+// The joins of every stale counter pass are stored in one transaction: when storing the second
+// fails (an SQLite trigger aborts its insert), the first pass's join is not left behind either, and
+// the next call stores both.
+TEST_F(SimCapture, AJoinThatFailsMidwayStoresNothing) {
+  const fs::path copy = s_db->dir() / "midway.db";
+  fs::remove(copy);
+  SQLite::Database(s_db->path().string(), SQLite::OPEN_READONLY)
+      .exec("VACUUM INTO '" + copy.string() + "'");
+  store::CaptureDb db(copy);
+  const Capture cap = load_capture(db, std::nullopt);
+  ASSERT_EQ(cap.counters.size(), 2u);
+  db.sql().exec(analysis_schema_sql());
+  for (const char* table :
+       {"analysis_join", "analysis_unmatched", "analysis_join_passes", "analysis_join_checks"})
+    db.sql().exec(std::string("DELETE FROM ") + table);  // an earlier test may have joined them
+  db.sql().exec(
+      "CREATE TRIGGER fail_second BEFORE INSERT ON analysis_join_checks WHEN "
+      "NEW.counter_pass_id = " +
+      std::to_string(cap.counters[1].pass_id) +
+      " BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
+  EXPECT_THROW(ensure_joins(db, cap), std::exception);
+  for (const char* table :
+       {"analysis_join", "analysis_unmatched", "analysis_join_passes", "analysis_join_checks"})
+    EXPECT_EQ(db.sql().execAndGet(std::string("SELECT count(*) FROM ") + table).getInt64(), 0)
+        << table;
+  EXPECT_FALSE(joins_current(db, cap));
+  db.sql().exec("DROP TRIGGER fail_second");
+  EXPECT_EQ(ensure_joins(db, cap).size(), 2u);
+  EXPECT_TRUE(joins_current(db, cap));
+}
+
 // A roofline-style pass collects the HBM request counters instead of FETCH_SIZE (which, with
 // WRITE_SIZE, cannot fit gfx942's 4 TCC slots). Bytes read then come from the roofline formula over
 // TCC_EA0_RDREQ*/TCC_BUBBLE, and must agree with FETCH_SIZE measured in another pass of the same

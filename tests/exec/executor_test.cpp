@@ -59,12 +59,14 @@ struct Kprof {
 };
 
 Kprof kprof(const TempDir& dir, const std::vector<std::string>& args,
-            const std::string& log_name = "kprof.out") {
+            const std::string& log_name = "kprof.out",
+            const std::vector<std::pair<std::string, std::string>>& env = {}) {
   LaunchSpec s;
   s.argv = {k_kprof};
   s.argv.insert(s.argv.end(), args.begin(), args.end());
   s.log_path = dir / log_name;
   s.env = {{"ROCPROF_SIM_CLOCK_BASE_NS", "1000000000"}};
+  for (const auto& [k, v] : env) s.env[k] = v;
   s.log_tail_bytes = 1 << 20;
   Kprof k;
   std::filesystem::remove(s.log_path);
@@ -317,6 +319,25 @@ TEST(Executor, Kill9MidPassThenResumeEqualsUninterrupted) {
   std::filesystem::remove(dir / "slow");
   Kprof k = kprof(dir, {"resume", db.string()}, "resume.out");
   ASSERT_EQ(k.result.exit_code, 0) << k.output;
+  expect_same_db(want, dump_db(db));
+}
+
+// A pass's rows and its `done` are one transaction: kprof killed after loading the trace pass and
+// before that commit (crash point commit.rows_committed) leaves the pass `running` with no row and
+// no ingested file (they were committed alone before), and the resume equals an uninterrupted run.
+TEST(Executor, Kill9BetweenAPassRowsAndItsDoneStateKeepsNeither) {
+  const auto want = reference_dump();
+  TempDir dir;
+  const auto rb = small_runbook(dir);
+  Kprof k = kprof(dir, {"run", rb.string(), "--simulate"}, "run.out",
+                  {{"KPROF_CRASH_AT", "commit.rows_committed:1"}});
+  EXPECT_EQ(k.result.signal, SIGKILL) << k.output;
+  const auto db = dir / "small.db";
+  EXPECT_EQ(pass_field(db, 0, "state"), "running");
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM dispatches"), 0);
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM ingest_stats"), 0);
+  Kprof r = kprof(dir, {"resume", db.string()}, "resume.out");
+  ASSERT_EQ(r.result.exit_code, 0) << r.output;
   expect_same_db(want, dump_db(db));
 }
 

@@ -15,6 +15,34 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The schema check itself: a well-formed document passes, and each required field missing (or of
+// the wrong type) is reported, so a writer that dropped one would fail the export tests.
+TEST(PerfettoExport, TraceCheckReportsEachMissingRequiredField) {
+  const auto good = nlohmann::json::parse(R"({"traceEvents":[
+    {"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":"p"}},
+    {"name":"thread_name","ph":"M","pid":1,"tid":2,"args":{"name":"q"}},
+    {"name":"k","ph":"X","pid":1,"tid":2,"ts":1.5,"dur":2.25,"args":{"family":"f"}},
+    {"name":"k","ph":"X","pid":1,"tid":2,"ts":2.0,"dur":1.0,"args":{}}]})");
+  const auto ok = test::check_trace(good);
+  EXPECT_TRUE(ok.problems.empty()) << nlohmann::json(ok.problems).dump(1);
+  EXPECT_EQ(ok.cat.at(""), 2);
+  for (const char* field : {"name", "ph", "pid", "tid", "ts", "dur", "args"}) {
+    auto bad = good;
+    bad["traceEvents"][2].erase(field);
+    EXPECT_FALSE(test::check_trace(bad).problems.empty()) << "without " << field;
+  }
+  auto bad = good;
+  bad["traceEvents"][2]["pid"] = "1";
+  EXPECT_FALSE(test::check_trace(bad).problems.empty()) << "a string pid";
+  bad = good;
+  bad["traceEvents"][3]["ts"] = 3.0;  // starts inside the first and ends after it
+  bad["traceEvents"][3]["dur"] = 1.0;
+  EXPECT_FALSE(test::check_trace(bad).problems.empty()) << "overlapping slices of one thread";
+  bad = good;
+  bad["traceEvents"].erase(1);  // thread 1/2 unnamed
+  EXPECT_FALSE(test::check_trace(bad).problems.empty()) << "an unnamed thread";
+}
+
 TEST(PerfettoExport, SimulatedRunHasOneSlicePerDispatchAndEveryStep) {
   const fs::path db = fs::path(KPROF_REPORT_SIM_DIR) / "qwen3-64" / "qwen3-64.db";
   const fs::path dir = fs::temp_directory_path() / ("kprof_perfetto_" + std::to_string(::getpid()));

@@ -19,13 +19,26 @@ TraceCheck check_trace(const nlohmann::json& doc) {
   // Slices per thread: (ts, -dur) so that an enclosing slice sorts before what it encloses.
   std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<double, double>>> slices;
   for (const auto& e : doc["traceEvents"]) {
+    if (!e.is_object()) {
+      problem("event that is not an object: " + e.dump());
+      continue;
+    }
     for (const char* f : {"name", "ph", "pid", "tid"})
       if (!e.contains(f)) problem(std::string("event without '") + f + "': " + e.dump());
+    if ((e.contains("name") && !e["name"].is_string()) ||
+        (e.contains("ph") && !e["ph"].is_string()) ||
+        (e.contains("pid") && !e["pid"].is_number_integer()) ||
+        (e.contains("tid") && !e["tid"].is_number_integer())) {
+      problem("name or ph not a string, or pid or tid not an integer: " + e.dump());
+      continue;
+    }
     if (!e.contains("ph") || !e.contains("pid") || !e.contains("tid")) continue;
+    // kprof puts what a slice is (kernel, family, phase, counters) in its args: every event has
+    // them, as an object.
+    if (!e.contains("args") || !e["args"].is_object()) problem("event without args: " + e.dump());
     const std::string ph = e["ph"];
     const auto key = std::make_pair(e["pid"].get<int64_t>(), e["tid"].get<int64_t>());
     if (ph == "M") {
-      if (!e.contains("args") || !e["args"].is_object()) problem("metadata without args");
       if (e["name"] == "thread_name") named_threads.insert(key);
       if (e["name"] == "process_name") named_processes.insert(key.first);
     } else if (ph == "X") {

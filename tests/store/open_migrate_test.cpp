@@ -198,6 +198,37 @@ TEST(OpenMigrate, ASchemaOneFileKeepsEveryDispatchAsNarrowRowsAndVariants) {
   EXPECT_EQ(db.row_counts(2).dispatches, 2);
 }
 
+// The migrations are one transaction: when one fails after earlier statements (and earlier files)
+// succeeded, the file keeps its old version and schema, with its data, and says which failed.
+// Here 0005 creates kernel_variants, then fails on a dispatch_rows table that is already there.
+TEST(OpenMigrate, AMigrationThatFailsMidwayLeavesTheFileAsItWas) {
+  TempDir dir;
+  const auto path = dir / "c.db";
+  testing::make_db_at_version(path, 3);
+  const auto schema = [&] {
+    SQLite::Database raw(path.string(), SQLite::OPEN_READONLY);
+    std::vector<std::string> out;
+    SQLite::Statement q(raw,
+                        "SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM "
+                        "sqlite_schema ORDER BY type, name");
+    while (q.executeStep()) out.push_back(q.getColumn(0).getString());
+    out.push_back("version " +
+                  raw.execAndGet("SELECT max(version) FROM schema_version").getString());
+    out.push_back("runs " + raw.execAndGet("SELECT count(*) FROM runs").getString());
+    return out;
+  };
+  {
+    SQLite::Database raw(path.string(), SQLite::OPEN_READWRITE);
+    raw.exec(k_old_run);
+    raw.exec("CREATE TABLE dispatch_rows (x INTEGER)");
+  }
+  const auto before = schema();
+  const std::string line = error_line([&] { CaptureDb db(path); });
+  EXPECT_NE(line.find("migration 0005_kernel_variants.sql failed"), std::string::npos) << line;
+  EXPECT_NE(line.find("the database was left as it was"), std::string::npos) << line;
+  EXPECT_EQ(schema(), before);
+}
+
 TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
   TempDir dir;
   const auto path = dir / "c.db";
