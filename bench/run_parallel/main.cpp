@@ -14,6 +14,7 @@
 #include <iostream>
 #include <string>
 
+#include "bench/common/grbm_runbook.hpp"
 #include "core/base/error.hpp"
 #include "core/exec/process_runner.hpp"
 
@@ -64,24 +65,7 @@ int main(int argc, char** argv) {
       fs::temp_directory_path() / ("kprof-bench-run-parallel-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path rb = dir / "parallel.yaml";
-  std::ofstream(rb)
-      << "schema_version: 1\n"
-         "name: run-parallel\n"
-         "workload:\n"
-         "  command: [sleep, \""
-      << sleep_s
-      << "\"]\n"
-         "target:\n"
-         "  arch: gfx942\n"
-         "passes:\n"
-         "  trace:\n"
-         "    enabled: false\n"
-         "  counters:\n"
-         "    counters: [GRBM_COUNT, GRBM_GUI_ACTIVE, GRBM_CP_BUSY, GRBM_CPC_BUSY, GRBM_CPF_BUSY,\n"
-         "               GRBM_EA_BUSY, GRBM_SPI_BUSY, GRBM_TA_BUSY, GRBM_TC_BUSY, "
-         "GRBM_UTCL2_BUSY]\n"
-         "sim:\n"
-         "  model: doc-vector-ops\n";
+  kprof::bench::write_grbm_runbook(rb, "run-parallel", sleep_s, "doc-vector-ops");
   try {
     const double one = run_kprof(dir, rb, "one.db", "");
     const double four = run_kprof(dir, rb, "four.db", "0,1,2,3");

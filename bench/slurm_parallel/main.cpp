@@ -21,6 +21,7 @@
 #include <iostream>
 #include <string>
 
+#include "bench/common/grbm_runbook.hpp"
 #include "bench/harness/side_by_side.hpp"
 
 namespace {
@@ -67,23 +68,7 @@ int main(int argc, char** argv) {
       fs::temp_directory_path() / ("kprof-bench-slurm-parallel-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path rb = dir / "parallel.yaml";
-  std::ofstream(rb) << "schema_version: 1\n"
-                       "name: slurm-parallel\n"
-                       "workload:\n"
-                       "  command: [sleep, \""
-                    << sleep_s
-                    << "\"]\n"
-                       "target:\n"
-                       "  arch: gfx942\n"
-                       "passes:\n"
-                       "  trace:\n"
-                       "    enabled: false\n"
-                       "  counters:\n"
-                       "    counters: [GRBM_COUNT, GRBM_GUI_ACTIVE, GRBM_CP_BUSY, GRBM_CPC_BUSY,\n"
-                       "               GRBM_CPF_BUSY, GRBM_EA_BUSY, GRBM_SPI_BUSY, GRBM_TA_BUSY,\n"
-                       "               GRBM_TC_BUSY, GRBM_UTCL2_BUSY]\n"
-                       "sim:\n"
-                       "  model: vector-ops-8gpu\n";
+  kprof::bench::write_grbm_runbook(rb, "slurm-parallel", sleep_s, "vector-ops-8gpu");
   std::vector<Contender> cs = {
       contender("array", dir, rb, {"--slurm", "--gpus-per-task", "1"}),
       contender("sequential", dir, rb, {"--slurm", "--gpus-per-task", "4"}),

@@ -24,9 +24,11 @@
 #include "core/exec/pass_plan.hpp"
 #include "core/exec/process_runner.hpp"
 #include "core/exec/progress.hpp"
+#include "core/exec/replay_choice.hpp"
 #include "core/exec/rotated_pass.hpp"
 #include "core/exec/run_lock.hpp"
 #include "core/ingest/group_check.hpp"
+#include "core/plan/rotation.hpp"
 
 namespace kprof::exec {
 
@@ -108,6 +110,11 @@ class Driver {
                                     ? to_run
                                     : static_cast<int>(std::max<size_t>(m_options.gpus.size(), 1)));
     estimate_from_earlier_run();
+    if (m_rb.passes.counters.replay.value == runbook::Replay::automatic &&
+        m_rb.passes.counters.enabled.value && !run_plan().replay.why.empty() &&
+        run_plan().replay.mode != ReplayMode::after_trace)
+      m_progress.message("replay: auto -> one application run per counter pass: " +
+                         run_plan().replay.why);
     const store::PassInfo* trace = nullptr;
     for (const auto& p : passes) {
       if (p.kind == PassKind::trace) trace = &p;
@@ -158,6 +165,15 @@ class Driver {
       can_count = false;
     }
 
+    if (can_count && trace_ok && trace) {
+      try {
+        decide_after_trace();
+      } catch (const Error& e) {
+        m_progress.message(std::string("replay: auto: ") + e.what());
+        can_count = false;
+      }
+    }
+
     if (can_count) {
       std::vector<Job> jobs;
       std::vector<std::pair<Job, std::string>> adopted;
@@ -204,16 +220,70 @@ class Driver {
     }
   }
 
+  // The run's plan, made once (the same use case `kprof plan` prints: pass_plan.hpp).
+  const RunPlan& run_plan() {
+    if (!m_plan) m_plan = plan_run(m_rb, m_backend, m_run_id);
+    return *m_plan;
+  }
+
+  // A counter pass that rotates the planned passes as groups: `replay: rotate`, or `auto` that
+  // chose rotation on this run's trace (then the run holds that one counter pass).
+  bool rotated(const store::PassInfo& p) {
+    if (p.kind != PassKind::counters) return false;
+    const RunPlan& plan = run_plan();
+    if (!plan.counters || plan.counters->plan.passes.size() < 2) return false;
+    if (plan.replay.mode == ReplayMode::rotate) return true;
+    if (plan.replay.mode != ReplayMode::after_trace) return false;
+    size_t counter_passes = 0;
+    for (const auto& q : m_db.list_passes(m_run_id)) counter_passes += q.kind == PassKind::counters;
+    return counter_passes == 1;
+  }
+
+  // `replay: auto` with rotation possible (replay_choice.hpp): once this run's trace is in, the
+  // rotation is simulated on its dispatch sequence and the counter passes are recorded, ONE
+  // rotated pass or one per planned pass, in one transaction (a resume after a kill finds either
+  // none, and decides again, or all).
+  void decide_after_trace() {
+    const RunPlan& plan = run_plan();
+    if (plan.replay.mode != ReplayMode::after_trace || !plan.counters) return;
+    for (const auto& p : m_db.list_passes(m_run_id))
+      if (p.kind == PassKind::counters) return;  // decided before
+    const RotationPreview preview =
+        rotation_on_run(m_db, m_run_id, m_rb, plan.counters->plan.passes.size(),
+                        m_backend.version(), m_rb.passes.counters.min_samples.value);
+    RunPlan decided = plan;
+    decided.replay = choose_replay_on_trace(preview, m_rb);
+    {
+      store::WriteTransaction tx(m_db);
+      for (const auto& c : commands_for_run(decided, m_rb, m_backend, m_run_id)) {
+        if (c.kind == PassKind::counters) m_db.add_planned_pass(m_run_id, planned_pass(c));
+      }
+      tx.commit();
+    }
+    const auto passes = m_db.list_passes(m_run_id);
+    const int counters = static_cast<int>(std::count_if(
+        passes.begin(), passes.end(), [](auto& p) { return p.kind == PassKind::counters; }));
+    m_progress.set_total(static_cast<int>(passes.size()), counters);
+    m_progress.set_work(counters, m_launcher.schedules_itself() ? counters
+                                                                : static_cast<int>(std::max<size_t>(
+                                                                      m_options.gpus.size(), 1)));
+    m_progress.message(std::string("replay: auto -> ") +
+                       (decided.replay.mode == ReplayMode::rotate
+                            ? "one rotated counter run: "
+                            : "one application run per counter pass: ") +
+                       decided.replay.why);
+  }
+
   // The pass's command, built by the same use case `kprof plan` prints (pass_plan.hpp).
   Job job_of(const store::PassInfo& p, const std::optional<std::string>& include_regex) {
     PlannedCommand c =
         pass_command(m_rb, m_backend, m_run_id, p.ordinal, p.kind, p.counters, include_regex);
     Job j;
-    if (p.kind == PassKind::counters && rotates(m_rb, m_backend)) {
-      // replay: rotate: interval and repeats chosen on this run's trace (rotated_pass.hpp).
-      const RunPlan plan = plan_run(m_rb, m_backend, m_run_id);
-      std::vector<std::vector<std::string>> groups;
-      for (const auto& g : plan.counters->plan.passes) groups.push_back(g.counters);
+    if (rotated(p)) {
+      // Rotation: interval and repeats chosen on this run's trace (rotated_pass.hpp).
+      const RunPlan& plan = run_plan();
+      std::vector<std::vector<std::string>> groups =
+          plan::rotation_groups(plan.counters->plan, plan.counters->request);
       const fs::path input = rotation_input_file(m_rb, m_run_id, p.ordinal);
       const RotatedPass rot =
           prepare_rotated_pass(m_db, m_run_id, m_rb, m_backend, std::move(groups), input);
@@ -557,6 +627,7 @@ class Driver {
   std::string m_host;
   Progress m_progress;
   bool m_selection_failed = false;
+  std::optional<RunPlan> m_plan;
 
   std::map<std::string, Running> m_running;  // by the launcher's attempt id
   std::map<int64_t, std::string> m_adopted;  // pass id → attempt id, taken over by a resume

@@ -145,15 +145,10 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
     // A counter pass's include regex from the trace is not known yet; each attempt records the
     // exact command line that ran.
     for (const auto& c : commands_for_run(rp, rb, *backend, run_id)) {
-      store::PlannedPass p;
-      p.ordinal = c.ordinal;
-      p.kind = c.kind;
-      p.counters = c.request.counters;
-      p.argv = c.argv;
-      p.env = c.env;
-      p.output_dir = c.output_dir.string();
-      p.log_path = c.log_path.string();
-      db.add_planned_pass(run_id, p);
+      // replay: auto decided on this run's trace: the driver records the counter passes then.
+      if (rp.replay.mode == ReplayMode::after_trace && c.kind == store::PassKind::counters)
+        continue;
+      db.add_planned_pass(run_id, planned_pass(c));
       crash_point("plan.pass_added");
     }
     tx.commit();

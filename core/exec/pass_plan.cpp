@@ -5,6 +5,7 @@
 
 #include "core/exec/rotated_pass.hpp"
 #include "core/hw/metric_set.hpp"
+#include "core/plan/rotation.hpp"
 #include "core/plan/runbook_request.hpp"
 
 namespace kprof::exec {
@@ -73,6 +74,18 @@ PlannedCommand pass_command(const runbook::Runbook& rb, const ProfilerBackend& b
   return c;
 }
 
+store::PlannedPass planned_pass(const PlannedCommand& c) {
+  store::PlannedPass p;
+  p.ordinal = c.ordinal;
+  p.kind = c.kind;
+  p.counters = c.request.counters;
+  p.argv = c.argv;
+  p.env = c.env;
+  p.output_dir = c.output_dir.string();
+  p.log_path = c.log_path.string();
+  return p;
+}
+
 std::vector<PlannedCommand> commands_for_run(const RunPlan& rp, const runbook::Runbook& rb,
                                              const ProfilerBackend& backend, int64_t run_id,
                                              const std::optional<std::string>& placeholder) {
@@ -82,12 +95,13 @@ std::vector<PlannedCommand> commands_for_run(const RunPlan& rp, const runbook::R
     out.push_back(pass_command(rb, backend, run_id, 0, store::PassKind::trace, {}, std::nullopt));
   }
   int64_t ordinal = 1;  // ordinal 0 is the trace pass's, even when there is none
-  if (rp.counters && rp.counters->plan.passes.size() >= 2 && rotates(rb, backend)) {
-    // `replay: rotate`: the planned passes become the groups of ONE counter run; interval and
-    // repeats are chosen on the trace when it starts (rotated_pass.hpp).
+  if (rp.counters && rp.replay.mode == ReplayMode::rotate) {
+    // Rotation: the planned passes become the groups of ONE counter run; interval and repeats
+    // are chosen on the trace when it starts (rotated_pass.hpp). A counter in two groups is
+    // refused here, at plan time (the groups are told apart by counter names).
     std::vector<std::string> all;
-    for (const auto& pass : rp.counters->plan.passes)
-      all.insert(all.end(), pass.counters.begin(), pass.counters.end());
+    for (const auto& g : plan::rotation_groups(rp.counters->plan, rp.counters->request))
+      all.insert(all.end(), g.begin(), g.end());
     PlannedCommand c =
         pass_command(rb, backend, run_id, 1, store::PassKind::counters, std::move(all), include);
     c.request.input_file = rotation_input_file(rb, run_id, 1);
@@ -125,6 +139,7 @@ RunPlan plan_run(const runbook::Runbook& rb, const ProfilerBackend& backend, int
                                                                      "version")) +
                             " does not pause counters outside --selected-regions)";
   }
+  rp.replay = choose_replay(rb, backend, rp.counters ? rp.counters->plan.passes.size() : 0);
   rp.passes = commands_for_run(rp, rb, backend, run_id, options.filter_placeholder);
   return rp;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/exec/profiler_backend.hpp"
+#include "core/exec/replay_choice.hpp"
 #include "core/hw/target.hpp"
 #include "core/plan/plan.hpp"
 #include "core/plan/request.hpp"
@@ -54,6 +55,10 @@ struct RunPlan {
   // The counter passes' kernel filter is decided from the trace pass (from_trace, or narrowing
   // to the region's kernels where regions do not pause counters); `why` says so for display.
   std::optional<std::string> filter_after_trace;
+  // Rotated or one run per pass (replay_choice.hpp). after_trace: `replay: auto`, decided on this
+  // run's trace; until then the commands are the application passes (what `kprof plan
+  // --emit-sbatch` writes), and `kprof run` records only the trace pass before it.
+  ReplayChoice replay;
 };
 
 struct RunPlanOptions {
@@ -74,6 +79,9 @@ RunPlan plan_run(const runbook::Runbook& rb, const ProfilerBackend& backend, int
 std::vector<PlannedCommand> commands_for_run(const RunPlan& plan, const runbook::Runbook& rb,
                                              const ProfilerBackend& backend, int64_t run_id,
                                              const std::optional<std::string>& placeholder = {});
+
+// The pass as the store records it before it runs.
+store::PlannedPass planned_pass(const PlannedCommand& command);
 
 // The command of one pass of run `run_id`; what plan_run returns per pass, and what the executor
 // launches once the trace pass decided the counter passes' kernel filter.

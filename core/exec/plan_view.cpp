@@ -86,15 +86,94 @@ void print_rotation(std::ostream& os, const RotationPreview& r, size_t width, bo
                                  "the warm-up too)"),
             width, 2)
      << "\n";
-  os << "  per request  samples per group (least..most)  variant\n";
+  os << "  per request  groups x samples per group (least..most)  variant\n";
   for (size_t v = 0; v < r.variants.size() && v < c.samples.size(); ++v) {
     const auto [lo, hi] = least_most(c.samples[v]);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "  %11lld  %30s  ",
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "  %11lld  %41s  ",
                   static_cast<long long>(r.variants[v].per_request),
-                  (std::to_string(lo) + ".." + std::to_string(hi)).c_str());
+                  (std::to_string(c.samples[v].size()) + " x " + std::to_string(lo) + ".." +
+                   std::to_string(hi))
+                      .c_str());
     os << buf << r.variants[v].kernel << " (" << r.variants[v].shape << ")\n";
   }
+}
+
+std::string replay_line(const RunbookPlan& bp) {
+  const ReplayChoice& r = bp.plan.replay;
+  const bool automatic = bp.rb.passes.counters.replay.value == runbook::Replay::automatic;
+  std::string s = "replay: ";
+  if (r.mode == ReplayMode::after_trace) {
+    s += "auto, " + r.why;
+    if (bp.predicted)
+      s += "; on run " + std::to_string(bp.rotation->trace_run) + "'s trace it chooses " +
+           (bp.predicted->mode == ReplayMode::rotate ? "rotation: " : "application replay: ") +
+           bp.predicted->why;
+    return s;
+  }
+  s += r.mode == ReplayMode::rotate ? "rotate" : "application";
+  s += automatic ? " (auto" + (r.why.empty() ? std::string() : ": " + r.why) + ")"
+                 : " (the runbook's)";
+  return s;
+}
+
+nlohmann::ordered_json replay_json(const RunbookPlan& bp) {
+  nlohmann::ordered_json j = {
+      {"asked", std::string(runbook::to_string(bp.rb.passes.counters.replay.value))},
+      {"mode", to_string(bp.plan.replay.mode)},
+      {"why", bp.plan.replay.why}};
+  if (bp.predicted)
+    j["predicted"] = {{"mode", to_string(bp.predicted->mode)}, {"why", bp.predicted->why}};
+  return j;
+}
+
+std::string fixed1(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", x);
+  return buf;
+}
+
+std::string fixed3(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", x);
+  return buf;
+}
+
+void print_estimate(std::ostream& os, const RunEstimate& e, size_t width) {
+  os << "\n";
+  if (!e.unavailable.empty()) {
+    os << wrap_text("run-time estimate: " + e.unavailable, width, 2) << "\n";
+    return;
+  }
+  os << wrap_text("run-time ESTIMATE (SIMULATED: workload model " + e.model +
+                      "'s modelled times, not measured): one application run = load " +
+                      fixed1(e.load_s) + " s + warm-up " + fixed3(e.warmup_s) +
+                      " s + one request " + fixed3(e.region_s) + " s",
+                  width, 2)
+     << "\n";
+  os << wrap_text("  application replay: " + std::to_string(e.application_runs) +
+                      " application runs, " + fixed1(e.application_s) + " s",
+                  width, 4)
+     << "\n";
+  os << wrap_text("  rotated:            " + std::to_string(e.rotated_runs) +
+                      " application runs (trace + one rotated run of " + std::to_string(e.repeats) +
+                      " request" + (e.repeats == 1 ? "" : "s") + "), " + fixed1(e.rotated_s) + " s",
+                  width, 4)
+     << "\n";
+}
+
+nlohmann::ordered_json estimate_json(const RunEstimate& e) {
+  if (!e.unavailable.empty()) return {{"unavailable", e.unavailable}};
+  return {{"simulated", true},
+          {"model", e.model},
+          {"load_s", e.load_s},
+          {"warmup_s", e.warmup_s},
+          {"region_s", e.region_s},
+          {"application_runs", e.application_runs},
+          {"application_s", e.application_s},
+          {"rotated_runs", e.rotated_runs},
+          {"repeats", e.repeats},
+          {"rotated_s", e.rotated_s}};
 }
 
 // The command as one line, or on a terminal as lines of at most `width` columns joined by " \\"
@@ -183,7 +262,9 @@ std::string plan_json(const RunbookPlan& bp) {
                            {"argv", cmd.argv}});
   }
   if (rp.filter_after_trace) j["kernel_filter_after_trace"] = *rp.filter_after_trace;
+  if (rp.counters) j["replay"] = replay_json(bp);
   if (bp.rotation) j["rotation"] = rotation_json(*bp.rotation);
+  if (bp.estimate) j["estimate"] = estimate_json(*bp.estimate);
   j["gpu_slots"] = nlohmann::ordered_json::array();
   for (size_t i = 0; i < bp.slot_envs.size(); ++i)
     j["gpu_slots"].push_back({{"gpu", bp.gpus[i]}, {"env", env_json(bp.slot_envs[i])}});
@@ -232,6 +313,7 @@ std::string plan_text(const RunbookPlan& bp, size_t width) {
          << c.request.groups.size() << "\n";
     os << "planning time: " << static_cast<long>(c.planning_ms + 0.5) << " ms, " << p.nodes
        << " search nodes\n";
+    if (p.passes.size() >= 2) os << wrap_text(replay_line(bp), width, 2) << "\n";
   } else {
     os << "no counter passes (the runbook asks for none)\n";
   }
@@ -267,9 +349,8 @@ std::string plan_text(const RunbookPlan& bp, size_t width) {
   for (size_t i = 0; i < bp.slot_envs.size(); ++i)
     os << (i ? "" : "\n") << "GPU slot " << bp.gpus[i] << " adds: " << env_line(bp.slot_envs[i])
        << "\n";
-  if (bp.rotation)
-    print_rotation(os, *bp.rotation, width,
-                   bp.rb.passes.counters.replay.value == runbook::Replay::rotate);
+  if (bp.rotation) print_rotation(os, *bp.rotation, width, rp.replay.mode == ReplayMode::rotate);
+  if (bp.estimate) print_estimate(os, *bp.estimate, width);
   return os.str();
 }
 

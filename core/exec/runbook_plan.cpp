@@ -50,6 +50,18 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
         rb.passes.counters.replay.value != runbook::Replay::application)
       out.rotation = preview_rotation(db_path, rb, c.plan.passes.size(), out.version,
                                       rb.passes.counters.min_samples.value);
+    if (out.rotation && out.rotation->unavailable.empty() &&
+        out.plan.replay.mode == ReplayMode::after_trace)
+      out.predicted = choose_replay_on_trace(*out.rotation, rb);
+    if (c.plan.passes.size() >= 2) {
+      int repeats = 1;
+      int64_t counted = 0;
+      if (out.rotation && out.rotation->unavailable.empty()) {
+        repeats = out.rotation->choice.repeats;
+        for (const auto& v : out.rotation->variants) counted += v.per_request;
+      }
+      out.estimate = estimate_runs(rb, c.plan.passes.size(), repeats, counted);
+    }
   }
   return out;
 }

@@ -15,6 +15,7 @@
 #include "core/exec/pass_plan.hpp"
 #include "core/exec/rocprofv3_version.hpp"
 #include "core/exec/rotation_preview.hpp"
+#include "core/exec/run_estimate.hpp"
 #include "core/runbook/runbook.hpp"
 #include "core/store/capture_db.hpp"
 
@@ -42,6 +43,11 @@ struct RunbookPlan {
   std::vector<int> gpus;
   std::vector<store::EnvDelta> slot_envs;   // per --gpus slot
   std::optional<RotationPreview> rotation;  // two counter passes or more
+  // replay: auto decides on the run's trace (plan.replay after_trace): what it would decide on
+  // the trace already in the database (the preview's).
+  std::optional<ReplayChoice> predicted;
+  // Application runs and their wall time from the workload model, both ways (an ESTIMATE).
+  std::optional<RunEstimate> estimate;
 };
 
 // Throws Error(input) for a bad runbook, plan or --gpus setting, as `kprof run` would.

@@ -2,8 +2,40 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+
+#include "core/base/error.hpp"
 
 namespace kprof::plan {
+
+std::vector<std::vector<std::string>> rotation_groups(const Plan& plan, const Request& request) {
+  std::vector<std::vector<std::string>> groups;
+  std::map<std::string, size_t> group_of;
+  for (const auto& pass : plan.passes) {
+    for (const auto& name : pass.counters) {
+      const auto [it, fresh] = group_of.emplace(name, groups.size());
+      if (fresh || it->second == groups.size()) continue;
+      std::optional<SourcePos> pos;
+      for (const auto& r : request.counters)
+        if (r.name == name && r.pos) pos = r.pos;
+      for (const auto& pin : request.pins)
+        if (!pos && pin.pos &&
+            std::find(pin.names.begin(), pin.names.end(), name) != pin.names.end())
+          pos = pin.pos;
+      throw Error::input("counter '" + name + "' would be in rotation groups " +
+                             std::to_string(it->second + 1) + " and " +
+                             std::to_string(groups.size() + 1) +
+                             ": a dispatch that carries it could not be told to one group "
+                             "(rocprofv3 does not record the group)",
+                         "request '" + name +
+                             "' once (one counter list, metric set or pin), or write "
+                             "replay: application",
+                         pos);
+    }
+    groups.push_back(pass.counters);
+  }
+  return groups;
+}
 
 std::vector<std::vector<int64_t>> rotation_samples(const std::vector<int>& sequence,
                                                    size_t variants, size_t groups,

@@ -19,7 +19,16 @@
 #include <string>
 #include <vector>
 
+#include "core/plan/plan.hpp"
+
 namespace kprof::plan {
+
+// The planned passes as rotation groups (pmc_groups), in plan order. rocprofv3 does not record
+// which group counted a dispatch (ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/output/
+// generateCSV.cpp writes no group column), so ingest tells it from the counter names: a counter
+// in two groups would make the dispatches that carry it ambiguous. Throws Error(input) naming
+// the counter (at its position in the runbook or metric set) and both groups, at plan time.
+std::vector<std::vector<std::string>> rotation_groups(const Plan& plan, const Request& request);
 
 struct RotationRequest {
   // The variant (0..variants-1) of every dispatch the rotated pass counts (those its kernel filter

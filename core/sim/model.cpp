@@ -115,6 +115,7 @@ class Loader {
       m.counter_gap_ns = number(c, "gap_ns", m.counter_gap_ns);
     }
     m.startup_ns = number(root, "startup_ns", m.startup_ns);
+    m.load_ns = number(root, "load_ns", m.load_ns);
     load_system(root, m);
     const auto kernels = require(root, "kernels");
     uint64_t next_id = static_cast<uint64_t>(number(root, "first_kernel_id", 1));
@@ -221,11 +222,20 @@ class Loader {
         const double gap_before = number(item, "gap_before_ns", -1);
         bool region = in_region;
         if (item["region"]) region = item["region"].as<std::string>() != "outside";
+        const bool per_token = item["per_output_token"] && item["per_output_token"].as<bool>();
+        const int block = per_token ? m_token_blocks++ : -1;
         const auto body = require(item, "sequence");
         for (int r = 0; r < n; ++r) {
           const size_t first = out.size();
           expand(body, region, out);
           if (gap_before >= 0 && out.size() > first) out[first].gap_ns = gap_before;
+          if (per_token)
+            for (size_t i = first; i < out.size(); ++i) {
+              if (out[i].token_block >= 0)
+                fail(item, "per_output_token blocks cannot nest", "mark the outer block only");
+              out[i].token_block = block;
+              out[i].token_step = r;
+            }
         }
         continue;
       }
@@ -255,11 +265,56 @@ class Loader {
   std::string m_file;
   std::map<std::string, int> m_symbol_index;
   double m_launch_gap = 1500;
+  int m_token_blocks = 0;
 };
 
 }  // namespace
 
 double eval_arithmetic(const std::string& text) { return Arith(text).parse(); }
+
+RunTimes run_times(const Model& m) {
+  RunTimes t;
+  t.load_ns = m.startup_ns + m.load_ns;
+  for (const auto& d : m.dispatches) {
+    const double span = d.gap_ns + d.duration_ns;
+    if (d.in_region) {
+      t.region_ns += span;
+      ++t.region_dispatches;
+    } else {
+      t.warmup_ns += span;
+    }
+  }
+  t.counter_stretch = m.counter_stretch;
+  t.counter_extra_ns = m.counter_overhead_ns + m.counter_gap_ns;
+  return t;
+}
+
+std::vector<PlannedDispatch> with_output_tokens(const std::vector<PlannedDispatch>& plan,
+                                                int outside_tokens, int region_tokens) {
+  std::vector<PlannedDispatch> out;
+  out.reserve(plan.size());
+  for (size_t i = 0; i < plan.size();) {
+    const PlannedDispatch& d = plan[i];
+    const int tokens = d.in_region ? region_tokens : outside_tokens;
+    if (d.token_block < 0 || tokens <= 0) {
+      out.push_back(plan[i++]);
+      continue;
+    }
+    // The block: its first repetition is the step every other one repeats.
+    size_t end = i, step_end = i;
+    while (end < plan.size() && plan[end].token_block == d.token_block) {
+      if (plan[end].token_step == d.token_step) step_end = end + 1;
+      ++end;
+    }
+    for (int r = 0; r < tokens - 1; ++r)
+      for (size_t k = i; k < step_end; ++k) {
+        out.push_back(plan[k]);
+        out.back().token_step = r;
+      }
+    i = end;
+  }
+  return out;
+}
 
 std::string truncate_kernel_name(const std::string& name) {
   std::string s = name;

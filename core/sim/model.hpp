@@ -39,6 +39,10 @@ struct PlannedDispatch {
   int stream = 1;
   bool in_region = true;  // inside roctxProfilerResume/Pause (the --selected-regions region)
   bool optional = false;  // a lazy-init/allocator kernel that reruns may lose or repeat
+  // In a `per_output_token` block (one repetition per output token after the first: a decode
+  // step): the block's index among them (-1: in none) and the repetition it belongs to.
+  int token_block = -1;
+  int token_step = 0;
 };
 
 struct Agent {
@@ -73,10 +77,32 @@ struct Model {
   double counter_overhead_ns = 2500;
   double counter_gap_ns = 20000;  // extra host time per included dispatch in counter passes
   double startup_ns = 2.0e8;      // app start to first dispatch
+  double load_ns = 0;             // loading the model's weights before that (0: not modelled)
   // Multi-process mode (vLLM V1: the API process plus its EngineCore worker): dispatches that the
   // parent process itself makes before handing work to the worker.
   std::vector<PlannedDispatch> parent_dispatches;
 };
+
+// The dispatches of `plan` for requests of other lengths: every `per_output_token` block outside
+// the region (the warm-up request) repeated outside_tokens - 1 times, every one inside it
+// region_tokens - 1 times, instead of as written (a count <= 0 keeps the block as written). The
+// application says how many tokens it asked for (the stand-ins' `work generate N` event), as
+// vLLM runs 1 prefill step and N - 1 decode steps for N output tokens.
+std::vector<PlannedDispatch> with_output_tokens(const std::vector<PlannedDispatch>& plan,
+                                                int outside_tokens, int region_tokens);
+
+// What one application run of the model takes, from its modelled times (SIMULATED): start and
+// model load, the warm-up (dispatches outside the region, with their gaps), one measured request
+// (inside it). A counter run stretches every counted dispatch (counter_stretch, overhead, gap).
+struct RunTimes {
+  double load_ns = 0;    // startup_ns + load_ns
+  double warmup_ns = 0;  // outside the region
+  double region_ns = 0;  // one measured request
+  int64_t region_dispatches = 0;
+  double counter_extra_ns = 0;  // added per counted dispatch in a counter run (approximate)
+  double counter_stretch = 1;
+};
+RunTimes run_times(const Model& model);
 
 // Loads a model file. Throws kprof::Error (input) with file:line:col for a bad entry.
 Model load_model(const std::filesystem::path& path);

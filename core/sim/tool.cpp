@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -416,7 +417,13 @@ class PassRunner {
       // In-process (VLLM_ENABLE_V1_MULTIPROCESSING=0) the work ran in the application itself,
       // whose parent is the double; otherwise in a child of the application (EngineCore).
       const pid_t parent = measured.pid == pid ? getpid() : pid;
-      caps.push_back(capture(measured.pid, parent, app, clock_base, m_ctx.model->dispatches, req, 0,
+      // The requests' lengths as the application asked for them: the warm-up's (the first
+      // request, when there are more) and the measured one's decode steps follow them.
+      const int warmup_tokens = ev.work.size() > 1 ? ev.work.front().tokens : 0;
+      // The records point into the plan: it lives as long as the tool.
+      m_token_plans.push_back(
+          with_output_tokens(m_ctx.model->dispatches, warmup_tokens, measured.tokens));
+      caps.push_back(capture(measured.pid, parent, app, clock_base, m_token_plans.back(), req, 0,
                              outside, measured.region_active));
       return caps;
     }
@@ -550,9 +557,10 @@ class PassRunner {
 
   PassContext m_ctx;
   std::vector<CounterRequest> m_groups;  // pmc_groups, resolved (empty: one counter set)
-  int m_region_repeats = 1;              // measured requests the application repeated
-  std::string m_events;                  // the events file the stand-ins append to
-  bool m_app_reported = false;           // the application reported through the stand-ins
+  std::deque<std::vector<PlannedDispatch>> m_token_plans;  // the requests' lengths applied
+  int m_region_repeats = 1;     // measured requests the application repeated
+  std::string m_events;         // the events file the stand-ins append to
+  bool m_app_reported = false;  // the application reported through the stand-ins
 };
 
 std::string version_text(const SimVersion& v) {

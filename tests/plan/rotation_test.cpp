@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/base/error.hpp"
+
 namespace kprof::plan {
 namespace {
 
@@ -14,6 +16,34 @@ std::vector<int> qwen3_fused_moe_sequence() {
   for (int step = 0; step < 63; ++step)
     for (int layer = 0; layer < 48; ++layer) s.insert(s.end(), {2, 3});
   return s;
+}
+
+// The group of a dispatch is told from its counter names (rocprofv3 writes no group), so a plan
+// whose passes share a counter is refused when it would become rotation groups, naming the
+// counter and where it was asked for.
+TEST(Rotation, ACounterInTwoGroupsIsRefusedAtPlanTime) {
+  Plan plan;
+  plan.passes.resize(3);
+  plan.passes[0].counters = {"SQ_WAVES", "GRBM_GUI_ACTIVE"};
+  plan.passes[1].counters = {"TCC_HIT_sum"};
+  plan.passes[2].counters = {"TCC_MISS_sum", "GRBM_GUI_ACTIVE"};
+  Request request;
+  request.counters = {{"SQ_WAVES", {}}, {"GRBM_GUI_ACTIVE", SourcePos{"rb.yaml", 12, 7}}};
+  try {
+    rotation_groups(plan, request);
+    FAIL() << "a counter in groups 1 and 3 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("counter 'GRBM_GUI_ACTIVE' would be in rotation groups 1 and 3"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("rb.yaml:12:7"), std::string::npos) << what;
+  }
+  plan.passes[2].counters = {"TCC_MISS_sum"};
+  const auto groups = rotation_groups(plan, request);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[2], std::vector<std::string>{"TCC_MISS_sum"});
 }
 
 TEST(Rotation, SamplesFollowTheToolsRule) {

@@ -122,6 +122,26 @@ TEST(SimModel, ArithmeticStringsEvaluate) {
   EXPECT_THROW(eval_arithmetic("2**3"), std::exception);
 }
 
+// The Qwen3 model as shipped: 64 output tokens (63 decode steps of 847 dispatches, 2 in the
+// warm-up); asked for 32 tokens and a 5-token warm-up, 31 and 4.
+TEST(SimModel, DecodeStepsFollowTheOutputTokensAsked) {
+  const Model m = load_model_named("qwen3-30b-a3b-mi300x");
+  const auto count = [](const std::vector<PlannedDispatch>& plan, bool region) {
+    size_t n = 0;
+    for (const auto& d : plan) n += d.in_region == region && d.token_block >= 0;
+    return n;
+  };
+  EXPECT_EQ(count(m.dispatches, true), 63u * 847);
+  EXPECT_EQ(count(m.dispatches, false), 2u * 847);
+  const auto asked = with_output_tokens(m.dispatches, 5, 32);
+  EXPECT_EQ(count(asked, true), 31u * 847);
+  EXPECT_EQ(count(asked, false), 4u * 847);
+  EXPECT_EQ(asked.size(), m.dispatches.size() - 32u * 847 + 2u * 847);
+  // Everything else as written; 0 keeps the blocks as written.
+  EXPECT_EQ(with_output_tokens(m.dispatches, 0, 0).size(), m.dispatches.size());
+  EXPECT_EQ(with_output_tokens(m.dispatches, 3, 1).size(), m.dispatches.size() - 63u * 847);
+}
+
 TEST(SimStream, IterationRangesParseLikeTheTool) {
   const auto r = parse_iteration_range({"[1-2],[5, [7-8]]"});
   ASSERT_EQ(r.size(), 3u);

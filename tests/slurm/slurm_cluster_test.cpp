@@ -197,10 +197,15 @@ TEST_F(SlurmCluster, FailedTaskKeepsItsExitCodeAndScancelCancelsOneTask) {
           shell_task(3, "exit 0")},
          0);
   // Slurm says RUNNING once the task has its node, a moment before the script runs: wait for the
-  // command itself, so the cancel kills a process (ExitCode 0:15) rather than a task not started.
-  until([](const auto& s) { return s.count(2) && s.at(2).phase == SlurmPhase::running; });
-  for (int i = 0; i < 200 && !fs::exists(started); ++i) std::this_thread::sleep_for(50ms);
-  ASSERT_TRUE(fs::exists(started));
+  // command itself (the file it writes first), so the cancel kills a process (ExitCode 0:15)
+  // rather than a task not started. Both are states, polled under until()'s one deadline (no
+  // fixed wait that a loaded machine could outlast); a task that ended instead stops the wait.
+  const auto seen = until([&](const auto& s) {
+    if (!s.count(2)) return false;
+    return slurm_phase_ended(s.at(2).phase) ||
+           (s.at(2).phase == SlurmPhase::running && fs::exists(started));
+  });
+  ASSERT_TRUE(fs::exists(started)) << "task 2: " << (seen.count(2) ? seen.at(2).state : "none");
   client.cancel(*job, 2);
   const auto t = until([](const auto& s) { return all_ended(s, 3); });
   ASSERT_EQ(t.size(), 3u);
