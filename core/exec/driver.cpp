@@ -109,6 +109,16 @@ class Driver {
     m_progress.set_work(to_run, m_launcher.schedules_itself()
                                     ? to_run
                                     : static_cast<int>(std::max<size_t>(m_options.gpus.size(), 1)));
+    m_to_run = to_run;
+    if (undecided()) {
+      // Until the trace decides, progress counts one run per planned pass (the most it can be).
+      const int n = static_cast<int>(run_plan().counters->plan.passes.size());
+      m_progress.set_total(static_cast<int>(passes.size()) + n, n);
+      m_progress.set_work(to_run + n,
+                          m_launcher.schedules_itself()
+                              ? to_run + n
+                              : static_cast<int>(std::max<size_t>(m_options.gpus.size(), 1)));
+    }
     estimate_from_earlier_run();
     if (m_rb.passes.counters.replay.value == runbook::Replay::automatic &&
         m_rb.passes.counters.enabled.value && !run_plan().replay.why.empty() &&
@@ -165,9 +175,9 @@ class Driver {
       can_count = false;
     }
 
-    if (can_count && trace_ok && trace) {
+    if (can_count && trace) {
       try {
-        decide_after_trace();
+        decide_after_trace(trace_ok);
       } catch (const Error& e) {
         m_progress.message(std::string("replay: auto: ") + e.what());
         can_count = false;
@@ -239,20 +249,33 @@ class Driver {
     return counter_passes == 1;
   }
 
+  // replay: auto waits for this run's trace, and no counter pass is recorded yet.
+  bool undecided() {
+    const RunPlan& plan = run_plan();
+    if (plan.replay.mode != ReplayMode::after_trace || !plan.counters) return false;
+    for (const auto& p : m_db.list_passes(m_run_id))
+      if (p.kind == PassKind::counters) return false;  // decided before
+    return true;
+  }
+
   // `replay: auto` with rotation possible (replay_choice.hpp): once this run's trace is in, the
   // rotation is simulated on its dispatch sequence and the counter passes are recorded, ONE
   // rotated pass or one per planned pass, in one transaction (a resume after a kill finds either
   // none, and decides again, or all).
-  void decide_after_trace() {
+  // A trace pass that failed leaves nothing to plan on: one run per pass, as before rotation.
+  void decide_after_trace(bool trace_ok) {
+    if (!undecided()) return;
     const RunPlan& plan = run_plan();
-    if (plan.replay.mode != ReplayMode::after_trace || !plan.counters) return;
-    for (const auto& p : m_db.list_passes(m_run_id))
-      if (p.kind == PassKind::counters) return;  // decided before
-    const RotationPreview preview =
-        rotation_on_run(m_db, m_run_id, m_rb, plan.counters->plan.passes.size(),
-                        m_backend.version(), m_rb.passes.counters.min_samples.value);
     RunPlan decided = plan;
-    decided.replay = choose_replay_on_trace(preview, m_rb);
+    if (trace_ok) {
+      const RotationPreview preview =
+          rotation_on_run(m_db, m_run_id, m_rb, plan.counters->plan.passes.size(),
+                          m_backend.version(), m_rb.passes.counters.min_samples.value);
+      decided.replay = choose_replay_on_trace(preview, m_rb);
+    } else {
+      decided.replay = {ReplayMode::application,
+                        "this run's trace pass did not finish, and rotation is planned on it"};
+    }
     {
       store::WriteTransaction tx(m_db);
       for (const auto& c : commands_for_run(decided, m_rb, m_backend, m_run_id)) {
@@ -264,9 +287,10 @@ class Driver {
     const int counters = static_cast<int>(std::count_if(
         passes.begin(), passes.end(), [](auto& p) { return p.kind == PassKind::counters; }));
     m_progress.set_total(static_cast<int>(passes.size()), counters);
-    m_progress.set_work(counters, m_launcher.schedules_itself() ? counters
-                                                                : static_cast<int>(std::max<size_t>(
-                                                                      m_options.gpus.size(), 1)));
+    m_progress.set_work(m_to_run + counters,
+                        m_launcher.schedules_itself()
+                            ? counters
+                            : static_cast<int>(std::max<size_t>(m_options.gpus.size(), 1)));
     m_progress.message(std::string("replay: auto -> ") +
                        (decided.replay.mode == ReplayMode::rotate
                             ? "one rotated counter run: "
@@ -628,6 +652,7 @@ class Driver {
   Progress m_progress;
   bool m_selection_failed = false;
   std::optional<RunPlan> m_plan;
+  int m_to_run = 0;  // passes planned when drive() began
 
   std::map<std::string, Running> m_running;  // by the launcher's attempt id
   std::map<int64_t, std::string> m_adopted;  // pass id → attempt id, taken over by a resume
