@@ -59,10 +59,10 @@ int main(int argc, char** argv) {
     q.min_samples = min_samples;
     const plan::RotationChoice c = plan::choose_rotation(q);
     std::printf(
-        "run_count: Qwen3-30B-A3B request (workload model %s), metric set full on gfx942: %zu "
-        "counter passes; kernels of interest %s: %zu variants, %zu counted launches a request\n"
-        "SIMULATED: times are the model's modelled load, warm-up and request times, not "
-        "measurements\n\n",
+        "run_count: Qwen3-30B-A3B request (workload model %s), metric set full on gfx942:\n"
+        "%zu counter passes; kernels of interest %s: %zu variants, %zu counted launches a "
+        "request\nSIMULATED: times are the model's modelled load, warm-up and request times, "
+        "not measurements\n\n",
         model.name.c_str(), groups,
         rb.passes.counters.kernels.include_regex.value.value_or("(all)").c_str(), q.variants,
         q.sequence.size());
@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(c.interval), c.repeats);
     std::printf("%-34s %16d %16.1f s\n", label, e.rotated_runs, e.rotated_s);
     std::printf(
-        "\nratio application replay / rotate: runs %.2fx, wall time %.2fx; every variant "
+        "\nratio application replay / rotate: runs %.2fx, wall time %.2fx\nevery variant "
         ">= %lld samples of each of the %zu groups in the rotated run\n",
         static_cast<double>(e.application_runs) / e.rotated_runs, e.application_s / e.rotated_s,
         static_cast<long long>(c.least), groups);

@@ -123,8 +123,7 @@ class Driver {
     if (m_rb.passes.counters.replay.value == runbook::Replay::automatic &&
         m_rb.passes.counters.enabled.value && !run_plan().replay.why.empty() &&
         run_plan().replay.mode != ReplayMode::after_trace)
-      m_progress.message("replay: auto -> one application run per counter pass: " +
-                         run_plan().replay.why);
+      m_progress.message("replay: auto -> one run per counter pass: " + run_plan().replay.why);
     const store::PassInfo* trace = nullptr;
     for (const auto& p : passes) {
       if (p.kind == PassKind::trace) trace = &p;
@@ -292,9 +291,8 @@ class Driver {
                             ? counters
                             : static_cast<int>(std::max<size_t>(m_options.gpus.size(), 1)));
     m_progress.message(std::string("replay: auto -> ") +
-                       (decided.replay.mode == ReplayMode::rotate
-                            ? "one rotated counter run: "
-                            : "one application run per counter pass: ") +
+                       (decided.replay.mode == ReplayMode::rotate ? "one rotated counter run: "
+                                                                  : "one run per counter pass: ") +
                        decided.replay.why);
   }
 

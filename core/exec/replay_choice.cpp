@@ -42,8 +42,8 @@ ReplayChoice choose_replay_on_trace(const RotationPreview& p, const runbook::Run
   if (!p.unavailable.empty()) return app(p.unavailable);
   if (!p.choice.feasible) return app(p.choice.why);
   if (p.choice.repeats > 1 && !rb.workload.repeat_option.value)
-    return app("rotation needs the request repeated " + std::to_string(p.choice.repeats) +
-               " times in one run, and the workload has no repeat_option");
+    return app("rotation needs --repeat " + std::to_string(p.choice.repeats) +
+               ", and the workload has no repeat_option");
   return {ReplayMode::rotate,
           std::to_string(p.groups) + " groups rotated in one run (pmc_group_interval " +
               std::to_string(p.choice.interval) + ", --repeat " + std::to_string(p.choice.repeats) +

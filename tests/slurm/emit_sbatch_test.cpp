@@ -9,31 +9,17 @@
 #include <sstream>
 
 #include "core/exec/process_runner.hpp"
+#include "tests/slurm/slurm_test_util.hpp"
 
 namespace kprof::exec {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::read;
 
 class EmitSbatch : public ::testing::Test {
  protected:
-  EmitSbatch() {
-    std::random_device rd;
-    dir = fs::temp_directory_path() /
-          ("kprof-emit-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(dir);
-  }
-  ~EmitSbatch() override {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
   fs::path runbook(const std::string& kernels) {
     const auto rb = dir / "small.yaml";
     std::ofstream(rb) << "schema_version: 1\nname: small\nworkload:\n  command: [true]\n"
@@ -54,7 +40,8 @@ class EmitSbatch : public ::testing::Test {
     s.log_tail_bytes = 1 << 16;
     return run_process(s);
   }
-  fs::path dir;
+  testing::ScratchDir scratch{"kprof-emit"};
+  fs::path dir = scratch.path();
 };
 
 TEST_F(EmitSbatch, OneArrayOfEveryPassWhoseTasksWriteWhatIngestLoads) {

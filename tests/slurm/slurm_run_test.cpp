@@ -19,6 +19,7 @@
 
 #include "core/exec/process_runner.hpp"
 #include "core/exec/slurm_client.hpp"
+#include "tests/slurm/slurm_test_util.hpp"
 
 namespace kprof::exec {
 namespace {
@@ -26,36 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool cluster_up(std::string& why) {
-  const char* conf = std::getenv("SLURM_CONF");
-  if (!SlurmClient::installed()) {
-    why = "Slurm is not installed (sbatch not on PATH): apt-get install slurm-wlm munge";
-  } else if (!conf || !fs::exists(conf)) {
-    why =
-        "no loopback cluster (SLURM_CONF unset or missing): run through ctest, whose fixture "
-        "slurm_loopback_start starts it (needs root)";
-  } else {
-    return true;
-  }
-  return false;
-}
-
-#define REQUIRE_CLUSTER()                                   \
-  do {                                                      \
-    std::string why;                                        \
-    if (!cluster_up(why)) {                                 \
-      const char* req = std::getenv("KPROF_REQUIRE_SLURM"); \
-      if (req && std::string(req) == "1") FAIL() << why;    \
-      GTEST_SKIP() << why;                                  \
-    }                                                       \
-  } while (0)
+using testing::read;
 
 struct Out {
   RunResult result;
@@ -64,17 +36,6 @@ struct Out {
 
 class SlurmRun : public ::testing::Test {
  protected:
-  SlurmRun() {
-    std::random_device rd;
-    dir = fs::temp_directory_path() /
-          ("kprof-slurmrun-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(dir);
-  }
-  ~SlurmRun() override {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-
   // The double's 8-GPU model; the workload records the GPU variables it saw and runs `body`
   // ($T is the pass ordinal: the array task id).
   fs::path runbook(const std::string& body, const std::string& extra = "") {
@@ -170,7 +131,8 @@ class SlurmRun : public ::testing::Test {
     return lines;
   }
 
-  fs::path dir;
+  testing::ScratchDir scratch{"kprof-slurmrun"};
+  fs::path dir = scratch.path();
 };
 
 // The trace pass first (one task), then both counter passes as ONE array job, each on the GPU

@@ -13,31 +13,18 @@
 
 #include "core/base/error.hpp"
 #include "core/exec/process_runner.hpp"
+#include "tests/slurm/slurm_test_util.hpp"
 
 namespace kprof::exec {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::read;
 
 struct Dir {
-  Dir() {
-    std::random_device rd;
-    path = fs::temp_directory_path() /
-           ("kprof-sbatch-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(path);
-  }
-  ~Dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path path;
+  testing::ScratchDir scratch{"kprof-sbatch"};
+  fs::path path = scratch.path();
 };
 
 SlurmTask task(int64_t index) {
