@@ -11,7 +11,9 @@
 // `top` against the GROUP BY, and how explain's time and memory grow from the first size to the
 // last. Simulated data, labelled as such. Asserts nothing.
 //
-//   query_bench [--rounds R] [--kprof PATH] [N ...]
+//   query_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]
+// --db-dir keeps the databases in DIR and reuses one that is there (a 10M database takes minutes
+// to build), instead of building them in a temporary folder removed at the end.
 #include <unistd.h>
 
 #include <cstdio>
@@ -49,22 +51,27 @@ int main(int argc, char** argv) {
   std::vector<int64_t> sizes;
   int rounds = 3;
   std::string kprof = (std::filesystem::path(argv[0]).parent_path() / "kprof").string();
+  std::string db_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--rounds" && i + 1 < argc)
       rounds = std::atoi(argv[++i]);
     else if (a == "--kprof" && i + 1 < argc)
       kprof = argv[++i];
+    else if (a == "--db-dir" && i + 1 < argc)
+      db_dir = argv[++i];
     else if (!a.empty() && a[0] != '-')
       sizes.push_back(std::atoll(a.c_str()));
     else {
-      std::fprintf(stderr, "usage: query_bench [--rounds R] [--kprof PATH] [N ...]\n");
+      std::fprintf(stderr,
+                   "usage: query_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]\n");
       return 2;
     }
   }
   if (sizes.empty()) sizes = {1'000'000, 10'000'000};
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("kprof_query_bench_" + std::to_string(::getpid()));
+  const auto dir = db_dir.empty() ? std::filesystem::temp_directory_path() /
+                                        ("kprof_query_bench_" + std::to_string(::getpid()))
+                                  : std::filesystem::path(db_dir);
   std::filesystem::create_directories(dir);
   std::printf("query_bench (simulated data; %s; %ld CPUs)\n", kprof.c_str(),
               sysconf(_SC_NPROCESSORS_ONLN));
@@ -77,11 +84,18 @@ int main(int argc, char** argv) {
     for (int64_t n : sizes) {
       const auto path = dir / ("bench_" + std::to_string(n) + ".db");
       const double t0 = bench::now_s();
-      build(path, n);
+      const bool reused = !db_dir.empty() && std::filesystem::exists(path);
+      if (!reused) {
+        auto part = path;
+        part += ".part";  // a build cut short is never reused
+        std::filesystem::remove(part);
+        build(part, n);
+        std::filesystem::rename(part, path);
+      }
       std::printf(
-          "\n%lld dispatches (database built in %.1f s, %.1f MB), best of %d interleaved "
+          "\n%lld dispatches (database %s in %.1f s, %.1f MB), best of %d interleaved "
           "rounds (load average before: %s)\n",
-          static_cast<long long>(n), bench::now_s() - t0,
+          static_cast<long long>(n), reused ? "reused" : "built", bench::now_s() - t0,
           static_cast<double>(std::filesystem::file_size(path)) / 1e6, rounds,
           bench::load_average().c_str());
       std::fflush(stdout);
@@ -107,7 +121,7 @@ int main(int argc, char** argv) {
           bench::load_average().c_str());
       std::fflush(stdout);
       done.push_back({n, cs[2].best(), cs[2].peak_rss_mb()});
-      std::filesystem::remove(path);
+      if (db_dir.empty()) std::filesystem::remove(path);
     }
     if (done.size() >= 2) {
       const Size& a = done.front();
@@ -122,9 +136,9 @@ int main(int argc, char** argv) {
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "query_bench: %s\n", e.what());
-    std::filesystem::remove_all(dir);
+    if (db_dir.empty()) std::filesystem::remove_all(dir);
     return 1;
   }
-  std::filesystem::remove_all(dir);
+  if (db_dir.empty()) std::filesystem::remove_all(dir);
   return 0;
 }

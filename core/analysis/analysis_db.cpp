@@ -6,7 +6,9 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -24,52 +26,76 @@ bool has_table(SQLite::Database& sql, const char* name) {
   return q.executeStep();
 }
 
-// Reads a pass's dispatches with one statement of our own rather than store::for_each_dispatch:
-// that builds a std::string kernel name per row, which is most of the time of a query on 10M
-// dispatches; here names are resolved once per distinct kernel_name_id.
+// Reads a pass's launch configurations (kernel_variants, a few hundred) and then its narrow
+// dispatch rows, reserved to the count so the vector is never reallocated (a grown vector holds
+// up to twice its rows at the copy). Names are resolved once per variant, never per row.
 PassData load_pass(store::CaptureDb& db, const store::PassInfo& p, NameTable& names) {
   PassData out;
   out.pass_id = p.id;
   out.ordinal = static_cast<int>(p.ordinal);
   out.kind = std::string(store::to_string(p.kind));
   auto& sql = db.sql();
-  std::unordered_map<int64_t, uint32_t> name_of;
-  SQLite::Statement q(
-      sql,
-      "SELECT dispatch_id, kernel_id, kernel_name_id, pid, agent, start_ns, end_ns, "
-      "grid_x, grid_y, grid_z, wg_x, wg_y, wg_z, lds, scratch, vgpr, agpr, sgpr, queue_id "
-      "FROM dispatches WHERE pass_id = ? ORDER BY pid, dispatch_id");
+  std::unordered_map<int64_t, uint32_t> shape_of;  // kernel_variants.id -> out.shapes index
+  {
+    SQLite::Statement q(sql,
+                        "SELECT v.id, v.kernel_id, s.value, v.grid_x, v.grid_y, v.grid_z, v.wg_x, "
+                        "v.wg_y, v.wg_z, v.lds, v.scratch, v.vgpr, v.agpr, v.sgpr "
+                        "FROM kernel_variants v JOIN strings s ON s.id = v.kernel_name_id "
+                        "WHERE v.pass_id = ? ORDER BY v.id");
+    q.bind(1, p.id);
+    auto opt_int = [&](int col) {
+      const auto c = q.getColumn(col);
+      return c.isNull() ? int64_t{-1} : c.getInt64();
+    };
+    while (q.executeStep()) {
+      KernelShape s;
+      s.kernel_id = q.getColumn(1).getInt64();
+      s.name = names.intern(q.getColumn(2).getString());
+      for (int i = 0; i < 3; ++i) s.grid[i] = q.getColumn(3 + i).getInt64();
+      for (int i = 0; i < 3; ++i) s.wg[i] = q.getColumn(6 + i).getInt64();
+      s.lds = q.getColumn(9).getInt64();
+      s.scratch = q.getColumn(10).getInt64();
+      s.vgpr = opt_int(11);
+      s.agpr = opt_int(12);
+      s.sgpr = opt_int(13);
+      shape_of.emplace(q.getColumn(0).getInt64(), static_cast<uint32_t>(out.shapes.size()));
+      out.shapes.push_back(s);
+    }
+  }
+  {
+    SQLite::Statement n(sql, "SELECT count(*) FROM dispatch_rows WHERE pass_id = ?");
+    n.bind(1, p.id);
+    if (n.executeStep()) out.dispatches.reserve(static_cast<size_t>(n.getColumn(0).getInt64()));
+  }
+  SQLite::Statement q(sql,
+                      "SELECT dispatch_id, variant_id, pid, agent, queue_id, start_ns, end_ns "
+                      "FROM dispatch_rows WHERE pass_id = ? ORDER BY pid, dispatch_id");
   q.bind(1, p.id);
-  SQLite::Statement name_q(sql, "SELECT value FROM strings WHERE id = ?");
-  auto opt_int = [&](int col) {
-    const auto c = q.getColumn(col);
-    return c.isNull() ? int64_t{-1} : c.getInt64();
-  };
+  Lane last_lane{-1, -1};
+  uint32_t last_lane_index = 0;
   while (q.executeStep()) {
     Dispatch d;
     d.dispatch_id = q.getColumn(0).getInt64();
-    d.kernel_id = q.getColumn(1).getInt64();
-    const int64_t name_id = q.getColumn(2).getInt64();
-    auto it = name_of.find(name_id);
-    if (it == name_of.end()) {
-      name_q.bind(1, name_id);
-      std::string name = name_q.executeStep() ? name_q.getColumn(0).getString() : std::string();
-      name_q.reset();
-      it = name_of.emplace(name_id, names.intern(name)).first;
+    const auto shape = shape_of.find(q.getColumn(1).getInt64());
+    if (shape == shape_of.end()) continue;  // the foreign key forbids it
+    d.shape = shape->second;
+    d.name = out.shapes[d.shape].name;
+    const int64_t pid = q.getColumn(2).getInt64();
+    if (pid < INT32_MIN || pid > INT32_MAX) {
+      throw Error::input("pass " + std::to_string(p.ordinal) + " of " + db.path().string() +
+                             " holds Process_Id " + std::to_string(pid) +
+                             ", which no Linux process has (pid_max is at most 2^22)",
+                         "re-ingest the pass from the profiler's own output files");
     }
-    d.name = it->second;
-    d.pid = q.getColumn(3).getInt64();
-    d.agent = q.getColumn(4).getInt64();
+    d.pid = static_cast<int32_t>(pid);
+    const Lane lane{q.getColumn(3).getInt64(), q.getColumn(4).getInt64()};
+    if (!(lane == last_lane)) {
+      last_lane = lane;
+      last_lane_index = out.intern(lane);
+    }
+    d.lane = last_lane_index;
     d.start_ns = q.getColumn(5).getInt64();
     d.end_ns = q.getColumn(6).getInt64();
-    for (int i = 0; i < 3; ++i) d.grid[i] = q.getColumn(7 + i).getInt64();
-    for (int i = 0; i < 3; ++i) d.wg[i] = q.getColumn(10 + i).getInt64();
-    d.lds = q.getColumn(13).getInt64();
-    d.scratch = q.getColumn(14).getInt64();
-    d.vgpr = opt_int(15);
-    d.agpr = opt_int(16);
-    d.sgpr = opt_int(17);
-    d.queue = q.getColumn(18).getInt64();
     out.dispatches.push_back(d);
   }
   return out;
@@ -140,8 +166,8 @@ Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
   }
   for (const auto& a : db.agents(trace->id)) {
     if (a.type != "GPU") continue;
-    if (a.logical_node_id == cap.trace.dispatches.front().agent ||
-        a.node_id == cap.trace.dispatches.front().agent || cap.arch.empty()) {
+    const int64_t agent = cap.trace.agent(cap.trace.dispatches.front());
+    if (a.logical_node_id == agent || a.node_id == agent || cap.arch.empty()) {
       cap.arch = a.name;
       cap.product = a.product_name;
       if (a.wave_front_size > 0) cap.wave_size = static_cast<int>(a.wave_front_size);
@@ -396,32 +422,65 @@ std::string join_check_text(const JoinSummary& j) {
 namespace {
 using DispatchKey = std::pair<int64_t, int64_t>;  // (pid, dispatch id)
 
-// Trace dispatch index by (pid, dispatch id).
-std::map<DispatchKey, size_t> trace_index_of(const Capture& cap) {
-  std::map<DispatchKey, size_t> index;
-  for (size_t i = 0; i < cap.trace.dispatches.size(); ++i) {
-    const auto& d = cap.trace.dispatches[i];
-    index[{d.pid, d.dispatch_id}] = i;
+// Trace dispatch index by (pid, dispatch id): a binary search over the dispatches, which the
+// loader returns in that order (a hand-made capture in another order gets one sorted index), so
+// no per-dispatch node is allocated.
+class TraceIndex {
+ public:
+  explicit TraceIndex(const PassData& trace) : m_d(trace.dispatches) {
+    bool sorted = true;
+    for (size_t i = 1; i < m_d.size() && sorted; ++i) sorted = !(key(i) < key(i - 1));
+    if (sorted) return;
+    m_order.resize(m_d.size());
+    for (size_t i = 0; i < m_order.size(); ++i) m_order[i] = static_cast<uint32_t>(i);
+    std::sort(m_order.begin(), m_order.end(),
+              [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
   }
-  return index;
-}
+  std::optional<size_t> find(const DispatchKey& k) const {
+    size_t lo = 0, hi = m_d.size();
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (key(at(mid)) < k)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < m_d.size() && key(at(lo)) == k) return at(lo);
+    return std::nullopt;
+  }
+
+ private:
+  size_t at(size_t pos) const { return m_order.empty() ? pos : m_order[pos]; }
+  DispatchKey key(size_t i) const { return {m_d[i].pid, m_d[i].dispatch_id}; }
+  const std::vector<Dispatch>& m_d;
+  std::vector<uint32_t> m_order;
+};
+
+// Counter-pass dispatch -> trace dispatch, sorted by the counter key for binary search; `launch`
+// numbers each counter dispatch once it shows up with values.
+struct CounterTarget {
+  DispatchKey counter;
+  size_t trace = 0;
+  int64_t launch = -1;
+  bool operator<(const CounterTarget& o) const { return counter < o.counter; }
+};
 
 // Appends counter pass `pass_id`'s values to the trace dispatches `to_trace` maps them onto. Each
 // counter-side dispatch is one launch; a trace dispatch that gets two launches of one pass marks
 // repeated_launches (rotated or replayed passes).
-void attach_counters(store::CaptureDb& db, int64_t pass_id,
-                     const std::map<DispatchKey, size_t>& to_trace, int64_t& next_launch,
-                     JoinedCounters& jc) {
-  std::map<DispatchKey, int64_t> launch_ids;
+void attach_counters(store::CaptureDb& db, int64_t pass_id, std::vector<CounterTarget> to_trace,
+                     int64_t& next_launch, JoinedCounters& jc) {
+  std::sort(to_trace.begin(), to_trace.end());
   db.for_each_counter(pass_id, [&](const store::CounterRow& r) {
-    auto it = to_trace.find({r.pid, r.dispatch_id});
-    if (it == to_trace.end()) return;
-    const auto [l, fresh] = launch_ids.try_emplace({r.pid, r.dispatch_id}, next_launch);
-    if (fresh) ++next_launch;
-    auto& samples = jc.by_dispatch[it->second];
-    if (!samples.empty() && samples.back().pass_id == pass_id && samples.back().launch != l->second)
+    const CounterTarget probe{{r.pid, r.dispatch_id}};
+    auto it = std::lower_bound(to_trace.begin(), to_trace.end(), probe);
+    if (it == to_trace.end() || it->counter != probe.counter) return;
+    if (it->launch < 0) it->launch = next_launch++;
+    auto& samples = jc.by_dispatch[it->trace];
+    if (!samples.empty() && samples.back().pass_id == pass_id &&
+        samples.back().launch != it->launch)
       jc.repeated_launches = true;
-    samples.push_back({jc.counters.intern(r.counter), r.value, pass_id, l->second});
+    samples.push_back({jc.counters.intern(r.counter), r.value, pass_id, it->launch});
   });
 }
 
@@ -442,21 +501,20 @@ JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap, bo
   std::set<int64_t> excluded;
   exclude_unreliable(read_joins(db, cap), use_unreliable, excluded, jc);
   int64_t next_launch = 0;
-  const auto trace_index = trace_index_of(cap);
+  const TraceIndex trace_index(cap.trace);
   for (const auto& c : cap.counters) {
     if (excluded.count(c.pass_id)) continue;
-    std::map<DispatchKey, size_t> to_trace;
+    std::vector<CounterTarget> to_trace;
     SQLite::Statement q(sql,
                         "SELECT counter_pid, counter_dispatch_id, trace_pid, trace_dispatch_id "
                         "FROM analysis_join WHERE counter_pass_id = ? AND trace_pass_id = ?");
     q.bind(1, c.pass_id);
     q.bind(2, cap.trace.pass_id);
     while (q.executeStep()) {
-      auto it = trace_index.find({q.getColumn(2).getInt64(), q.getColumn(3).getInt64()});
-      if (it != trace_index.end())
-        to_trace[{q.getColumn(0).getInt64(), q.getColumn(1).getInt64()}] = it->second;
+      if (auto t = trace_index.find({q.getColumn(2).getInt64(), q.getColumn(3).getInt64()}))
+        to_trace.push_back({{q.getColumn(0).getInt64(), q.getColumn(1).getInt64()}, *t});
     }
-    attach_counters(db, c.pass_id, to_trace, next_launch, jc);
+    attach_counters(db, c.pass_id, std::move(to_trace), next_launch, jc);
   }
   return jc;
 }
@@ -468,16 +526,16 @@ JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap,
   std::set<int64_t> excluded;
   exclude_unreliable(joins.summaries, use_unreliable, excluded, jc);
   int64_t next_launch = 0;
-  const auto trace_index = trace_index_of(cap);
+  const TraceIndex trace_index(cap.trace);
   for (const auto& c : cap.counters) {
     auto res = joins.results.find(c.pass_id);
     if (excluded.count(c.pass_id) || res == joins.results.end()) continue;
-    std::map<DispatchKey, size_t> to_trace;
-    for (const auto& m : res->second.matches) {
-      auto it = trace_index.find({m.trace.pid, m.trace.dispatch_id});
-      if (it != trace_index.end()) to_trace[{m.counter.pid, m.counter.dispatch_id}] = it->second;
-    }
-    attach_counters(db, c.pass_id, to_trace, next_launch, jc);
+    std::vector<CounterTarget> to_trace;
+    to_trace.reserve(res->second.matches.size());
+    for (const auto& m : res->second.matches)
+      if (auto t = trace_index.find({m.trace.pid, m.trace.dispatch_id}))
+        to_trace.push_back({{m.counter.pid, m.counter.dispatch_id}, *t});
+    attach_counters(db, c.pass_id, std::move(to_trace), next_launch, jc);
   }
   return jc;
 }

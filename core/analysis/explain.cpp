@@ -37,56 +37,72 @@ TraceModel build_trace_model(const PassData& trace, const NameTable& names,
   m.phases = detect_phases(trace, &names);
   const size_t n = trace.dispatches.size();
   m.phase_of.assign(n, Phase::other);
-  m.step_of.assign(n, -1);
   {
     // Map main-stream order indices back to dispatch indices.
     const Dispatch* base = trace.dispatches.data();
     for (size_t i = 0; i < m.phases.order.size(); ++i) {
       const size_t k = static_cast<size_t>(m.phases.order[i] - base);
       m.phase_of[k] = m.phases.phase_of(i);
-      m.step_of[k] = m.phases.step_of[i];
     }
   }
 
+  // A variant is a distinct (Kernel_Id, name, grid, workgroup, LDS, scratch, VGPR, AGPR, SGPR):
+  // the pass's launch configurations, less dims_known, which the store also tells apart. So the
+  // key is computed once per shape, not per dispatch.
   using Key = std::tuple<int64_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                          int64_t, int64_t, int64_t, int64_t, int64_t>;
   std::map<Key, int> index;
-  // Variants numbered by first launch in program order (dispatch id), not by row order.
-  std::vector<size_t> by_id(n);
-  for (size_t i = 0; i < n; ++i) by_id[i] = i;
-  std::sort(by_id.begin(), by_id.end(), [&](size_t a, size_t b) {
+  std::vector<int> variant_of_shape(trace.shapes.size(), -1);
+  // Variants numbered by first launch in program order (dispatch id), not by row order. The
+  // loader returns rows in that order; only a hand-made capture needs the sort.
+  auto before = [&](uint32_t a, uint32_t b) {
     const auto &x = trace.dispatches[a], &y = trace.dispatches[b];
     return std::tie(x.pid, x.dispatch_id) < std::tie(y.pid, y.dispatch_id);
-  });
+  };
+  bool in_order = true;
+  for (size_t i = 1; i < n && in_order; ++i)
+    in_order = !before(static_cast<uint32_t>(i), static_cast<uint32_t>(i - 1));
+  std::vector<uint32_t> by_id;
+  if (!in_order) {
+    by_id.resize(n);
+    for (size_t i = 0; i < n; ++i) by_id[i] = static_cast<uint32_t>(i);
+    std::sort(by_id.begin(), by_id.end(), before);
+  }
   m.variant_of.assign(n, -1);
   std::vector<std::array<int64_t, k_all_phases.size()>> by_phase;  // per variant and Phase
-  for (size_t k : by_id) {
+  for (size_t j = 0; j < n; ++j) {
+    const size_t k = in_order ? j : by_id[j];
     const auto& d = trace.dispatches[k];
-    Key key{d.kernel_id, d.name, d.grid[0], d.grid[1], d.grid[2], d.wg[0], d.wg[1],
-            d.wg[2],     d.lds,  d.scratch, d.vgpr,    d.agpr,    d.sgpr};
-    auto [it, inserted] = index.try_emplace(key, static_cast<int>(m.variants.size()));
-    if (inserted) {
-      Variant v;
-      v.index = static_cast<int>(m.variants.size()) + 1;
-      v.family = m.family_of_name[d.name];
-      v.name = d.name;
-      v.kernel_id = d.kernel_id;
-      std::copy(std::begin(d.grid), std::end(d.grid), v.grid);
-      std::copy(std::begin(d.wg), std::end(d.wg), v.wg);
-      v.lds = d.lds;
-      v.scratch = d.scratch;
-      v.vgpr = d.vgpr;
-      v.agpr = d.agpr;
-      v.sgpr = d.sgpr;
-      const int64_t threads = d.wg_product();
-      v.waves_per_workgroup = static_cast<int>((threads + m.wave_size - 1) / m.wave_size);
-      m.variants.push_back(v);
-      by_phase.push_back({});
+    int& vi = variant_of_shape[d.shape];
+    if (vi < 0) {
+      const KernelShape& s = trace.shape(d);
+      Key key{s.kernel_id, s.name, s.grid[0], s.grid[1], s.grid[2], s.wg[0], s.wg[1],
+              s.wg[2],     s.lds,  s.scratch, s.vgpr,    s.agpr,    s.sgpr};
+      auto [it, inserted] = index.try_emplace(key, static_cast<int>(m.variants.size()));
+      if (inserted) {
+        Variant v;
+        v.index = static_cast<int>(m.variants.size()) + 1;
+        v.family = m.family_of_name[s.name];
+        v.name = s.name;
+        v.kernel_id = s.kernel_id;
+        std::copy(std::begin(s.grid), std::end(s.grid), v.grid);
+        std::copy(std::begin(s.wg), std::end(s.wg), v.wg);
+        v.lds = s.lds;
+        v.scratch = s.scratch;
+        v.vgpr = s.vgpr;
+        v.agpr = s.agpr;
+        v.sgpr = s.sgpr;
+        const int64_t threads = s.wg_product();
+        v.waves_per_workgroup = static_cast<int>((threads + m.wave_size - 1) / m.wave_size);
+        m.variants.push_back(v);
+        by_phase.push_back({});
+      }
+      vi = it->second;
     }
-    auto& v = m.variants[it->second];
-    m.variant_of[k] = it->second;
+    auto& v = m.variants[static_cast<size_t>(vi)];
+    m.variant_of[k] = vi;
     v.duration.add(d.duration_ns());
-    ++by_phase[it->second][static_cast<size_t>(m.phase_of[k])];
+    ++by_phase[static_cast<size_t>(vi)][static_cast<size_t>(m.phase_of[k])];
     m.total_ns += d.duration_ns();
   }
   for (size_t i = 0; i < m.variants.size(); ++i)
@@ -94,6 +110,15 @@ TraceModel build_trace_model(const PassData& trace, const NameTable& names,
       if (by_phase[i][static_cast<size_t>(p)])
         m.variants[i].launches_by_phase[p] = by_phase[i][static_cast<size_t>(p)];
   return m;
+}
+
+std::vector<int> TraceModel::step_of_dispatches() const {
+  std::vector<int> out(trace ? trace->dispatches.size() : 0, -1);
+  if (!trace) return out;
+  const Dispatch* base = trace->dispatches.data();
+  for (size_t i = 0; i < phases.order.size(); ++i)
+    out[static_cast<size_t>(phases.order[i] - base)] = phases.step_of[i];
+  return out;
 }
 
 std::vector<FamilyExplain> explain(const TraceModel& m, const std::string& family) {

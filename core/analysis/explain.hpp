@@ -46,10 +46,12 @@ struct TraceModel {
   int wave_size = 64;
   PhaseModel phases;
   std::vector<Variant> variants;
-  std::vector<int> variant_of;              // per trace.dispatches index: index into variants
-  std::vector<Phase> phase_of;              // per trace.dispatches index
-  std::vector<int> step_of;                 // per trace.dispatches index (-1 off the main stream)
-  std::vector<std::string> family_of_name;  // per NameTable id
+  std::vector<int> variant_of;  // per trace.dispatches index: index into variants
+  std::vector<Phase> phase_of;  // per trace.dispatches index
+  // A dispatch's step is phases.step_of at its place in phases.order (step_of_dispatches() maps
+  // them for every dispatch; not kept here: 4 bytes per dispatch that only the export reads).
+  std::vector<int> step_of_dispatches() const;  // per trace.dispatches index (-1 off the stream)
+  std::vector<std::string> family_of_name;      // per NameTable id
   int64_t total_ns = 0;
 };
 

@@ -28,7 +28,7 @@ std::vector<Process> processes_of(const PassData& pass,
     p.pid = d.pid;
     ++p.size;  // process size counts every dispatch, so pairing does not depend on the filter
     if (keep_names && !keep_names->count(d.name)) continue;
-    p.by_agent[d.agent].push_back(&d);
+    p.by_agent[pass.agent(d)].push_back(&d);
   }
   std::vector<Process> out;
   for (auto& [pid, p] : by_pid) {
@@ -102,8 +102,9 @@ std::optional<JoinResult> join_by_id(const PassData& trace, const PassData& coun
     auto it = by_key.find({pid_unknown ? 0 : c->pid, c->dispatch_id});
     if (it == by_key.end()) return std::nullopt;
     const Dispatch& t = *it->second;
-    if (t.name != c->name || t.grid_product() != c->grid_product() ||
-        t.wg_product() != c->wg_product())
+    const KernelShape &ts = trace.shape(t), &cs = counters.shape(*c);
+    if (t.name != c->name || ts.grid_product() != cs.grid_product() ||
+        ts.wg_product() != cs.wg_product())
       return std::nullopt;
     const bool timed = c->start_ns != 0 || c->end_ns != 0;
     if (timed ? (t.start_ns != c->start_ns || t.end_ns != c->end_ns) : c->pid == 0 || pid_unknown)
@@ -124,7 +125,7 @@ std::optional<JoinResult> join_by_id(const PassData& trace, const PassData& coun
   StreamPair sp;
   sp.counter_pid = ordered.front()->pid;
   sp.trace_pid = pid_unknown ? 0 : ordered.front()->pid;
-  sp.agent = ordered.front()->agent;
+  sp.agent = counters.agent(*ordered.front());
   sp.counter_dispatches = counters.dispatches.size();
   sp.trace_considered = r.trace_considered;
   sp.matched = r.matches.size();
@@ -174,8 +175,9 @@ JoinResult join_pass(const PassData& trace, const PassData& counters, int64_t ju
   std::vector<bool> counter_seen(cp.size(), false);
 
   std::unordered_map<std::tuple<uint32_t, int64_t, int64_t>, uint32_t, IdentityHash> ids;
-  auto identity = [&](const Dispatch* d) {
-    auto [it, _] = ids.try_emplace({d->name, d->grid_product(), d->wg_product()},
+  auto identity = [&](const PassData& pass, const Dispatch* d) {
+    const KernelShape& s = pass.shape(*d);
+    auto [it, _] = ids.try_emplace({d->name, s.grid_product(), s.wg_product()},
                                    static_cast<uint32_t>(ids.size()));
     return it->second;
   };
@@ -189,8 +191,8 @@ JoinResult join_pass(const PassData& trace, const PassData& counters, int64_t ju
       const auto& tseq = it == t->by_agent.end() ? k_empty : it->second;
       a.clear();
       b.clear();
-      for (const auto* d : tseq) a.push_back(identity(d));
-      for (const auto* d : cseq) b.push_back(identity(d));
+      for (const auto* d : tseq) a.push_back(identity(trace, d));
+      for (const auto* d : cseq) b.push_back(identity(counters, d));
       // Repeats of the request (a rotated run): k consecutive chunks, each onto the trace.
       size_t k = 1;
       if (!a.empty() && b.size() >= 2 * a.size()) {

@@ -98,8 +98,7 @@ size_t detect_period(const std::vector<uint32_t>& s, size_t k) {
   uint64_t pow_k = 1;
   for (size_t i = 0; i < k; ++i) pow_k *= base;
   std::unordered_map<uint64_t, size_t> last;
-  std::unordered_map<size_t, size_t> hist;
-  last.reserve(n);
+  std::unordered_map<size_t, size_t> hist;  // not reserved: a loop has few distinct k-grams
   uint64_t h = 0;
   for (size_t i = 0; i < n; ++i) {
     h = h * base + s[i] + 1;

@@ -40,10 +40,20 @@ int64_t upper_quantile(std::vector<int64_t> v);
 // The main stream prepared for detection.
 struct Detector {
   const std::vector<const Dispatch*>& order;
+  const PassData& pass;  // the pass `order` points into (launch shapes)
   const NameTable* names_table = nullptr;
   std::vector<uint32_t> names;         // kernel name id per dispatch
   std::vector<uint32_t> ids_as_names;  // launch identity (name, grid, workgroup), interned
-  std::vector<int64_t> gap;  // host gap before each dispatch; -1 at a window's first dispatch
+  // Host gap before each dispatch; -1 at a window's first dispatch. Computed from the times on
+  // each read rather than stored: 8 bytes per dispatch at the detector's peak (issue #14).
+  struct Gaps {
+    const std::vector<const Dispatch*>* order = nullptr;
+    std::vector<size_t> window_begins;  // sorted
+    int64_t operator[](size_t i) const {
+      if (std::binary_search(window_begins.begin(), window_begins.end(), i)) return -1;
+      return std::max<int64_t>(0, (*order)[i]->start_ns - (*order)[i - 1]->end_ns);
+    }
+  } gap;
   bool timed = false;
 
   // A kernel name short enough for a sentence: no return type, arguments or long templates.

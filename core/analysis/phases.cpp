@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -63,21 +64,35 @@ std::string_view to_string(Confidence c) {
 }
 
 PhaseModel detect_phases(const PassData& trace, const NameTable* names) {
-  std::map<std::pair<int64_t, int64_t>, std::vector<const Dispatch*>> streams;
-  for (const auto& d : trace.dispatches) streams[{d.pid, d.agent}].push_back(&d);
-  const std::vector<const Dispatch*>* main = nullptr;
-  for (const auto& [key, v] : streams)
-    if (!main || v.size() > main->size()) main = &v;
-  std::vector<const Dispatch*> order = main ? *main : std::vector<const Dispatch*>{};
+  // Streams are counted first and only the main one's dispatches are collected: the model holds
+  // one pointer per main-stream dispatch, never one per stream and dispatch.
+  std::map<std::pair<int64_t, int64_t>, size_t> streams;  // (pid, agent) -> dispatches
+  for (const auto& d : trace.dispatches) ++streams[{d.pid, trace.agent(d)}];
+  std::optional<std::pair<int64_t, int64_t>> main;
+  size_t main_size = 0, main_pid_size = 0;
+  for (const auto& [key, size] : streams)
+    if (!main || size > main_size) main = key, main_size = size;
+  std::vector<const Dispatch*> order;
+  order.reserve(main_size);
+  if (main) {
+    for (const auto& d : trace.dispatches) {
+      if (d.pid != main->first) continue;
+      ++main_pid_size;
+      if (trace.agent(d) == main->second) order.push_back(&d);
+    }
+  }
   std::sort(order.begin(), order.end(),
             [](const Dispatch* a, const Dispatch* b) { return a->dispatch_id < b->dispatch_id; });
+  // Ids of the main process on other agents are not missing from the stream; without such ids
+  // the stream's own are the process's (find_windows takes an empty list for that).
   std::vector<int64_t> process_ids;
-  if (!order.empty()) {
+  if (main_pid_size > order.size()) {
+    process_ids.reserve(main_pid_size);
     for (const auto& d : trace.dispatches)
-      if (d.pid == order.front()->pid) process_ids.push_back(d.dispatch_id);
+      if (d.pid == main->first) process_ids.push_back(d.dispatch_id);
     std::sort(process_ids.begin(), process_ids.end());
   }
-  PhaseModel pm = detect_phases(std::move(order), process_ids, names);
+  PhaseModel pm = detect_phases(trace, std::move(order), std::move(process_ids), names);
   pm.other_dispatches = trace.dispatches.size() - pm.order.size();
   if (pm.other_dispatches > 0) {
     pm.notes.push_back(num(pm.other_dispatches) + " dispatches on " + num(streams.size() - 1) +
@@ -88,8 +103,8 @@ PhaseModel detect_phases(const PassData& trace, const NameTable* names) {
   return pm;
 }
 
-PhaseModel detect_phases(std::vector<const Dispatch*> order,
-                         const std::vector<int64_t>& process_ids, const NameTable* names_table) {
+PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> order,
+                         std::vector<int64_t> process_ids, const NameTable* names_table) {
   PhaseModel pm;
   pm.order = std::move(order);
   const size_t n = pm.order.size();
@@ -99,13 +114,15 @@ PhaseModel detect_phases(std::vector<const Dispatch*> order,
     return pm;
   }
   pm.main_pid = pm.order[0]->pid;
-  pm.main_agent = pm.order[0]->agent;
-  Detector det{pm.order, names_table, {}, {}, {}, false};
+  pm.main_agent = pass.agent(*pm.order[0]);
+  Detector det{pm.order, pass, names_table, {}, {}, {}, false};
   det.names.resize(n);
   det.ids_as_names.resize(n);
-  det.gap.assign(n, -1);
 
   const WindowScan scan = find_windows(pm.order, process_ids);
+  det.gap.order = &pm.order;
+  for (const auto& w : scan.windows) det.gap.window_begins.push_back(w.begin);
+  process_ids = {};  // freed before the detector's own arrays peak
   pm.windows = scan.windows;
   {
     // Launch identity (name, grid, workgroup) packed into one hash key.
@@ -114,15 +131,15 @@ PhaseModel detect_phases(std::vector<const Dispatch*> order,
     for (size_t i = 0; i < n; ++i) {
       const auto* d = pm.order[i];
       det.names[i] = d->name;
+      const KernelShape& shape = pass.shape(*d);
       const uint64_t key = (static_cast<uint64_t>(d->name) * 0x9E3779B97F4A7C15ull) ^
-                           (static_cast<uint64_t>(d->grid_product()) * 0xC2B2AE3D27D4EB4Full) ^
-                           static_cast<uint64_t>(d->wg_product());
+                           (static_cast<uint64_t>(shape.grid_product()) * 0xC2B2AE3D27D4EB4Full) ^
+                           static_cast<uint64_t>(shape.wg_product());
       det.ids_as_names[i] =
           static_cast<uint32_t>(intern.try_emplace(key, intern.size()).first->second);
       while (wi + 1 < pm.windows.size() && pm.windows[wi + 1].begin <= i) ++wi;
       if (i > pm.windows[wi].begin) {
-        det.gap[i] = std::max<int64_t>(0, d->start_ns - pm.order[i - 1]->end_ns);
-        det.timed |= det.gap[i] > 0;
+        det.timed |= d->start_ns > pm.order[i - 1]->end_ns;
       }
     }
   }
@@ -165,9 +182,13 @@ PhaseModel detect_phases(std::vector<const Dispatch*> order,
     for (size_t wi : by_size) {
       const auto& w = pm.windows[wi];
       if (w.end - w.begin < 8) break;
-      std::vector<uint32_t> t(det.names.begin() + static_cast<long>(w.begin),
-                              det.names.begin() + static_cast<long>(w.end));
-      P = detect_period(t);
+      if (w.begin == 0 && w.end == n) {
+        P = detect_period(det.names);  // one window: no copy of the whole sequence
+      } else {
+        const std::vector<uint32_t> t(det.names.begin() + static_cast<long>(w.begin),
+                                      det.names.begin() + static_cast<long>(w.end));
+        P = detect_period(t);
+      }
       if (P) {
         longest = wi;
         break;

@@ -117,11 +117,11 @@ struct PhaseModel {
 // `names` (optional) lets the evidence name kernels.
 PhaseModel detect_phases(const PassData& trace, const NameTable* names = nullptr);
 
-// Same, on an already ordered stream (tests). `process_ids`: every Dispatch_Id of the stream's
-// process in the trace, sorted (ids on other agents are not missing); empty = only `order`'s.
-PhaseModel detect_phases(std::vector<const Dispatch*> order,
-                         const std::vector<int64_t>& process_ids = {},
-                         const NameTable* names = nullptr);
+// Same, on an already ordered stream of `pass`'s dispatches. `process_ids`: every Dispatch_Id of
+// the stream's process in the trace, sorted (ids on other agents are not missing); empty = only
+// `order`'s.
+PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> order,
+                         std::vector<int64_t> process_ids = {}, const NameTable* names = nullptr);
 
 // Period detection alone, on a name sequence (tests and the real-capture pin): the largest
 // distance at which k-grams repeat often enough, or 0.

@@ -10,7 +10,8 @@ namespace {
 // Median grid product of each kernel name in [s0, s1).
 std::unordered_map<uint32_t, int64_t> grid_by_name(const Detector& det, size_t s0, size_t s1) {
   std::unordered_map<uint32_t, std::vector<int64_t>> all;
-  for (size_t i = s0; i < s1; ++i) all[det.names[i]].push_back(det.order[i]->grid_product());
+  for (size_t i = s0; i < s1; ++i)
+    all[det.names[i]].push_back(det.pass.shape(*det.order[i]).grid_product());
   std::unordered_map<uint32_t, int64_t> out;
   for (auto& [n, v] : all) out[n] = median_of(v);
   return out;

@@ -162,6 +162,7 @@ PerfettoSummary write_perfetto(std::ostream& os, an::QuerySession& session) {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return cap.trace.dispatches[a].start_ns < cap.trace.dispatches[b].start_ns;
   });
+  const std::vector<int> step_of = m.step_of_dispatches();
   std::map<int64_t, int64_t> step_number_of;  // PhaseModel step index -> 1-based step number
   {
     int64_t n = 0;
@@ -178,18 +179,18 @@ PerfettoSummary write_perfetto(std::ostream& os, an::QuerySession& session) {
       w.name_process(d.pid, "process " + std::to_string(d.pid) + " trace pass" + sim, 1);
       named[d.pid] = true;
     }
-    const int64_t tid =
-        tracks.place(w, d.pid, "", d.agent, d.queue, d.start_ns, d.end_ns, sum.overlap_lanes);
+    const int64_t tid = tracks.place(w, d.pid, "", cap.trace.agent(d), cap.trace.queue(d),
+                                     d.start_ns, d.end_ns, sum.overlap_lanes);
     const auto& v = m.variants[m.variant_of[k]];
     json args{{"kernel", cap.names.name(d.name)},
               {"family", v.family},
               {"variant", v.index},
               {"phase", an::to_string(m.phase_of[k])},
               {"dispatch_id", d.dispatch_id},
-              {"grid", dims(d.grid)},
-              {"workgroup", dims(d.wg)}};
-    if (m.step_of[k] >= 0) {
-      const auto it = step_number_of.find(m.step_of[k]);
+              {"grid", dims(cap.trace.shape(d).grid)},
+              {"workgroup", dims(cap.trace.shape(d).wg)}};
+    if (step_of[k] >= 0) {
+      const auto it = step_number_of.find(step_of[k]);
       if (it != step_number_of.end()) args["step"] = it->second;
     }
     if (k < joined.by_dispatch.size() && !joined.by_dispatch[k].empty()) {
@@ -233,8 +234,8 @@ PerfettoSummary write_perfetto(std::ostream& os, an::QuerySession& session) {
                            std::to_string(d.pid) + " (its own run and clock)" + sim,
                        100 + c.ordinal);
       }
-      const int64_t tid = tracks.place(w, it->second, "", d.agent, d.queue, d.start_ns, d.end_ns,
-                                       sum.overlap_lanes);
+      const int64_t tid = tracks.place(w, it->second, "", c.agent(d), c.queue(d), d.start_ns,
+                                       d.end_ns, sum.overlap_lanes);
       json args{
           {"kernel", cap.names.name(d.name)}, {"pass", c.ordinal}, {"dispatch_id", d.dispatch_id}};
       if (sum.simulated) args["simulated"] = true;

@@ -14,6 +14,14 @@ namespace {
 // A counter pass made from the trace: new pid, dispatch ids renumbered from 5001 with gaps, rows
 // shuffled, timestamps unrelated; `truth` maps each counter dispatch id to the trace id it came
 // from.
+// An empty pass whose dispatches may be copied from `trace`: the same launch shapes and lanes.
+PassData same_shapes(const PassData& trace) {
+  PassData p;
+  p.shapes = trace.shapes;
+  p.lanes = trace.lanes;
+  return p;
+}
+
 struct Rerun {
   PassData pass;
   std::map<int64_t, int64_t> truth;
@@ -22,6 +30,7 @@ struct Rerun {
 Rerun rerun(const PassData& trace, int64_t pid, const std::vector<size_t>& drop,
             const std::vector<std::pair<size_t, uint32_t>>& insert_before, uint32_t seed) {
   Rerun r;
+  r.pass = same_shapes(trace);
   r.pass.pass_id = 2;
   r.pass.kind = "counters";
   int64_t id = 5001;
@@ -38,8 +47,10 @@ Rerun rerun(const PassData& trace, int64_t pid, const std::vector<size_t>& drop,
     for (const auto& [pos, name] : insert_before) {
       if (pos != i) continue;
       Dispatch extra = trace.dispatches[i];
-      extra.name = name;
-      extra.grid[0] = 64;
+      KernelShape shape = trace.shape(extra);
+      shape.name = extra.name = name;
+      shape.grid[0] = 64;
+      extra.shape = r.pass.intern(shape);
       put(extra);
     }
     if (std::find(drop.begin(), drop.end(), i) != drop.end()) continue;
@@ -83,7 +94,7 @@ TEST(Join, FilteredCounterPassAlignsToTheTraceSubsequence) {
   NameTable names;
   const PassData trace = test::build(test::moe_like(4, 5), names);
   const uint32_t moe = *names.find("fused_moe_kernel");
-  PassData counters;
+  PassData counters = same_shapes(trace);
   counters.pass_id = 3;
   std::map<int64_t, int64_t> truth;
   int64_t id = 1;
@@ -110,7 +121,7 @@ TEST(Join, RepeatedRequestsMapOntoTheSameTraceDispatches) {
   NameTable names;
   const PassData trace = test::build(test::moe_like(4, 5), names);
   const uint32_t moe = *names.find("fused_moe_kernel");
-  PassData counters;
+  PassData counters = same_shapes(trace);
   counters.pass_id = 3;
   std::vector<int64_t> truth;  // trace id of each counter dispatch, in counter order
   int64_t id = 1;
@@ -153,8 +164,10 @@ TEST(Join, TwoProcessesJoinPerProcess) {
   worker.pid = 11;
   PassData trace = test::build(engine, names);
   PassData w = test::build(worker, names);
-  for (auto& d : w.dispatches) d.start_ns += 10'000'000, d.end_ns += 10'000'000;
-  trace.dispatches.insert(trace.dispatches.end(), w.dispatches.begin(), w.dispatches.end());
+  for (auto d : w.dispatches) {
+    d.start_ns += 10'000'000, d.end_ns += 10'000'000;
+    trace.add(d, w.shape(d), w.agent(d), w.queue(d));
+  }
 
   PassData counters = trace;
   counters.pass_id = 2;
@@ -178,7 +191,9 @@ TEST(Join, GridChangesAreDifferentIdentities) {
   NameTable names;
   PassData trace = test::build(test::moe_like(2, 1), names);
   PassData counters = trace;
-  counters.dispatches[5].grid[0] += 1;  // a different launch shape: not the same dispatch
+  KernelShape shape = counters.shape(counters.dispatches[5]);
+  shape.grid[0] += 1;  // a different launch shape: not the same dispatch
+  counters.dispatches[5].shape = counters.intern(shape);
   const JoinResult j = join_pass(trace, counters);
   EXPECT_EQ(j.matches.size(), trace.dispatches.size() - 1);
   ASSERT_EQ(j.unmatched_counter.size(), 1u);
@@ -191,7 +206,7 @@ TEST(Join, CountersOfTheTracesOwnInvocationJoinById) {
   NameTable names;
   const PassData trace = test::build(test::moe_like(4, 5), names);
   const uint32_t moe = *names.find("fused_moe_kernel");
-  PassData counters;
+  PassData counters = same_shapes(trace);
   counters.pass_id = 3;
   for (const auto& d : trace.dispatches)
     if (d.name == moe) counters.dispatches.push_back(d);
@@ -221,7 +236,7 @@ TEST(Join, MatchesFarApartAreFlaggedUnreliable) {
   NameTable names;
   const PassData trace = test::build(test::moe_like(4, 5), names);
   const size_t per_step = 1 + 4 * 8 + 2;
-  PassData counters;
+  PassData counters = same_shapes(trace);
   counters.pass_id = 4;
   int64_t id = 1;
   for (size_t i = 0; i < trace.dispatches.size(); ++i) {
@@ -242,7 +257,7 @@ TEST(Join, MatchesFarApartAreFlaggedUnreliable) {
   EXPECT_FALSE(j.reliable());
 
   // The whole run, consecutively numbered: no jump beyond one step.
-  PassData whole;
+  PassData whole = same_shapes(trace);
   whole.pass_id = 5;
   id = 1;
   for (const auto& d : trace.dispatches) {

@@ -148,7 +148,7 @@ TEST(Phases, APrefillWithItsOwnKernelsIsStillThePrefillAndACutStepIsPartial) {
     p.dispatches.push_back(d);
     if (i < per_step && d.name == names.intern("kernel_unified_attention_2d")) {
       Dispatch f = d;
-      f.name = names.intern("_fwd_kernel");
+      test::rename(p, f, names.intern("_fwd_kernel"));
       f.dispatch_id = id++;
       f.start_ns = d.end_ns + 200;
       f.end_ns = f.start_ns + 1000;
@@ -177,7 +177,7 @@ TEST(Phases, AStepWithAnExtraKernelIsIrregularAndTheOthersStayRegular) {
   // One extra kernel inside step 5 (a sampler variant, say), ids and times shifted after it.
   const size_t at = 5 * per_step + 30;
   Dispatch extra = p.dispatches[at];
-  extra.name = names.intern("extra_kernel");
+  test::rename(p, extra, names.intern("extra_kernel"));
   p.dispatches.insert(p.dispatches.begin() + static_cast<long>(at), extra);
   for (size_t i = at + 1; i < p.dispatches.size(); ++i) {
     p.dispatches[i].dispatch_id += 1;
@@ -246,7 +246,7 @@ TEST(Phases, DispatchesOnAnotherAgentAreNotMissing) {
   for (auto& d : p.dispatches) d.dispatch_id *= 2;
   for (size_t i = 0; i < n / 2; ++i) {
     Dispatch d = p.dispatches[i];
-    d.agent = 3;
+    d.lane = p.intern(Lane{3, 0});
     d.dispatch_id = 2 * static_cast<int64_t>(i) + 1;
     p.dispatches.push_back(d);
   }
@@ -304,8 +304,9 @@ TEST(Phases, TooFewDispatchesSayWhy) {
   for (int i = 0; i < 5; ++i) {
     Dispatch d;
     d.dispatch_id = i + 1;
-    d.name = names.intern("k");
-    p.dispatches.push_back(d);
+    KernelShape s;
+    s.name = names.intern("k");
+    p.add(d, s);
   }
   const PhaseModel pm = detect_phases(p, &names);
   EXPECT_EQ(pm.whole_steps(), 0);

@@ -40,19 +40,19 @@ inline PassData build(const Workload& w, NameTable& names, int64_t pass_id = 1,
   auto emit = [&](const Kernel& k, bool prefill) {
     Dispatch d;
     d.dispatch_id = id++;
-    d.name = names.intern(k.name);
-    d.kernel_id = prefill ? k.kernel_id_prefill : k.kernel_id_decode;
-    d.pid = w.pid;
-    d.agent = w.agent;
+    d.pid = static_cast<int32_t>(w.pid);
     d.start_ns = t;
     d.end_ns = t + w.kernel_ns;
     t = d.end_ns + w.in_step_gap_ns;
-    d.grid[0] = prefill ? k.prefill_grid : k.decode_grid;
-    d.wg[0] = k.wg;
-    d.vgpr = 80;
-    d.sgpr = 48;
-    d.agpr = 0;
-    p.dispatches.push_back(d);
+    KernelShape s;
+    s.name = names.intern(k.name);
+    s.kernel_id = prefill ? k.kernel_id_prefill : k.kernel_id_decode;
+    s.grid[0] = prefill ? k.prefill_grid : k.decode_grid;
+    s.wg[0] = k.wg;
+    s.vgpr = 80;
+    s.sgpr = 48;
+    s.agpr = 0;
+    p.add(d, s, w.agent);
   };
   for (int s = 0; s <= w.decode_steps; ++s) {
     const bool prefill = s == 0;
@@ -63,6 +63,14 @@ inline PassData build(const Workload& w, NameTable& names, int64_t pass_id = 1,
     for (const auto& k : w.per_step_tail) emit(k, prefill);
   }
   return p;
+}
+
+// Gives `d` (a dispatch of `p`, or one to be added to it) another kernel name, its launch shape
+// otherwise unchanged.
+inline void rename(PassData& p, Dispatch& d, uint32_t name) {
+  KernelShape s = p.shape(d);
+  s.name = d.name = name;
+  d.shape = p.intern(s);
 }
 
 // A Qwen3-MoE-like layer: two fused_moe_kernel launches (gate/up, down) with distinct shapes.
