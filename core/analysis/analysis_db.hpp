@@ -1,10 +1,13 @@
-// The analysis' side of the capture database: loading a run's passes into plain values, creating
-// the analysis tables and views (analysis_schema.sql), and computing, storing and reading the
-// cross-pass join mapping. The mapping is computed once per counter pass and stored; it is redone
-// only when a pass's dispatch count changed since (a re-ingest), and callers say so when it is.
+// The analysis' side of the capture database: loading a run's passes into plain values
+// (analysis_db.cpp), creating the analysis tables and views (analysis_schema.sql), computing,
+// storing and reading the cross-pass join mapping (join_store.cpp) and moving counter values onto
+// trace dispatches through it (joined_counters.cpp). The mapping is computed once per counter pass
+// and stored; it is redone only when a pass's dispatch count changed since (a re-ingest), and
+// callers say so when it is.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,6 +45,11 @@ RunTrace find_run_trace(store::CaptureDb& db, std::optional<int64_t> run_id);
 // Throws the Error(input) of a run whose trace pass holds no dispatches.
 [[noreturn]] void no_dispatches(store::CaptureDb& db, const store::RunInfo& run,
                                 int64_t trace_pass_id);
+
+// Every launch configuration (kernel_variants row) of pass `pass_id` in id order: its id, its
+// shape (shape.name not set) and its kernel name.
+void for_each_shape(store::CaptureDb& db, int64_t pass_id,
+                    const std::function<void(int64_t, KernelShape, const std::string&)>& f);
 
 // Loads the run (the latest when run_id is empty). Throws Error(input) when the database has no
 // run, no such run, or the run has no trace pass with dispatches.
@@ -89,5 +97,10 @@ JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap,
 
 // "joined by Dispatch_Id (same invocation)", "UNRELIABLE: 3 matches skip more than one step ...".
 std::string join_check_text(const JoinSummary& j);
+
+namespace detail {
+// Whether the table `name` exists (the analysis tables appear with the first stored join).
+bool has_table(store::CaptureDb& db, const char* name);
+}  // namespace detail
 
 }  // namespace kprof::analysis

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "core/analysis/streamed_views.hpp"
+#include "core/analysis/view_helpers.hpp"
 #include "core/base/error.hpp"
 #include "core/runbook/runbook.hpp"
 
@@ -51,11 +53,14 @@ FamilyRules run_rules(const RunbookAnalysis& from_runbook, std::vector<std::stri
 std::optional<Table> streamed_view(const std::filesystem::path& db, const SessionOptions& options,
                                    const std::string& view, const ViewOptions& o,
                                    std::vector<std::string>& notes) {
-  if (view != "top" || !o.family.empty() || o.phase) return std::nullopt;
+  if ((view != "top" && view != "families") || !o.family.empty() || o.phase) return std::nullopt;
   store::CaptureDb cdb(db, store::OpenMode::read_only);
   const RunTrace rt = find_run_trace(cdb, options.run_id);
   const FamilyRules rules = run_rules(runbook_analysis(rt.run), notes);
-  return streamed_top(cdb, rt, rules, o.limit);
+  if (view == "top") return streamed_top(cdb, rt, rules, o.limit);
+  Table t = streamed_families(cdb, rt, rules);
+  apply_limit(t, o.limit);
+  return t;
 }
 
 QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOptions& options) {

@@ -71,9 +71,10 @@ class QuerySession {
   std::vector<std::string> m_notes;
 };
 
-// A view that needs no trace model, computed without loading the capture: `top` with neither
-// --family nor --phase (streamed_top: memory independent of the trace's length). Empty for every
-// other view; then open a QuerySession. `notes` gets what QuerySession::notes() would hold.
+// A view that needs no trace model, computed without loading the capture: `top` and `families`
+// with neither --family nor --phase (streamed_top, streamed_families: memory independent of the
+// trace's length). Empty for every other view; then open a QuerySession. `notes` gets what
+// QuerySession::notes() would hold.
 std::optional<Table> streamed_view(const std::filesystem::path& db, const SessionOptions& options,
                                    const std::string& view, const ViewOptions& o,
                                    std::vector<std::string>& notes);

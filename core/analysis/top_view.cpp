@@ -1,14 +1,11 @@
 // `top`: kernels by summed trace duration, from the trace model or streamed from the database.
 #include "core/analysis/views.hpp"
 
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
-
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 
 #include "core/analysis/brief.hpp"
+#include "core/analysis/streamed_views.hpp"
 #include "core/analysis/view_helpers.hpp"
 
 namespace kprof::analysis {
@@ -58,29 +55,12 @@ Table QueryContext::top(const ViewOptions& o) {
 
 Table streamed_top(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules,
                    size_t limit) {
-  // One pass over the trace's narrow rows, summed per variant (a few hundred), then per name:
-  // memory independent of the trace's length, no sort of the rows. Durations as
-  // Dispatch::duration_ns() takes them (end before start counts 0; the schema forbids it).
-  std::unordered_map<int64_t, DurationStats> by_variant;
-  {
-    SQLite::Statement q(db.sql(),
-                        "SELECT variant_id, max(end_ns - start_ns, 0) FROM dispatch_rows "
-                        "WHERE pass_id = ?");
-    q.bind(1, rt.trace.id);
-    while (q.executeStep()) by_variant[q.getColumn(0).getInt64()].add(q.getColumn(1).getInt64());
-  }
-  if (by_variant.empty()) no_dispatches(db, rt.run, rt.trace.id);
+  // One pass over the trace's narrow rows, summed per variant (streamed_views.hpp), then per name.
   std::map<std::string, DurationStats> by_name;
-  SQLite::Statement name_of(db.sql(),
-                            "SELECT s.value FROM kernel_variants v JOIN strings s "
-                            "ON s.id = v.kernel_name_id WHERE v.id = ?");
-  for (const auto& [variant, s] : by_variant) {
-    name_of.bind(1, variant);
-    const std::string name = name_of.executeStep() ? name_of.getColumn(0).getString() : "";
-    name_of.reset();
-    DurationStats& n = by_name[name];
-    n.count += s.count;
-    n.total_ns += s.total_ns;
+  for (const auto& v : trace_variant_sums(db, rt)) {
+    DurationStats& n = by_name[v.name];
+    n.count += v.stats.count;
+    n.total_ns += v.stats.total_ns;
   }
   std::vector<TopRow> rows;
   for (const auto& [name, s] : by_name) rows.push_back({name, rules.family_of(name), s});

@@ -348,7 +348,7 @@ TEST_F(SimCapture, QueryDuringAWriterNeitherWaitsNorWrites) {
 // `kprof query DB top` streams the trace pass's rows instead of loading the capture (memory
 // independent of the trace's length); it is the table the trace model gives, row for row, with the
 // same short names, notes and limit. A filter needs the model, so it is not streamed.
-TEST_F(SimCapture, StreamedTopIsTheModelsTop) {
+TEST_F(SimCapture, StreamedTopAndFamiliesAreTheModels) {
   SessionOptions so;
   ViewOptions o;
   std::vector<std::string> notes;
@@ -373,8 +373,19 @@ TEST_F(SimCapture, StreamedTopIsTheModelsTop) {
   EXPECT_EQ(five->rows, model_five.rows);
   EXPECT_EQ(five->rows_omitted, model_five.rows_omitted);
 
+  o.limit = 0;
+  const auto families = streamed_view(s_db->path(), so, "families", o, notes);
+  ASSERT_TRUE(families);
+  const Table model_families = session.view("families", o);
+  EXPECT_GT(model_families.rows.size(), 5u);
+  EXPECT_EQ(families->columns, model_families.columns);
+  EXPECT_EQ(families->rows, model_families.rows);
+  EXPECT_EQ(families->title, model_families.title);
+  EXPECT_EQ(families->notes, model_families.notes);
+
   o.phase = Phase::decode;
   EXPECT_FALSE(streamed_view(s_db->path(), so, "top", o, notes));
+  EXPECT_FALSE(streamed_view(s_db->path(), so, "families", o, notes));
   o.phase.reset();
   EXPECT_FALSE(streamed_view(s_db->path(), so, "explain", o, notes));
 }

@@ -1,0 +1,271 @@
+// The join mapping in the capture database: computed per counter pass (join.hpp), stored in the
+// analysis tables, read back, and redone only when a pass's dispatch count changed since.
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+
+#include "core/analysis/analysis_db.hpp"
+#include "core/analysis/join.hpp"
+#include "core/analysis/phases.hpp"
+
+namespace kprof::analysis {
+namespace {
+
+int64_t stored_count(SQLite::Database& sql, int64_t pass_id) {
+  SQLite::Statement q(sql, "SELECT count(*) FROM dispatches WHERE pass_id = ?");
+  q.bind(1, pass_id);
+  q.executeStep();
+  return q.getColumn(0).getInt64();
+}
+
+}  // namespace
+
+bool joins_current(store::CaptureDb& db, const Capture& cap) {
+  auto& sql = db.sql();
+  if (!detail::has_table(db, "analysis_join_passes") ||
+      !detail::has_table(db, "analysis_join_checks"))
+    return cap.counters.empty();
+  for (const auto& c : cap.counters) {
+    SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
+    chk.bind(1, c.pass_id);
+    if (!chk.executeStep()) return false;
+    SQLite::Statement q(sql,
+                        "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
+                        "analysis_join_passes WHERE counter_pass_id = ?");
+    q.bind(1, c.pass_id);
+    if (!q.executeStep()) return false;
+    if (q.getColumn(0).getInt64() != static_cast<int64_t>(c.dispatches.size()) ||
+        q.getColumn(1).getInt64() != static_cast<int64_t>(cap.trace.dispatches.size()) ||
+        q.getColumn(2).getInt64() != cap.trace.pass_id)
+      return false;
+  }
+  return true;
+}
+
+namespace {
+
+// The self-check's bound: one step of the trace when steps are established, else a twentieth of
+// the trace (at least 64 dispatches).
+int64_t join_jump_bound(const Capture& cap) {
+  if (cap.counters.empty()) return 0;
+  const PhaseModel pm = detect_phases(cap.trace, &cap.names);
+  return pm.step_period > 0
+             ? static_cast<int64_t>(pm.step_period)
+             : std::max<int64_t>(64, static_cast<int64_t>(cap.trace.dispatches.size()) / 20);
+}
+
+JoinSummary summarize(const Capture& cap, const PassData& c, const JoinResult& r) {
+  JoinSummary s;
+  s.counter_pass_id = c.pass_id;
+  s.ordinal = c.ordinal;
+  s.trace_pass_id = cap.trace.pass_id;
+  s.counter_dispatches = static_cast<int64_t>(c.dispatches.size());
+  s.trace_considered = static_cast<int64_t>(r.trace_considered);
+  s.matched = static_cast<int64_t>(r.matches.size());
+  s.matched_share = r.matched_share();
+  s.filtered = r.filtered;
+  s.streams = static_cast<int64_t>(r.streams.size());
+  s.unmatched_counter = static_cast<int64_t>(r.unmatched_counter.size());
+  s.unmatched_trace = static_cast<int64_t>(r.unmatched_trace.size());
+  s.computed_now = true;
+  s.method = r.method;
+  s.monotone = r.monotone;
+  s.reliable = r.reliable();
+  s.jump_bound = r.jump_bound;
+  s.jumps = r.jumps;
+  s.max_jump = r.max_jump;
+  return s;
+}
+
+// Replaces the stored mapping of one counter pass (the caller holds the transaction).
+void store_join(SQLite::Database& sql, const Capture& cap, const PassData& c, const JoinResult& r) {
+  for (const char* table :
+       {"analysis_join", "analysis_unmatched", "analysis_join_passes", "analysis_join_checks"}) {
+    SQLite::Statement del(sql, std::string("DELETE FROM ") + table + " WHERE counter_pass_id = ?");
+    del.bind(1, c.pass_id);
+    del.exec();
+  }
+  SQLite::Statement ins(sql, "INSERT INTO analysis_join VALUES (?, ?, ?, ?, ?, ?)");
+  for (const auto& m : r.matches) {
+    ins.bind(1, c.pass_id);
+    ins.bind(2, m.counter.pid);
+    ins.bind(3, m.counter.dispatch_id);
+    ins.bind(4, cap.trace.pass_id);
+    ins.bind(5, m.trace.pid);
+    ins.bind(6, m.trace.dispatch_id);
+    ins.exec();
+    ins.reset();
+  }
+  SQLite::Statement um(sql, "INSERT INTO analysis_unmatched VALUES (?, ?, ?, ?)");
+  auto put = [&](const char* side, const DispatchRef& d) {
+    um.bind(1, c.pass_id);
+    um.bind(2, side);
+    um.bind(3, d.pid);
+    um.bind(4, d.dispatch_id);
+    um.exec();
+    um.reset();
+  };
+  for (const auto& d : r.unmatched_counter) put("counter", d);
+  for (const auto& d : r.unmatched_trace) put("trace", d);
+  SQLite::Statement sum(sql,
+                        "INSERT INTO analysis_join_passes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  sum.bind(1, c.pass_id);
+  sum.bind(2, cap.trace.pass_id);
+  sum.bind(3, static_cast<int64_t>(c.dispatches.size()));
+  sum.bind(4, static_cast<int64_t>(cap.trace.dispatches.size()));
+  sum.bind(5, static_cast<int64_t>(r.trace_considered));
+  sum.bind(6, static_cast<int64_t>(r.matches.size()));
+  sum.bind(7, r.matched_share());
+  sum.bind(8, r.filtered ? 1 : 0);
+  sum.bind(9, static_cast<int64_t>(r.streams.size()));
+  sum.bind(10, store::now_unix_ms());
+  sum.exec();
+  SQLite::Statement ck(sql, "INSERT INTO analysis_join_checks VALUES (?, ?, ?, ?, ?, ?, ?)");
+  ck.bind(1, c.pass_id);
+  ck.bind(2, r.method);
+  ck.bind(3, r.monotone ? 1 : 0);
+  ck.bind(4, r.jump_bound);
+  ck.bind(5, r.jumps);
+  ck.bind(6, r.max_jump);
+  ck.bind(7, r.reliable() ? 1 : 0);
+  ck.exec();
+}
+
+}  // namespace
+
+std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) {
+  auto& sql = db.sql();
+  const int64_t jump_bound = join_jump_bound(cap);
+  const bool has_tables = detail::has_table(db, "analysis_join_passes") &&
+                          detail::has_table(db, "analysis_join_checks") &&
+                          detail::has_table(db, "analysis_join") &&
+                          detail::has_table(db, "analysis_unmatched");
+  // The stale passes are joined first (reads only); then the analysis tables and every new
+  // mapping are written in one transaction: a failure or a kill leaves the joins as they were.
+  std::vector<std::pair<const PassData*, JoinResult>> stale;
+  for (const auto& c : cap.counters) {
+    if (has_tables) {
+      SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
+      chk.bind(1, c.pass_id);
+      const bool checked = chk.executeStep();
+      SQLite::Statement q(sql,
+                          "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
+                          "analysis_join_passes WHERE counter_pass_id = ?");
+      q.bind(1, c.pass_id);
+      if (q.executeStep() &&
+          q.getColumn(0).getInt64() == static_cast<int64_t>(c.dispatches.size()) &&
+          q.getColumn(1).getInt64() == static_cast<int64_t>(cap.trace.dispatches.size()) &&
+          q.getColumn(2).getInt64() == cap.trace.pass_id &&
+          stored_count(sql, c.pass_id) == static_cast<int64_t>(c.dispatches.size()) && checked)
+        continue;
+    }
+    stale.emplace_back(&c, join_pass(cap.trace, c, jump_bound));
+  }
+  {
+    store::WriteTransaction tx(db);
+    sql.exec(analysis_schema_sql());
+    for (const auto& [c, r] : stale) store_join(sql, cap, *c, r);
+    tx.commit();
+  }
+  return read_joins(db, cap);
+}
+
+ComputedJoins compute_joins(const Capture& cap) {
+  ComputedJoins out;
+  const int64_t jump_bound = join_jump_bound(cap);
+  for (const auto& c : cap.counters) {
+    JoinResult r = join_pass(cap.trace, c, jump_bound);
+    out.summaries.push_back(summarize(cap, c, r));
+    out.results.emplace(c.pass_id, std::move(r));
+  }
+  return out;
+}
+
+bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoins& joins) {
+  auto& sql = db.sql();
+  // Never wait for another writer: a `kprof run` or `kprof ingest` holding the write lock makes
+  // BEGIN IMMEDIATE fail with SQLITE_BUSY at once when the busy timeout is 0
+  // (https://sqlite.org/lang_transaction.html, https://sqlite.org/c3ref/busy_timeout.html).
+  sql.setBusyTimeout(0);
+  try {
+    SQLite::Transaction tx(sql, SQLite::TransactionBehavior::IMMEDIATE);
+    sql.exec(analysis_schema_sql());
+    for (const auto& c : cap.counters) {
+      auto it = joins.results.find(c.pass_id);
+      if (it != joins.results.end()) store_join(sql, cap, c, it->second);
+    }
+    tx.commit();
+  } catch (const SQLite::Exception& e) {
+    if ((e.getErrorCode() & 0xff) == SQLITE_BUSY) return false;
+    throw;
+  }
+  return true;
+}
+
+std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap) {
+  std::vector<JoinSummary> out;
+  auto& sql = db.sql();
+  if (!detail::has_table(db, "analysis_join_passes")) return out;
+  for (const auto& c : cap.counters) {
+    SQLite::Statement q(sql,
+                        "SELECT trace_pass_id, counter_dispatches, trace_considered, matched, "
+                        "matched_share, filtered, streams, "
+                        "(SELECT count(*) FROM analysis_unmatched u WHERE u.counter_pass_id = "
+                        "j.counter_pass_id AND side = 'counter'), "
+                        "(SELECT count(*) FROM analysis_unmatched u WHERE u.counter_pass_id = "
+                        "j.counter_pass_id AND side = 'trace') "
+                        "FROM analysis_join_passes j WHERE counter_pass_id = ?");
+    q.bind(1, c.pass_id);
+    if (!q.executeStep()) continue;
+    JoinSummary s;
+    s.counter_pass_id = c.pass_id;
+    s.ordinal = c.ordinal;
+    s.trace_pass_id = q.getColumn(0).getInt64();
+    s.counter_dispatches = q.getColumn(1).getInt64();
+    s.trace_considered = q.getColumn(2).getInt64();
+    s.matched = q.getColumn(3).getInt64();
+    s.matched_share = q.getColumn(4).getDouble();
+    s.filtered = q.getColumn(5).getInt() != 0;
+    s.streams = q.getColumn(6).getInt64();
+    s.unmatched_counter = q.getColumn(7).getInt64();
+    s.unmatched_trace = q.getColumn(8).getInt64();
+    if (detail::has_table(db, "analysis_join_checks")) {
+      SQLite::Statement ck(sql,
+                           "SELECT method, monotone, jump_bound, jumps, max_jump, reliable FROM "
+                           "analysis_join_checks WHERE counter_pass_id = ?");
+      ck.bind(1, c.pass_id);
+      if (ck.executeStep()) {
+        s.method = ck.getColumn(0).getString();
+        s.monotone = ck.getColumn(1).getInt() != 0;
+        s.jump_bound = ck.getColumn(2).getInt64();
+        s.jumps = ck.getColumn(3).getInt64();
+        s.max_jump = ck.getColumn(4).getInt64();
+        s.reliable = ck.getColumn(5).getInt() != 0;
+      }
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::string join_check_text(const JoinSummary& j) {
+  std::string out = j.method == "by_id"
+                        ? "matched by Dispatch_Id: the trace's own invocation (same ids, pids and "
+                          "times)"
+                        : "aligned by launch order: another run of the application";
+  if (!j.reliable) {
+    out += "; UNRELIABLE: ";
+    if (!j.monotone) out += "matches leave program order; ";
+    if (j.jumps > 0)
+      out += std::to_string(j.jumps) + " match(es) skip more than " + std::to_string(j.jump_bound) +
+             " trace dispatches (one step) beyond the counter " + "pass's own gap, up to " +
+             std::to_string(j.max_jump) +
+             ": its counters are not used for metrics (--force-join uses them)";
+  }
+  return out;
+}
+
+}  // namespace kprof::analysis

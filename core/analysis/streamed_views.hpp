@@ -1,0 +1,44 @@
+// Views computed without the trace model: one streamed pass over the trace pass's narrow rows
+// (dispatch_rows), summed per launch configuration (kernel_variants: a few hundred per pass), so
+// their memory does not depend on the trace's length (issue #14). Each gives the same table as
+// the QueryContext view of the same name (SimCapture tests hold them equal); a view that needs
+// phases (--phase, by_phase) is only built on the model.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/analysis/analysis_db.hpp"
+#include "core/analysis/explain.hpp"
+#include "core/analysis/family.hpp"
+#include "core/analysis/table.hpp"
+
+namespace kprof::analysis {
+
+// One kernel_variants row of the trace pass with its launches' durations.
+struct StoredVariant {
+  KernelShape shape;  // shape.name unused: the name is `name`
+  std::string name;
+  DurationStats stats;  // count and total_ns (min and max are not summed)
+};
+
+// Every launch configuration of the trace pass that launched, in kernel_variants id order.
+// Throws no_dispatches()'s error when the pass has no rows.
+std::vector<StoredVariant> trace_variant_sums(store::CaptureDb& db, const RunTrace& rt);
+
+// One family's line of `families`: its launches and the distinct variants and names they ran.
+struct FamilySums {
+  DurationStats s;
+  size_t variants = 0, names = 0;
+};
+// `families` from its per-family sums (by family name), whichever way they were computed: sorted
+// by summed duration, shares of the sum over all rows. Sets the columns and rows of `t`.
+Table families_table(Table t, const std::map<std::string, FamilySums>& by_family);
+
+// `families` of the whole trace (no --family, --phase).
+Table streamed_families(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules);
+
+}  // namespace kprof::analysis
