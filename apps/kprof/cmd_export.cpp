@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
-#include "core/analysis/session.hpp"
+#include "apps/kprof/run_args.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
 #include "core/report/output_file.hpp"
@@ -17,15 +17,13 @@ namespace po = kprof::app::po;
 
 int cmd_export(const kprof::app::Args& args) {
   po::options_description opts("options");
-  std::string db_path, perfetto;
-  int64_t run = 0;
-  opts.add_options()("db", po::value(&db_path), "capture database")(
-      "perfetto", po::value(&perfetto), "write Chrome trace-event JSON to this file")(
-      "run", po::value(&run), "run id (default: the latest run)");
-  po::positional_options_description pos;
-  pos.add("db", 1);
+  kprof::app::RunFlags run;
+  std::string perfetto;
+  kprof::app::add_run_options(opts, run);
+  opts.add_options()("perfetto", po::value(&perfetto),
+                     "write Chrome trace-event JSON to this file");
   auto vm = kprof::app::parse_args(
-      "export", "DB --perfetto trace.json [--run R]", args, opts, pos,
+      "export", "DB --perfetto trace.json [--run R]", args, opts, kprof::app::run_positionals(),
       "The trace opens in https://ui.perfetto.dev (Open trace file) and chrome://tracing: one\n"
       "track per process, agent and queue; each dispatch a slice with its kernel, family,\n"
       "variant, phase, step, counters and derived metrics; steps and phases as enclosing slices;\n"
@@ -33,16 +31,9 @@ int cmd_export(const kprof::app::Args& args) {
       "\nexamples:\n"
       "  kprof export out/q.db --perfetto q.json");
   if (!vm) return 0;
-  if (db_path.empty())
-    throw kprof::Error::input("missing capture database",
-                              "usage: kprof export DB --perfetto trace.json");
-  if (perfetto.empty())
+  if (!run.db.empty() && perfetto.empty())  // a missing DB is said first, by open_run
     throw kprof::Error::input("no output format given", "write --perfetto trace.json");
-  kprof::analysis::SessionOptions so;
-  if (run) so.run_id = run;
-  auto session = kprof::analysis::QuerySession::open(db_path, so);
-  for (const auto& j : session.joins_computed())
-    std::cerr << kprof::note_line(kprof::analysis::join_note(j), STDERR_FILENO) << "\n";
+  auto session = kprof::app::open_run(run, "usage: kprof export DB --perfetto trace.json");
   kprof::report::PerfettoSummary sum;
   kprof::report::write_file_atomically(
       perfetto, [&](std::ostream& os) { sum = kprof::report::write_perfetto(os, session); });

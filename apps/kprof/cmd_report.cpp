@@ -5,8 +5,7 @@
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
-#include "core/analysis/session.hpp"
-#include "core/base/error.hpp"
+#include "apps/kprof/run_args.hpp"
 #include "core/base/table.hpp"
 #include "core/report/html_report.hpp"
 #include "core/report/output_file.hpp"
@@ -19,18 +18,16 @@ namespace po = kprof::app::po;
 
 int cmd_report(const kprof::app::Args& args) {
   po::options_description opts("options");
-  std::string db_path, out = "report.html", baseline;
-  int64_t run = 0;
-  opts.add_options()("db", po::value(&db_path), "capture database")(
-      "output,o", po::value(&out), "the HTML file to write (default: report.html)")(
-      "run", po::value(&run), "run id (default: the latest run)")(
+  kprof::app::RunFlags run;
+  std::string out = "report.html", baseline;
+  kprof::app::add_run_options(opts, run);
+  opts.add_options()("output,o", po::value(&out), "the HTML file to write (default: report.html)")(
       "baseline", po::value(&baseline),
       "compare with this run (DB or DB:RUN), as `kprof compare BASELINE DB` does")(
       "force", po::bool_switch(), "--baseline: compare runs of different targets anyway");
-  po::positional_options_description pos;
-  pos.add("db", 1);
   auto vm = kprof::app::parse_args(
-      "report", "DB [-o report.html] [--run R] [--baseline DB[:RUN]]", args, opts, pos,
+      "report", "DB [-o report.html] [--run R] [--baseline DB[:RUN]]", args, opts,
+      kprof::app::run_positionals(),
       "The report is one HTML file with inline SVG charts and no script or network access: it\n"
       "opens from a file:// URL. A simulated run is marked SIMULATED in every section.\n"
       "\nexamples:\n"
@@ -38,13 +35,9 @@ int cmd_report(const kprof::app::Args& args) {
       "  kprof report out/q.db --run 2 -o run2.html\n"
       "  kprof report out/today.db --baseline out/yesterday.db -o today.html");
   if (!vm) return 0;
-  if (db_path.empty())
-    throw kprof::Error::input("missing capture database", "usage: kprof report DB -o report.html");
+  auto session = kprof::app::open_run(run, "usage: kprof report DB -o report.html");
   kprof::report::ReportOptions ro;
-  if (run) ro.run_id = run;
-  kprof::analysis::SessionOptions so;
-  so.run_id = ro.run_id;
-  auto session = kprof::analysis::QuerySession::open(db_path, so);
+  ro.run_id = run.run_id();
   auto model = kprof::report::build_report_model(session, ro);
   if (!baseline.empty()) {
     auto base = kprof::report::open_run_ref(baseline);
@@ -52,7 +45,7 @@ int cmd_report(const kprof::app::Args& args) {
     co.force = (*vm)["force"].as<bool>();
     model.baseline = kprof::report::compare_runs(
         base.session, base.label, session,
-        db_path + " run " + std::to_string(session.capture().run.id), co);
+        run.db + " run " + std::to_string(session.capture().run.id), co);
   }
   kprof::report::write_file_atomically(
       out, [&](std::ostream& os) { kprof::report::write_html_report(os, model); });
