@@ -1,13 +1,14 @@
 #include "apps/kprof/launcher_args.hpp"
 
 #include "core/base/error.hpp"
+#include "core/base/text.hpp"
 
 namespace kprof::app {
 
 void add_launcher_options(po::options_description& opts) {
   opts.add_options()("slurm",
                      "run the passes as tasks of a Slurm job array (same as --launcher slurm)")(
-      "launcher", po::value<std::string>()->value_name("local|slurm"),
+      "launcher", po::value<std::string>()->value_name(join(exec::pass_launcher_names(), "|")),
       "where passes run (default: the runbook's `launcher: {type}`, else local)");
   add_sbatch_options(opts);
 }

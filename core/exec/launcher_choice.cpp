@@ -1,14 +1,19 @@
 #include "core/exec/launcher_choice.hpp"
 
+#include <algorithm>
+
 #include "core/base/error.hpp"
+#include "core/base/text.hpp"
 #include "core/exec/slurm_launcher.hpp"
 
 namespace kprof::exec {
 
 bool wants_slurm(const runbook::Runbook& rb, const LauncherFlags& f) {
   if (f.type) {
-    if (*f.type != "local" && *f.type != "slurm")
-      throw Error::input("unknown launcher '" + *f.type + "'", "use --launcher local or slurm");
+    const auto names = pass_launcher_names();
+    if (std::find(names.begin(), names.end(), *f.type) == names.end())
+      throw Error::input("unknown launcher '" + *f.type + "'",
+                         "use --launcher " + join(names, " or "));
     return *f.type == "slurm";
   }
   return rb.launcher.type.value == runbook::LauncherKind::slurm;
@@ -48,7 +53,8 @@ std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const La
     if (f.partition || f.time || f.gpus_per_task || !f.sbatch_args.empty())
       throw Error::input("--partition, --time, --gpus-per-task and --sbatch-arg are Slurm settings",
                          "add --slurm, or set `launcher: {type: slurm}` in the runbook");
-    return nullptr;
+    // Any other launcher but the local default, by its registered name (pass_launchers.cpp).
+    return f.type && *f.type != "local" ? make_pass_launcher(*f.type) : nullptr;
   }
   const auto poll =
       std::chrono::milliseconds(static_cast<int64_t>(1000 * f.poll_seconds.value_or(1.0)));

@@ -16,7 +16,7 @@
 namespace kprof::exec {
 
 struct LauncherFlags {
-  std::optional<std::string> type;  // "local" | "slurm"
+  std::optional<std::string> type;  // a name of pass_launcher_names(): "local" | "slurm"
   std::optional<std::string> partition;
   std::optional<std::string> time;
   std::optional<int> gpus_per_task;
@@ -35,8 +35,9 @@ SbatchOptions sbatch_options(const runbook::Runbook& rb, const LauncherFlags& fl
 // The flags as a `kprof resume` command line repeats them ("--launcher slurm --partition P").
 std::vector<std::string> launcher_flag_args(const LauncherFlags& flags);
 
-// A SlurmLauncher when the run goes to Slurm; nullptr for local (the executor's own default).
-// Throws Error(input) for an unknown --launcher and for Slurm settings without Slurm.
+// A SlurmLauncher when the run goes to Slurm (with the runbook's and the flags' settings); for
+// another --launcher NAME, make_pass_launcher(NAME); nullptr for local (the executor's own
+// default). Throws Error(input) for an unknown --launcher and for Slurm settings without Slurm.
 std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const LauncherFlags& flags);
 
 // `kprof plan --emit-sbatch`: the batch script of every pass of `plan` (run `run_id`) as ONE job

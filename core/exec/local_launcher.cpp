@@ -1,5 +1,4 @@
 #include "core/exec/local_launcher.hpp"
-#include "core/exec/slurm_launcher.hpp"
 
 #include <signal.h>
 
@@ -108,13 +107,6 @@ std::optional<std::string> legacy_local_launch_id(const std::filesystem::path& p
   unsigned long long start = 0;
   if (!(owner >> pgid >> start) || pgid <= 1 || start == 0) return std::nullopt;
   return std::to_string(pgid) + ":" + std::to_string(start);
-}
-
-std::unique_ptr<PassLauncher> make_pass_launcher(std::string_view name) {
-  if (name == "local") return std::make_unique<LocalLauncher>();
-  if (name == "slurm") return std::make_unique<SlurmLauncher>(SbatchOptions{});
-  throw Error::input("unknown pass launcher '" + std::string(name) + "'",
-                     "this kprof launches passes with: local, slurm");
 }
 
 }  // namespace kprof::exec
