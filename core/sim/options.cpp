@@ -1,7 +1,5 @@
 #include "core/sim/options.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -104,20 +102,6 @@ std::string spec_label(const Spec& s) { return join(s.names, "/"); }
 
 [[noreturn]] void argparse_error(const std::string& what) {
   throw CliFailure(2, usage_line() + "\nrocprofv3: error: " + what + "\n");
-}
-
-// Python's distutils strtobool, which rocprofv3.py uses for BOOL options; a bad value escapes as
-// an uncaught ValueError (traceback, exit 1).
-bool truth_value(const std::string& v) {
-  const std::string l = to_lower(v);
-  for (const char* t : {"y", "yes", "t", "true", "on", "1"})
-    if (l == t) return true;
-  for (const char* f : {"n", "no", "f", "false", "off", "0"})
-    if (l == f) return false;
-  throw CliFailure(1,
-                   "Traceback (most recent call last):\n  File \"rocprofv3\", line 1, in <module>\n"
-                   "ValueError: invalid truth value " +
-                       v + " (type=str)\n");
 }
 
 bool looks_like_option(const std::string& a) {
@@ -310,137 +294,17 @@ Options parse_options(const std::vector<std::string>& args) {
   return o;
 }
 
-namespace {
-
-std::string node_text(const YAML::Node& n) {
-  if (n.IsSequence()) {
-    std::vector<std::string> parts;
-    for (const auto& e : n) parts.push_back(node_text(e));
-    return "[" + join(parts, ", ") + "]";
-  }
-  return n.IsScalar() ? n.as<std::string>() : std::string();
-}
-
-}  // namespace
-
-std::vector<JobOptions> load_jobs(const std::string& path, const JobOptions& cli) {
-  const std::string ext = to_lower(std::filesystem::path(path).extension().string());
-  if (ext != ".yaml" && ext != ".yml" && ext != ".json" && ext != ".txt")
-    throw CliFailure(1, "Fatal error: Input file '" + path +
-                            "' does not have a recognized extension (.txt, .json, .yaml, .yml)\n");
-  if (!std::filesystem::exists(path))
-    throw CliFailure(1, "Fatal error: Input file '" + path + "' does not exist\n");
-  if (ext == ".txt")
-    throw CliFailure(
-        1, "Fatal error: rocprofv3-sim does not simulate .txt input files; use .yaml or .json\n");
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);  // JSON is a subset of YAML
-  } catch (const YAML::Exception& e) {
-    throw CliFailure(1,
-                     "Fatal error: could not parse input file '" + path + "': " + e.what() + "\n");
-  }
-  if (!root["jobs"] || !root["jobs"].IsSequence())
-    throw CliFailure(1, "Fatal error: input file '" + path + "' has no 'jobs' list\n");
-  std::vector<JobOptions> jobs;
-  for (const auto& jn : root["jobs"]) {
-    JobOptions j = cli;
-    const auto has = [&](const std::string& k) { return static_cast<bool>(jn[k]); };
-    const auto conflict = [&](const std::string& k, const std::string& cli_v,
-                              const std::string& file_v) {
-      const bool set_on_cli = std::find(cli.explicit_keys.begin(), cli.explicit_keys.end(), k) !=
-                              cli.explicit_keys.end();
-      if (set_on_cli && cli_v != file_v)
-        throw CliFailure(
-            1,
-            "Traceback (most recent call last):\n  File \"rocprofv3\", line 1, in <module>\n"
-            "RuntimeError: conflicting value for " +
-                k + " : " + cli_v + " vs " + file_v + "\n");
-    };
-    const auto boolean = [&](const std::string& k, bool& field) {
-      if (!has(k)) return;
-      const bool v = truth_value(jn[k].as<std::string>());
-      conflict(k, field ? "True" : "False", v ? "True" : "False");
-      field = v;
-    };
-    const auto text = [&](const std::string& k, std::optional<std::string>& field) {
-      if (!has(k)) return;
-      const std::string v = jn[k].as<std::string>();
-      conflict(k, field.value_or(""), v);
-      field = v;
-    };
-    if (has("pmc")) {
-      if (cli.pmc_given) conflict("pmc", join(cli.pmc, " "), node_text(jn["pmc"]));
-      std::vector<std::string> raw;
-      if (jn["pmc"].IsSequence()) {
-        for (const auto& c : jn["pmc"]) raw.push_back(c.as<std::string>());
-      } else {
-        // A plain string is iterated character by character by the launcher (rocprofv3.py).
-        for (char c : jn["pmc"].as<std::string>()) raw.emplace_back(1, c);
-      }
-      j.pmc = split_counters(raw);
-      j.pmc_given = true;
-    }
-    if (has("pmc_groups")) {
-      // rocprofv3.py refuses both (ROCm/rocm-systems projects/rocprofiler-sdk/source/bin/
-      // rocprofv3.py, release/rocm-rel-7.0: "Cannot specify both --pmc and (input file)
-      // pmc_groups").
-      if (j.pmc_given)
-        throw CliFailure(1, "Fatal error: Cannot specify both --pmc and (input file) pmc_groups\n");
-      if (!jn["pmc_groups"].IsSequence())
-        throw CliFailure(1, "Fatal error: pmc_groups must be a list of counter lists\n");
-      for (const auto& g : jn["pmc_groups"]) {
-        std::vector<std::string> raw;
-        if (g.IsSequence())
-          for (const auto& c : g) raw.push_back(c.as<std::string>());
-        else
-          raw.push_back(g.as<std::string>());
-        j.pmc_groups.push_back(split_counters(raw));
-      }
-      if (has("pmc_group_interval")) {
-        long long v = 0;
-        try {
-          v = jn["pmc_group_interval"].as<long long>();
-        } catch (const YAML::Exception&) {
-          v = 0;
-        }
-        // The tool divides by it (tool.cpp, get_device_counting_service); rocprofiler-sdk's own
-        // tests require a positive integer (tests/rocprofv3/counter-collection, conftest.py).
-        if (v < 1)
-          throw CliFailure(1, "Fatal error: pmc_group_interval must be a positive integer\n");
-        j.pmc_group_interval = static_cast<uint64_t>(v);
-      }
-    }
-    boolean("kernel_trace", j.kernel_trace);
-    boolean("stats", j.stats);
-    boolean("selected_regions", j.selected_regions);
-    boolean("marker_trace", j.marker_trace);
-    boolean("truncate_kernels", j.truncate_kernels);
-    text("kernel_include_regex", j.include_regex);
-    text("kernel_exclude_regex", j.exclude_regex);
-    text("output_file", j.output_file);
-    text("output_directory", j.output_directory);
-    if (has("kernel_iteration_range")) {
-      j.iteration_range.clear();
-      if (jn["kernel_iteration_range"].IsSequence())
-        for (const auto& r : jn["kernel_iteration_range"])
-          j.iteration_range.push_back(r.as<std::string>());
-      else
-        j.iteration_range.push_back(jn["kernel_iteration_range"].as<std::string>());
-    }
-    if (has("output_format")) {
-      j.output_format.clear();
-      if (jn["output_format"].IsSequence())
-        for (const auto& f : jn["output_format"])
-          j.output_format.push_back(to_lower(f.as<std::string>()));
-      else
-        j.output_format.push_back(to_lower(jn["output_format"].as<std::string>()));
-    }
-    if (has("agent_index")) j.agent_index = jn["agent_index"].as<std::string>();
-    if (has("sys_trace") && truth_value(jn["sys_trace"].as<std::string>())) j.kernel_trace = true;
-    jobs.push_back(std::move(j));
-  }
-  return jobs;
+// A bad value escapes rocprofv3.py as an uncaught ValueError (traceback, exit 1).
+bool truth_value(const std::string& v) {
+  const std::string l = to_lower(v);
+  for (const char* t : {"y", "yes", "t", "true", "on", "1"})
+    if (l == t) return true;
+  for (const char* f : {"n", "no", "f", "false", "off", "0"})
+    if (l == f) return false;
+  throw CliFailure(1,
+                   "Traceback (most recent call last):\n  File \"rocprofv3\", line 1, in <module>\n"
+                   "ValueError: invalid truth value " +
+                       v + " (type=str)\n");
 }
 
 }  // namespace kprof::sim

@@ -78,4 +78,8 @@ std::string help_text();
 // deduplicated like the std::set the tool keeps. `:` and `=` are kept (device qualifiers).
 std::vector<std::string> split_counters(const std::vector<std::string>& raw);
 
+// Python's distutils strtobool, which rocprofv3.py uses for BOOL options and input-file booleans;
+// throws CliFailure with the ValueError traceback for anything else.
+bool truth_value(const std::string& v);
+
 }  // namespace kprof::sim
