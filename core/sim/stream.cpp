@@ -114,7 +114,10 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
 
   Stream out;
   out.records.reserve(order.size());
-  double t = static_cast<double>(st.clock_base_ns) + model.startup_ns;
+  // Time is kept relative to the clock base and offset as an integer: a double holding absolute
+  // CLOCK_MONOTONIC nanoseconds rounds differently with the machine's uptime, so the same seed gave
+  // durations that differed by a few ns from one machine to the next.
+  double t = model.startup_ns;
   uint64_t correlation = 0;
   const double sigma = model.duration_jitter;
   for (const PlannedDispatch* d : order) {
@@ -152,9 +155,9 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
       dur = dur * model.counter_stretch + model.counter_overhead_ns;
     }
     t += std::max(gap, 200.0);
-    r.start = static_cast<uint64_t>(std::llround(t));
+    r.start = st.clock_base_ns + static_cast<uint64_t>(std::llround(t));
     t += std::max(dur, 400.0);
-    r.end = static_cast<uint64_t>(std::llround(t));
+    r.end = st.clock_base_ns + static_cast<uint64_t>(std::llround(t));
     if (!visible) continue;
     out.records.push_back(r);
   }
