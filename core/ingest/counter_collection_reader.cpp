@@ -33,57 +33,74 @@ bool SeenDispatches::insert(int64_t pid, int64_t id) {
   return true;
 }
 
+namespace {
+
+using csv::As;
+using store::CounterRow;
+using store::DispatchRow;
+
+// A dispatch's columns besides those it shares with kernel_trace.csv: only the grid and workgroup
+// products, and timestamps only since ROCm 6.3.
+constexpr auto k_dispatch_fields = std::tuple{
+    csv::need("Grid_Size", &DispatchRow::grid_x),
+    csv::need("Workgroup_Size", &DispatchRow::wg_x),
+    csv::maybe("Start_Timestamp", &DispatchRow::start_ns),
+    csv::maybe("End_Timestamp", &DispatchRow::end_ns, As::integer,
+               &csv::ends_after_start<DispatchRow>),
+};
+
+constexpr const char* counter_named(const CounterRow& c) {
+  return c.counter.empty() ? "empty counter name" : nullptr;
+}
+
+// The counter of each row (its dispatch's pid and id come from the shared columns).
+constexpr auto k_counter_fields = std::tuple{
+    csv::need("Counter_Name", &CounterRow::counter, As::text, &counter_named),
+    csv::need("Counter_Value", &CounterRow::value, As::number),
+};
+
+}  // namespace
+
 void CounterCollectionReader::bind_columns() {
-  m_cols = bind_dispatch_columns();
-  m_grid = require({"Grid_Size"});
-  m_wg = require({"Workgroup_Size"});
-  m_counter = require({"Counter_Name"});
-  m_value = require({"Counter_Value"});
-  m_start = column({"Start_Timestamp"});
-  m_end = column({"End_Timestamp"});
+  m_shared = bind_fields(csv::dispatch_fields);
+  m_own = bind_fields(k_dispatch_fields);
+  m_counter_cols = bind_fields(k_counter_fields);
+  set_text_column(m_shared[csv::k_name_field]);
 }
 
 void CounterCollectionReader::read_row(const CsvRow& row) {
-  const int64_t pid = pid_or_default(row, m_cols.pid);
-  const int64_t dispatch_id = i64(row, m_cols.dispatch);
-  std::string_view counter = text(row, m_counter);
-  if (counter.empty()) throw RowProblem{m_counter, "empty counter name"};
-  const double value = f64(row, m_value);
+  store::CounterRow& c = m_counter_row;
+  store::DispatchRow& d = m_dispatch_row;
+  // The dispatch's pid and id, read as the shared columns read them.
+  read_field(row, std::get<csv::k_pid_field>(csv::dispatch_fields), m_shared[csv::k_pid_field], d);
+  read_field(row, std::get<csv::k_dispatch_field>(csv::dispatch_fields),
+             m_shared[csv::k_dispatch_field], d);
+  c.pid = d.pid;
+  c.dispatch_id = d.dispatch_id;
+  read_fields(row, k_counter_fields, m_counter_cols, c);
 
   // A dispatch's fields repeat on each of its counter rows: parse and deliver them the first time
   // only (most rows of a counter file are repeats, so this is most of the reader's work saved).
-  if (m_seen.contains(pid, dispatch_id)) {
-    emit_counter(pid, dispatch_id, counter, value);
+  if (m_seen.contains(c.pid, c.dispatch_id)) {
+    emit_counter();
     return;
   }
-  store::DispatchRow& d = m_dispatch_row;
-  d.grid_x = i64(row, m_grid);
-  d.wg_x = i64(row, m_wg);
-  d.start_ns = i64_or(row, m_start, 0);
-  d.end_ns = i64_or(row, m_end, 0);
-  if (d.end_ns < d.start_ns) throw RowProblem{m_end, "ends before it starts"};
-  read_dispatch_columns(row, m_cols, d);
+  read_fields(row, k_dispatch_fields, m_own, d);
+  read_fields(row, csv::dispatch_fields, m_shared, d);
 
   // Marked seen only once it parsed: a bad first row leaves the next row to deliver the dispatch.
-  m_seen.insert(pid, dispatch_id);
-  d.dispatch_id = dispatch_id;
+  m_seen.insert(c.pid, c.dispatch_id);
   d.stream_id.reset();
   d.grid_y = d.grid_z = 1;
   d.wg_y = d.wg_z = 1;
   d.dims_known = false;
   sink().dispatch(d);
   ++m_dispatches;
-  emit_counter(pid, dispatch_id, counter, value);
+  emit_counter();
 }
 
-void CounterCollectionReader::emit_counter(int64_t pid, int64_t dispatch_id,
-                                           std::string_view counter, double value) {
-  store::CounterRow& c = m_counter_row;
-  c.dispatch_id = dispatch_id;
-  c.pid = pid;
-  c.counter.assign(counter.data(), counter.size());
-  c.value = value;
-  sink().counter(c);
+void CounterCollectionReader::emit_counter() {
+  sink().counter(m_counter_row);
   ++m_counters;
 }
 

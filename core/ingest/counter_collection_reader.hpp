@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -32,10 +33,11 @@ class CounterCollectionReader : public CsvFormatReader {
  private:
   void bind_columns() override;
   void read_row(const CsvRow& row) override;
-  void emit_counter(int64_t pid, int64_t dispatch_id, std::string_view counter, double value);
+  void emit_counter();
 
-  DispatchColumns m_cols;
-  int m_grid = -1, m_wg = -1, m_counter = -1, m_value = -1, m_start = -1, m_end = -1;
+  Columns<decltype(csv::dispatch_fields)> m_shared{};
+  std::array<int, 4> m_own{};           // counter_collection_reader.cpp's k_dispatch_fields
+  std::array<int, 2> m_counter_cols{};  // and k_counter_fields
   SeenDispatches m_seen;
   store::DispatchRow m_dispatch_row;
   store::CounterRow m_counter_row;

@@ -234,43 +234,10 @@ std::optional<int64_t> CsvFormatReader::opt_i64(const CsvRow& row, int col) cons
   return i64(row, col);
 }
 
-CsvFormatReader::DispatchColumns CsvFormatReader::bind_dispatch_columns() {
-  DispatchColumns c;
-  c.agent = require({"Agent_Id"});
-  c.queue = require({"Queue_Id"});
-  c.pid = column({"Process_Id", "Pid"});
-  c.tid = column({"Thread_Id", "Tid"});
-  c.dispatch = require({"Dispatch_Id"});
-  c.kernel_id = require({"Kernel_Id"});
-  c.name = require({"Kernel_Name"});
-  c.corr = require({"Correlation_Id"});
-  // Early layouts name the segment sizes as the HSA kernel object does.
-  c.lds = require({"LDS_Block_Size", "Group_Segment_Size"});
-  c.scratch = require({"Scratch_Size", "Private_Segment_Size"});
-  c.vgpr = column({"VGPR_Count", "Arch_VGPR_Count"});
-  c.agpr = column({"Accum_VGPR_Count"});
-  c.sgpr = column({"SGPR_Count"});
-  set_text_column(c.name);
+int CsvFormatReader::bind_field(const csv::Names& names, bool required) {
+  int c = names.alias.empty() ? column({names.name}) : column({names.name, names.alias});
+  if (c < 0 && required) m_missing.emplace_back(names.name);
   return c;
-}
-
-void CsvFormatReader::read_dispatch_columns(const CsvRow& row, const DispatchColumns& c,
-                                            store::DispatchRow& d) const {
-  d.agent = agent(row, c.agent);
-  d.queue_id = i64(row, c.queue);
-  d.pid = pid_or_default(row, c.pid);
-  d.tid = i64_or(row, c.tid, 0);
-  d.dispatch_id = i64(row, c.dispatch);
-  d.kernel_id = i64(row, c.kernel_id);
-  d.correlation_id = i64(row, c.corr);
-  d.lds = i64(row, c.lds);
-  d.scratch = i64(row, c.scratch);
-  d.vgpr = opt_i64(row, c.vgpr);
-  d.agpr = opt_i64(row, c.agpr);
-  d.sgpr = opt_i64(row, c.sgpr);
-  std::string_view name = text(row, c.name);
-  if (name.empty()) throw RowProblem{c.name, "empty kernel name"};
-  d.kernel_name.assign(name.data(), name.size());
 }
 
 double CsvFormatReader::f64(const CsvRow& row, int col) const {

@@ -4,13 +4,17 @@
 // truncated last row — throws kprof::Error with file:line:col and a hint.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
+#include "core/ingest/csv_columns.hpp"
 #include "core/ingest/csv_tokenizer.hpp"
 #include "core/ingest/field_parse.hpp"
 #include "core/ingest/read_options.hpp"
@@ -64,18 +68,61 @@ class CsvFormatReader : public CsvRowHandler {
   int64_t agent(const CsvRow& row, int col) const;
   int64_t pid_or_default(const CsvRow& row, int col) const;
 
-  // The columns kernel_trace.csv and counter_collection.csv share: where the dispatch ran, what
-  // launched it, the kernel and its resources. Grid, workgroup and timestamps are laid out
-  // differently in the two files and stay with each reader.
-  struct DispatchColumns {
-    int agent = -1, queue = -1, pid = -1, tid = -1, dispatch = -1, kernel_id = -1, name = -1,
-        corr = -1, lds = -1, scratch = -1, vgpr = -1, agpr = -1, sgpr = -1;
-  };
-  // Looks them up (from bind_columns) and marks the kernel name as the text column.
-  DispatchColumns bind_dispatch_columns();
-  // Fills those fields of `d`; an empty kernel name is a RowProblem. The name reuses d's capacity.
-  void read_dispatch_columns(const CsvRow& row, const DispatchColumns& c,
-                             store::DispatchRow& d) const;
+  // The header column of each field of `fields` (a csv_columns.hpp table), in table order: -1 for
+  // one the layout lacks; a missing required one is recorded (see require). Call from
+  // bind_columns.
+  template <class Fields>
+  using Columns = std::array<int, std::tuple_size_v<Fields>>;
+  template <class Fields>
+  Columns<Fields> bind_fields(const Fields& fields) {
+    Columns<Fields> cols{};
+    size_t i = 0;
+    std::apply([&](const auto&... f) { ((cols[i++] = bind_field(f.names, f.required)), ...); },
+               fields);
+    return cols;
+  }
+  // Reads the fields of `fields` from `row` into `out`, in table order; the first bad value or
+  // failed check is a RowProblem naming its column.
+  template <class Fields, class Row>
+  void read_fields(const CsvRow& row, const Fields& fields, const Columns<Fields>& cols,
+                   Row& out) const {
+    size_t i = 0;
+    std::apply([&](const auto&... f) { (read_field(row, f, cols[i++], out), ...); }, fields);
+  }
+
+  // One field of a table, read from header column `col` (-1: the layout lacks it).
+  template <class Row, class T>
+  void read_field(const CsvRow& row, const csv::Field<Row, T>& f, int col, Row& out) const {
+    T& v = out.*f.field;
+    if (col < 0) {
+      if constexpr (std::is_same_v<T, std::string>) {
+        v.clear();
+      } else if constexpr (std::is_same_v<T, int64_t>) {
+        v = f.as == csv::As::pid ? m_options.pid.value_or(0) : 0;
+      } else {
+        v = T{};
+      }
+      return;
+    }
+    if constexpr (std::is_same_v<T, std::string>) {
+      v.assign(text(row, col));
+    } else if constexpr (std::is_same_v<T, double>) {
+      v = f64(row, col);
+    } else if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
+      if (f.as == csv::As::agent_or_none) {
+        v.reset();
+        if (!text(row, col).empty()) v = agent(row, col);
+      } else {
+        v = i64(row, col);
+      }
+    } else {
+      static_assert(std::is_same_v<T, int64_t>, "a CSV field is an integer, number or text");
+      v = f.as == csv::As::agent ? agent(row, col) : i64(row, col);
+    }
+    if (f.check) {
+      if (const char* why = f.check(out)) throw RowProblem{col, why};
+    }
+  }
 
   store::RowSink& sink() { return m_sink; }
   const std::string& file() const { return m_file; }
@@ -84,6 +131,7 @@ class CsvFormatReader : public CsvRowHandler {
   int64_t m_counters = 0;
 
  private:
+  int bind_field(const csv::Names& names, bool required);
   void read_header(const CsvRow& row);
   void reject(const CsvRow& row, int column, int col_in_line, const std::string& reason);
   const CsvRow& rejoin(const CsvRow& row);

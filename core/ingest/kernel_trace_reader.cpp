@@ -7,33 +7,38 @@
 
 namespace kprof::ingest {
 
+namespace {
+
+using csv::As;
+using store::DispatchRow;
+
+// What kernel_trace.csv has besides the columns it shares with counter_collection.csv.
+constexpr auto k_trace_fields = std::tuple{
+    csv::maybe("Stream_Id", &DispatchRow::stream_id),
+    csv::need("Start_Timestamp", &DispatchRow::start_ns),
+    csv::need("End_Timestamp", &DispatchRow::end_ns, As::integer,
+              &csv::ends_after_start<DispatchRow>),
+    csv::need("Workgroup_Size_X", &DispatchRow::wg_x),
+    csv::need("Workgroup_Size_Y", &DispatchRow::wg_y),
+    csv::need("Workgroup_Size_Z", &DispatchRow::wg_z),
+    csv::need("Grid_Size_X", &DispatchRow::grid_x),
+    csv::need("Grid_Size_Y", &DispatchRow::grid_y),
+    csv::need("Grid_Size_Z", &DispatchRow::grid_z),
+};
+
+}  // namespace
+
 void KernelTraceReader::bind_columns() {
-  m_cols = bind_dispatch_columns();
-  m_stream = column({"Stream_Id"});
-  m_start = require({"Start_Timestamp"});
-  m_end = require({"End_Timestamp"});
-  m_wg[0] = require({"Workgroup_Size_X"});
-  m_wg[1] = require({"Workgroup_Size_Y"});
-  m_wg[2] = require({"Workgroup_Size_Z"});
-  m_grid[0] = require({"Grid_Size_X"});
-  m_grid[1] = require({"Grid_Size_Y"});
-  m_grid[2] = require({"Grid_Size_Z"});
+  m_shared = bind_fields(csv::dispatch_fields);
+  m_own = bind_fields(k_trace_fields);
+  set_text_column(m_shared[csv::k_name_field]);
 }
 
 void KernelTraceReader::read_row(const CsvRow& row) {
   store::DispatchRow& d = m_row;
-  d.stream_id = opt_i64(row, m_stream);
-  d.start_ns = i64(row, m_start);
-  d.end_ns = i64(row, m_end);
-  if (d.end_ns < d.start_ns) throw RowProblem{m_end, "ends before it starts"};
-  d.wg_x = i64(row, m_wg[0]);
-  d.wg_y = i64(row, m_wg[1]);
-  d.wg_z = i64(row, m_wg[2]);
-  d.grid_x = i64(row, m_grid[0]);
-  d.grid_y = i64(row, m_grid[1]);
-  d.grid_z = i64(row, m_grid[2]);
+  read_fields(row, k_trace_fields, m_own, d);
   d.dims_known = true;
-  read_dispatch_columns(row, m_cols, d);
+  read_fields(row, csv::dispatch_fields, m_shared, d);
   sink().dispatch(d);
   ++m_dispatches;
 }

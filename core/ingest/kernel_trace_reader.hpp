@@ -12,11 +12,9 @@ class KernelTraceReader : public CsvFormatReader {
   void bind_columns() override;
   void read_row(const CsvRow& row) override;
 
-  DispatchColumns m_cols;
-  int m_stream = -1, m_start = -1, m_end = -1;
-  int m_wg[3] = {-1, -1, -1};
-  int m_grid[3] = {-1, -1, -1};
-  store::DispatchRow m_row;  // reused: the kernel name keeps its capacity across rows
+  Columns<decltype(csv::dispatch_fields)> m_shared{};
+  std::array<int, 9> m_own{};  // kernel_trace_reader.cpp's k_trace_fields
+  store::DispatchRow m_row;    // reused: the kernel name keeps its capacity across rows
 };
 
 }  // namespace kprof::ingest

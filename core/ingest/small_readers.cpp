@@ -3,6 +3,8 @@
 // hip/hsa/marker_api_trace.csv (real files: jyohukuchan/uLLM-project benchmarks/results/...), plus
 // the factory for all readers.
 #include <memory>
+#include <tuple>
+#include <type_traits>
 
 #include "core/ingest/counter_collection_reader.hpp"
 #include "core/ingest/csv_readers.hpp"
@@ -12,178 +14,141 @@ namespace kprof::ingest {
 
 namespace {
 
-class AgentInfoReader : public CsvFormatReader {
+using csv::As;
+using csv::maybe;
+using csv::need;
+
+// A reader whose rows come from one table: each row read into a reused Row, checked by
+// `finish_row` (given whether each column was found), and sent to the sink by `send`.
+template <auto& Fields, class Row, void (store::RowSink::*Send)(const Row&)>
+class TableReader : public CsvFormatReader {
  public:
   using CsvFormatReader::CsvFormatReader;
 
- private:
-  void bind_columns() override {
-    m_node = require({"Node_Id"});
-    m_logical = column({"Logical_Node_Id"});
-    m_type = require({"Agent_Type"});
-    m_name = require({"Name"});
-    m_product = column({"Product_Name"});
-    m_cu = column({"Cu_Count"});
-    m_simd = column({"Simd_Count"});
-    m_wave = column({"Wave_Front_Size"});
-    m_waves = column({"Max_Waves_Per_Simd"});
-    m_xcc = column({"Num_Xcc"});
-    m_clk = column({"Max_Engine_Clk_Fcompute"});
-  }
+ protected:
+  void bind_columns() override { m_cols = bind_fields(Fields); }
   void read_row(const CsvRow& row) override {
-    store::AgentRow a;
-    a.node_id = i64(row, m_node);
-    a.logical_node_id = i64_or(row, m_logical, a.node_id);
-    a.type = std::string(text(row, m_type));
-    if (a.type != "CPU" && a.type != "GPU") throw RowProblem{m_type, "expected CPU or GPU"};
-    a.name = std::string(text(row, m_name));
-    if (m_product >= 0) a.product_name = std::string(text(row, m_product));
-    a.cu_count = i64_or(row, m_cu, 0);
-    a.simd_count = i64_or(row, m_simd, 0);
-    a.wave_front_size = i64_or(row, m_wave, 0);
-    a.max_waves_per_simd = i64_or(row, m_waves, 0);
-    a.num_xcc = i64_or(row, m_xcc, 0);
-    a.max_engine_clk_mhz = i64_or(row, m_clk, 0);
-    sink().agent(a);
+    read_fields(row, Fields, m_cols, m_row);
+    finish_row(m_row);
+    (sink().*Send)(m_row);
   }
-  int m_node = -1, m_logical = -1, m_type = -1, m_name = -1, m_product = -1, m_cu = -1, m_simd = -1,
-      m_wave = -1, m_waves = -1, m_xcc = -1, m_clk = -1;
+  virtual void finish_row(Row& /*row*/) {}
+  bool has(size_t field) const { return m_cols[field] >= 0; }
+
+  Columns<std::remove_cvref_t<decltype(Fields)>> m_cols{};
+  Row m_row;
+};
+
+using store::AgentRow;
+constexpr const char* cpu_or_gpu(const AgentRow& a) {
+  return a.type == "CPU" || a.type == "GPU" ? nullptr : "expected CPU or GPU";
+}
+constexpr auto k_agent_fields = std::tuple{
+    need("Node_Id", &AgentRow::node_id),
+    maybe("Logical_Node_Id", &AgentRow::logical_node_id),
+    need("Agent_Type", &AgentRow::type, As::text, &cpu_or_gpu),
+    need("Name", &AgentRow::name, As::text),
+    maybe("Product_Name", &AgentRow::product_name, As::text),
+    maybe("Cu_Count", &AgentRow::cu_count),
+    maybe("Simd_Count", &AgentRow::simd_count),
+    maybe("Wave_Front_Size", &AgentRow::wave_front_size),
+    maybe("Max_Waves_Per_Simd", &AgentRow::max_waves_per_simd),
+    maybe("Num_Xcc", &AgentRow::num_xcc),
+    maybe("Max_Engine_Clk_Fcompute", &AgentRow::max_engine_clk_mhz),
+};
+constexpr size_t k_logical_field = 1;
+static_assert(std::get<k_logical_field>(k_agent_fields).field == &AgentRow::logical_node_id);
+
+class AgentInfoReader : public TableReader<k_agent_fields, AgentRow, &store::RowSink::agent> {
+ public:
+  using TableReader::TableReader;
+
+ private:
+  // A layout without logical node ids numbers agents by their node ids.
+  void finish_row(AgentRow& a) override {
+    if (!has(k_logical_field)) a.logical_node_id = a.node_id;
+  }
 };
 
 // rocprof v1 results.stats.csv has only the first five columns; the rest are optional.
-class StatsReader : public CsvFormatReader {
+using store::KernelStatRow;
+constexpr auto k_stat_fields = std::tuple{
+    need({"Name", "KernelName"}, &KernelStatRow::name, As::text),
+    need("Calls", &KernelStatRow::calls),
+    need("TotalDurationNs", &KernelStatRow::total_ns),
+    maybe("AverageNs", &KernelStatRow::average_ns, As::number),
+    maybe("Percentage", &KernelStatRow::percentage, As::number),
+    maybe("MinNs", &KernelStatRow::min_ns),
+    maybe("MaxNs", &KernelStatRow::max_ns),
+    maybe("StdDev", &KernelStatRow::stddev_ns, As::number),
+};
+
+class StatsReader : public TableReader<k_stat_fields, KernelStatRow, &store::RowSink::kernel_stat> {
  public:
-  using CsvFormatReader::CsvFormatReader;
+  using TableReader::TableReader;
 
  private:
   void bind_columns() override {
-    m_name = require({"Name", "KernelName"});
-    m_calls = require({"Calls"});
-    m_total = require({"TotalDurationNs"});
-    m_avg = column({"AverageNs"});
-    m_pct = column({"Percentage"});
-    m_min = column({"MinNs"});
-    m_max = column({"MaxNs"});
-    m_std = column({"StdDev"});
-    set_text_column(m_name);
+    TableReader::bind_columns();
+    set_text_column(m_cols[0]);  // kernel names may hold `",`
   }
-  void read_row(const CsvRow& row) override {
-    store::KernelStatRow& s = m_row;
-    std::string_view name = text(row, m_name);
-    s.name.assign(name.data(), name.size());
-    s.calls = i64(row, m_calls);
-    s.total_ns = i64(row, m_total);
-    s.average_ns = m_avg >= 0 ? f64(row, m_avg) : 0.0;
-    s.percentage = m_pct >= 0 ? f64(row, m_pct) : 0.0;
-    s.min_ns = i64_or(row, m_min, 0);
-    s.max_ns = i64_or(row, m_max, 0);
-    s.stddev_ns = m_std >= 0 ? f64(row, m_std) : 0.0;
-    sink().kernel_stat(s);
-  }
-  int m_name = -1, m_calls = -1, m_total = -1, m_avg = -1, m_pct = -1, m_min = -1, m_max = -1,
-      m_std = -1;
-  store::KernelStatRow m_row;
 };
 
-class MemoryCopyReader : public CsvFormatReader {
- public:
-  using CsvFormatReader::CsvFormatReader;
-
- private:
-  void bind_columns() override {
-    m_direction = require({"Direction"});
-    m_stream = column({"Stream_Id"});
-    m_src = require({"Source_Agent_Id"});
-    m_dst = require({"Destination_Agent_Id"});
-    m_corr = require({"Correlation_Id"});
-    m_start = require({"Start_Timestamp"});
-    m_end = require({"End_Timestamp"});
-    m_pid = column({"Process_Id", "Pid"});
-  }
-  void read_row(const CsvRow& row) override {
-    store::MemoryCopyRow m;
-    m.pid = pid_or_default(row, m_pid);
-    m.direction = std::string(text(row, m_direction));
-    m.stream_id = i64_or(row, m_stream, 0);
-    m.src_agent = agent(row, m_src);
-    m.dst_agent = agent(row, m_dst);
-    m.correlation_id = i64(row, m_corr);
-    m.start_ns = i64(row, m_start);
-    m.end_ns = i64(row, m_end);
-    if (m.end_ns < m.start_ns) throw RowProblem{m_end, "ends before it starts"};
-    sink().memory_copy(m);
-  }
-  int m_direction = -1, m_stream = -1, m_src = -1, m_dst = -1, m_corr = -1, m_start = -1,
-      m_end = -1, m_pid = -1;
+using store::MemoryCopyRow;
+constexpr auto k_copy_fields = std::tuple{
+    maybe({"Process_Id", "Pid"}, &MemoryCopyRow::pid, As::pid),
+    need("Direction", &MemoryCopyRow::direction, As::text),
+    maybe("Stream_Id", &MemoryCopyRow::stream_id),
+    need("Source_Agent_Id", &MemoryCopyRow::src_agent, As::agent),
+    need("Destination_Agent_Id", &MemoryCopyRow::dst_agent, As::agent),
+    need("Correlation_Id", &MemoryCopyRow::correlation_id),
+    need("Start_Timestamp", &MemoryCopyRow::start_ns),
+    need("End_Timestamp", &MemoryCopyRow::end_ns, As::integer,
+         &csv::ends_after_start<MemoryCopyRow>),
 };
+using MemoryCopyReader = TableReader<k_copy_fields, MemoryCopyRow, &store::RowSink::memory_copy>;
 
 // Columns as ROCm/rocprofiler-sdk source/lib/output/generateCSV.cpp writes them (generate_csv for
 // memory_allocation records): Kind, Operation, Agent_Id (empty for frees: the SDK does not track
 // their agent), Allocation_Size, Address (hex), Correlation_Id, Start_Timestamp, End_Timestamp.
-class MemoryAllocationReader : public CsvFormatReader {
- public:
-  using CsvFormatReader::CsvFormatReader;
+using store::MemoryAllocationRow;
+constexpr const char* not_negative(const MemoryAllocationRow& m) {
+  return m.size_bytes < 0 ? "expected a size of 0 or more" : nullptr;
+}
+constexpr auto k_alloc_fields = std::tuple{
+    maybe({"Process_Id", "Pid"}, &MemoryAllocationRow::pid, As::pid),
+    need("Operation", &MemoryAllocationRow::operation, As::text),
+    maybe("Agent_Id", &MemoryAllocationRow::agent, As::agent_or_none),
+    need("Allocation_Size", &MemoryAllocationRow::size_bytes, As::integer, &not_negative),
+    maybe("Address", &MemoryAllocationRow::address, As::text),
+    need("Correlation_Id", &MemoryAllocationRow::correlation_id),
+    need("Start_Timestamp", &MemoryAllocationRow::start_ns),
+    need("End_Timestamp", &MemoryAllocationRow::end_ns, As::integer,
+         &csv::ends_after_start<MemoryAllocationRow>),
+};
+using MemoryAllocationReader =
+    TableReader<k_alloc_fields, MemoryAllocationRow, &store::RowSink::memory_allocation>;
 
- private:
-  void bind_columns() override {
-    m_operation = require({"Operation"});
-    m_agent = column({"Agent_Id"});
-    m_size = require({"Allocation_Size"});
-    m_address = column({"Address"});
-    m_corr = require({"Correlation_Id"});
-    m_start = require({"Start_Timestamp"});
-    m_end = require({"End_Timestamp"});
-    m_pid = column({"Process_Id", "Pid"});
-  }
-  void read_row(const CsvRow& row) override {
-    store::MemoryAllocationRow& m = m_row;
-    m.pid = pid_or_default(row, m_pid);
-    m.operation.assign(text(row, m_operation));
-    m.agent.reset();
-    if (m_agent >= 0 && !text(row, m_agent).empty()) m.agent = agent(row, m_agent);
-    m.size_bytes = i64(row, m_size);
-    if (m.size_bytes < 0) throw RowProblem{m_size, "expected a size of 0 or more"};
-    m.address.assign(m_address >= 0 ? text(row, m_address) : std::string_view());
-    m.correlation_id = i64(row, m_corr);
-    m.start_ns = i64(row, m_start);
-    m.end_ns = i64(row, m_end);
-    if (m.end_ns < m.start_ns) throw RowProblem{m_end, "ends before it starts"};
-    sink().memory_allocation(m);
-  }
-  int m_operation = -1, m_agent = -1, m_size = -1, m_address = -1, m_corr = -1, m_start = -1,
-      m_end = -1, m_pid = -1;
-  store::MemoryAllocationRow m_row;
+using store::ApiCallRow;
+constexpr auto k_api_fields = std::tuple{
+    need("Domain", &ApiCallRow::domain, As::text),
+    need("Function", &ApiCallRow::function, As::text),
+    maybe({"Process_Id", "Pid"}, &ApiCallRow::pid, As::pid),
+    need("Thread_Id", &ApiCallRow::tid),
+    need("Correlation_Id", &ApiCallRow::correlation_id),
+    need("Start_Timestamp", &ApiCallRow::start_ns),
+    need("End_Timestamp", &ApiCallRow::end_ns, As::integer, &csv::ends_after_start<ApiCallRow>),
 };
 
-class ApiTraceReader : public CsvFormatReader {
+class ApiTraceReader : public TableReader<k_api_fields, ApiCallRow, &store::RowSink::api_call> {
  public:
-  using CsvFormatReader::CsvFormatReader;
+  using TableReader::TableReader;
 
  private:
   void bind_columns() override {
-    m_domain = require({"Domain"});
-    m_function = require({"Function"});
-    m_pid = column({"Process_Id", "Pid"});
-    m_tid = require({"Thread_Id"});
-    m_corr = require({"Correlation_Id"});
-    m_start = require({"Start_Timestamp"});
-    m_end = require({"End_Timestamp"});
-    set_text_column(m_function);
+    TableReader::bind_columns();
+    set_text_column(m_cols[1]);  // a roctx range's text may hold `",`
   }
-  void read_row(const CsvRow& row) override {
-    store::ApiCallRow& a = m_row;
-    a.domain.assign(text(row, m_domain));
-    a.function.assign(text(row, m_function));
-    a.pid = pid_or_default(row, m_pid);
-    a.tid = i64(row, m_tid);
-    a.correlation_id = i64(row, m_corr);
-    a.start_ns = i64(row, m_start);
-    a.end_ns = i64(row, m_end);
-    if (a.end_ns < a.start_ns) throw RowProblem{m_end, "ends before it starts"};
-    sink().api_call(a);
-  }
-  int m_domain = -1, m_function = -1, m_pid = -1, m_tid = -1, m_corr = -1, m_start = -1, m_end = -1;
-  store::ApiCallRow m_row;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/store/capture_db_impl.hpp"
+#include "core/store/row_columns.hpp"
 #include "core/store/rows.hpp"
 
 namespace kprof::store {
@@ -46,6 +47,15 @@ class BulkStmt {
     (bind_value(++i, values), ...);
     return run();
   }
+  // Binds `lead` to ?1, ?2, ..., then the columns of `t` from `row` (an interned column as
+  // intern(text)), then run(): one row of an INSERT made by columns::insert_sql(t, <lead's names>).
+  template <class Tbl, class Row, class Intern, class... Lead>
+  int insert_row(const Tbl& t, const Row& row, Intern&& intern, const Lead&... lead) {
+    int i = 0;
+    (bind_value(++i, lead), ...);
+    columns::for_each(t, [&](const auto& c) { bind_column(++i, c, row, intern); });
+    return run();
+  }
   // Steps to completion and resets; returns rows changed. Throws SQLite::Exception on error.
   int run();
   // Steps once; true when a row is available (read it, then call reset()).
@@ -66,14 +76,23 @@ class BulkStmt {
       bind(i, static_cast<int64_t>(v));
     }
   }
+  template <class Row, class T, class Intern>
+  void bind_column(int i, const columns::Plain<Row, T>& c, const Row& row, Intern&) {
+    bind_value(i, row.*c.field);
+  }
+  template <class Row, class Intern>
+  void bind_column(int i, const columns::Interned<Row>& c, const Row& row, Intern& intern) {
+    bind(i, static_cast<int64_t>(intern(row.*c.field)));
+  }
 
   sqlite3* m_db;
   sqlite3_stmt* m_stmt = nullptr;
 };
 
-// A dispatch's kernel variant (kernel_variants, schema 5): everything but when and where it ran.
-// NULL registers are stored as INT64_MIN here, a value no layout reports.
-using VariantKey = std::array<int64_t, 14>;
+// A dispatch's kernel variant (kernel_variants, schema 5): everything but when and where it ran,
+// one value per column of columns::kernel_variants (the name as its interned id). NULL registers
+// are stored as INT64_MIN here, a value no layout reports.
+using VariantKey = std::array<int64_t, std::tuple_size_v<decltype(columns::kernel_variants.cols)>>;
 
 // Variant key -> kernel_variants.id, looked up once per dispatch row. An open-addressing table of
 // (hash, id, key index) slots with the keys in one vector: a lookup touches one slot and one key.

@@ -277,7 +277,7 @@ class CaptureDb {
 // What a WriteTransaction writes. `records`: a few rows, every foreign key checked as it is
 // written. `bulk_load`: pass rows through PassLoaders, whose references hold by construction; the
 // per-row foreign-key searches are skipped and the record tables are checked once before COMMIT
-// (pass_loader.cpp says why and which).
+// (write_transaction.cpp says why and which).
 enum class WriteKind { records, bulk_load };
 
 // THE write path into a capture database: every writer's transaction is one of these (PassLoader

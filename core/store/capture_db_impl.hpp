@@ -56,6 +56,12 @@ inline std::optional<int64_t> column_opt(const SQLite::Statement& st, int index)
   return c.getInt64();
 }
 
+// Writes through a connection whose PassLoader is open would silently join the load's transaction
+// (and vanish with its rollback): throws unless the caller committed the load first.
+void require_no_loader(CaptureDb::Impl& impl, const char* doing);
+// Throws when an UPDATE changed nothing: `what` ("pass 3") is not in the file.
+void require_changed(CaptureDb::Impl& impl, int changes, const std::string& what);
+
 // Deletes every ingested row of a pass (no transaction of its own).
 void delete_pass_rows(SQLite::Database& db, int64_t pass_id);
 

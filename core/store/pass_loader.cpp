@@ -1,4 +1,5 @@
-// PassLoader: one pass's rows into the database in one transaction.
+// PassLoader: one pass's rows into the database in one transaction (WriteTransaction, the one
+// write path it loads inside: write_transaction.cpp).
 #include <algorithm>
 #include <unordered_map>
 
@@ -6,101 +7,6 @@
 #include "core/store/json_text.hpp"
 
 namespace kprof::store {
-
-// Foreign keys during a bulk load. SQLite checks every foreign key of every inserted or deleted
-// row with a search of the other table (https://sqlite.org/foreignkeys.html, "Required and
-// Suggested Database Indexes"): two B-tree searches per dispatch row (passes, kernel_variants), a
-// quarter of `kprof ingest`'s CPU time on a kernel_trace, and a scan of dispatch_rows per variant
-// when a pass's old rows are deleted. The per-row tables (dispatch_rows, kernel_variants,
-// counter_values, kernel_stats, memory_copies, memory_allocations, api_calls, and the agents and
-// ingest_stats of a pass) are written only by PassLoader, whose references hold by construction:
-// the pass is looked up once when the load begins, every name and counter id comes from `strings`
-// and every variant id from `kernel_variants` rows it wrote in the same transaction. So a
-// WriteKind::bulk_load transaction runs with enforcement off (`PRAGMA foreign_keys` is a no-op
-// inside a transaction, so it is set before BEGIN: https://sqlite.org/pragma.html
-// #pragma_foreign_keys), and before COMMIT the record tables a command writes besides its loads
-// (each of a size that grows with runs and passes, not with dispatches) are checked whole with
-// pragma_foreign_key_check; a violation rolls the whole transaction back. Atomicity and the WAL
-// are untouched.
-namespace {
-
-const char* const k_record_tables[] = {"passes", "agents", "ingest_stats", "selected_kernels",
-                                       "run_lock"};
-
-void check_foreign_keys(CaptureDb::Impl& impl) {
-  for (const char* table : k_record_tables) {
-    SQLite::Statement bad(impl.db,
-                          "SELECT rowid, \"parent\" FROM pragma_foreign_key_check(?) LIMIT 1");
-    bad.bind(1, table);
-    if (bad.executeStep()) {
-      throw Error::runtime(std::string("a row of ") + table + " (rowid " +
-                               bad.getColumn(0).getString() + ") refers to a missing row of " +
-                               bad.getColumn(1).getString() + "; nothing was written",
-                           "a kprof bug: please report it with the command that ran");
-    }
-  }
-}
-
-void end_bulk(CaptureDb::Impl& d) {
-  sqlite3* h = d.db.getHandle();
-  sqlite3_exec(h, "PRAGMA cache_size=-2000", nullptr, nullptr, nullptr);
-  sqlite3_exec(h, "PRAGMA foreign_keys=ON", nullptr, nullptr, nullptr);
-}
-
-}  // namespace
-
-// A bigger page cache keeps the B-tree pages of the growing tables and their indexes in memory for
-// the whole load (64 MiB; the default is 2 MiB). It bounds memory: peak RSS stays flat in file
-// size.
-WriteTransaction::WriteTransaction(CaptureDb& db, WriteKind kind) : m_db(db) {
-  CaptureDb::Impl& d = *db.m_impl;
-  if (d.outer_write || d.loader_active) {
-    throw Error::runtime("a write transaction is already open on '" + d.path.string() + "'",
-                         "commit or destroy it first (a kprof bug)");
-  }
-  if (d.read_only) {
-    throw Error::runtime("capture database '" + d.path.string() + "' was opened read-only",
-                         "open it read-write to write (a kprof bug)");
-  }
-  m_bulk = kind == WriteKind::bulk_load;
-  guarded(d, "starting a write transaction", [&] {
-    try {
-      if (m_bulk) {
-        d.db.exec("PRAGMA cache_size=-65536");
-        d.db.exec("PRAGMA temp_store=MEMORY");
-        d.db.exec("PRAGMA foreign_keys=OFF");  // a no-op inside a transaction: set before BEGIN
-      }
-      d.db.exec("BEGIN IMMEDIATE");
-    } catch (...) {
-      if (m_bulk) end_bulk(d);
-      throw;
-    }
-  });
-  m_open = true;
-  d.outer_write = true;
-}
-
-WriteTransaction::~WriteTransaction() {
-  CaptureDb::Impl& d = *m_db.m_impl;
-  if (m_open) sqlite3_exec(d.db.getHandle(), "ROLLBACK", nullptr, nullptr, nullptr);
-  if (m_open && m_bulk) end_bulk(d);
-  if (m_open) d.outer_write = false;
-}
-
-void WriteTransaction::commit() {
-  CaptureDb::Impl& d = *m_db.m_impl;
-  if (!m_open || d.loader_active) {
-    throw Error::runtime("WriteTransaction::commit with a PassLoader open, or twice",
-                         "a kprof bug");
-  }
-  guarded(d, "committing", [&] {
-    if (m_bulk) check_foreign_keys(d);
-    d.db.exec("COMMIT");
-  });
-  m_open = false;
-  if (m_bulk) end_bulk(d);
-  d.outer_write = false;
-}
 
 struct PassLoader::Impl {
   Impl(CaptureDb::Impl& d, int64_t pass)
@@ -111,26 +17,16 @@ struct PassLoader::Impl {
                       "INSERT INTO strings(value) VALUES (?1) "
                       "ON CONFLICT(value) DO NOTHING"),
         intern_select(d.db.getHandle(), "SELECT id FROM strings WHERE value = ?1"),
-        agent_insert(d.db.getHandle(),
-                     "INSERT INTO agents(pass_id, node_id, logical_node_id, type, name, "
-                     "product_name, cu_count, simd_count, wave_front_size, max_waves_per_simd, "
-                     "num_xcc, max_engine_clk_mhz) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                     "?10, ?11, ?12) ON CONFLICT DO NOTHING"),
+        agent_insert(
+            d.db.getHandle(),
+            columns::insert_sql(columns::agents, {"pass_id"}, " ON CONFLICT DO NOTHING").c_str()),
         stat_insert(d.db.getHandle(),
-                    "INSERT INTO kernel_stats(pass_id, file_id, name_id, calls, total_ns, "
-                    "average_ns, percentage, min_ns, max_ns, stddev_ns) VALUES (?1, ?2, ?3, ?4, "
-                    "?5, ?6, ?7, ?8, ?9, ?10)"),
+                    columns::insert_sql(columns::kernel_stats, {"pass_id", "file_id"}).c_str()),
         copy_insert(d.db.getHandle(),
-                    "INSERT INTO memory_copies(pass_id, pid, direction_id, stream_id, src_agent, "
-                    "dst_agent, correlation_id, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4, ?5, "
-                    "?6, ?7, ?8, ?9)"),
+                    columns::insert_sql(columns::memory_copies, {"pass_id"}).c_str()),
         alloc_insert(d.db.getHandle(),
-                     "INSERT INTO memory_allocations(pass_id, pid, operation_id, agent, "
-                     "size_bytes, address, correlation_id, start_ns, end_ns) VALUES (?1, ?2, ?3, "
-                     "?4, ?5, ?6, ?7, ?8, ?9)"),
-        api_insert(d.db.getHandle(),
-                   "INSERT INTO api_calls(pass_id, domain_id, function_id, pid, tid, "
-                   "correlation_id, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+                     columns::insert_sql(columns::memory_allocations, {"pass_id"}).c_str()),
+        api_insert(d.db.getHandle(), columns::insert_sql(columns::api_calls, {"pass_id"}).c_str()),
         file_insert(d.db.getHandle(),
                     "INSERT INTO ingest_stats(pass_id, path, kind, size_bytes, sha256, rows_read, "
                     "rows_rejected, loaded_ms) VALUES (?1, ?2, ?3, 0, '', 0, 0, ?4)"),
@@ -155,6 +51,13 @@ struct PassLoader::Impl {
     }
     names.emplace(s, id);
     return id;
+  }
+
+  // One row of `t` after the leading columns; its interned columns through intern().
+  template <class Tbl, class Row, class... Lead>
+  void write(BulkStmt& st, const Tbl& t, const Row& row, const Lead&... lead) {
+    st.insert_row(
+        t, row, [this](const std::string& s) { return intern(s); }, lead...);
   }
 
   void reject(std::optional<int64_t> line, std::string reason) {
@@ -320,9 +223,7 @@ void PassLoader::agent(const AgentRow& a) {
   Impl& m = open_impl();
   guarded(m.db, "loading an agent", [&] {
     // Multi-process captures repeat the same agents once per process: the first one stays.
-    m.agent_insert.insert(m.pass_id, a.node_id, a.logical_node_id, a.type, a.name, a.product_name,
-                          a.cu_count, a.simd_count, a.wave_front_size, a.max_waves_per_simd,
-                          a.num_xcc, a.max_engine_clk_mhz);
+    m.write(m.agent_insert, columns::agents, a, m.pass_id);
     // The rocprofv3 test double appends " (simulated)" to product names.
     if (a.product_name.find("(simulated)") != std::string::npos) m.simulated = true;
   });
@@ -355,18 +256,14 @@ void PassLoader::counter(const CounterRow& row) {
 void PassLoader::kernel_stat(const KernelStatRow& k) {
   Impl& m = open_impl();
   require_file(m.file_id, "kernel_stats");
-  guarded(m.db, "loading a kernel stat", [&] {
-    m.stat_insert.insert(m.pass_id, *m.file_id, m.intern(k.name), k.calls, k.total_ns, k.average_ns,
-                         k.percentage, k.min_ns, k.max_ns, k.stddev_ns);
-  });
+  guarded(m.db, "loading a kernel stat",
+          [&] { m.write(m.stat_insert, columns::kernel_stats, k, m.pass_id, *m.file_id); });
 }
 
 void PassLoader::memory_copy(const MemoryCopyRow& r) {
   Impl& m = open_impl();
-  guarded(m.db, "loading a memory copy", [&] {
-    m.copy_insert.insert(m.pass_id, r.pid, m.intern(r.direction), r.stream_id, r.src_agent,
-                         r.dst_agent, r.correlation_id, r.start_ns, r.end_ns);
-  });
+  guarded(m.db, "loading a memory copy",
+          [&] { m.write(m.copy_insert, columns::memory_copies, r, m.pass_id); });
 }
 
 void PassLoader::memory_allocation(const MemoryAllocationRow& r) {
@@ -376,17 +273,14 @@ void PassLoader::memory_allocation(const MemoryAllocationRow& r) {
       m.reject(std::nullopt, "allocation of negative size " + std::to_string(r.size_bytes));
       return;
     }
-    m.alloc_insert.insert(m.pass_id, r.pid, m.intern(r.operation), r.agent, r.size_bytes, r.address,
-                          r.correlation_id, r.start_ns, r.end_ns);
+    m.write(m.alloc_insert, columns::memory_allocations, r, m.pass_id);
   });
 }
 
 void PassLoader::api_call(const ApiCallRow& r) {
   Impl& m = open_impl();
-  guarded(m.db, "loading an API call", [&] {
-    m.api_insert.insert(m.pass_id, m.intern(r.domain), m.intern(r.function), r.pid, r.tid,
-                        r.correlation_id, r.start_ns, r.end_ns);
-  });
+  guarded(m.db, "loading an API call",
+          [&] { m.write(m.api_insert, columns::api_calls, r, m.pass_id); });
 }
 
 void PassLoader::bad_row(const BadRow& row) { open_impl().reject(row.line, row.reason); }

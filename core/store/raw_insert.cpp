@@ -2,6 +2,7 @@
 #include <SQLiteCpp/Exception.h>
 
 #include <limits>
+#include <type_traits>
 
 #include "core/store/bulk_insert.hpp"
 
@@ -75,48 +76,51 @@ void VariantIds::grow() {
 }
 
 BulkInserters::BulkInserters(sqlite3* db)
-    : variant_stmt(db,
-                   "INSERT INTO kernel_variants(pass_id, kernel_id, kernel_name_id, grid_x, "
-                   "grid_y, grid_z, wg_x, wg_y, wg_z, dims_known, lds, scratch, vgpr, agpr, sgpr) "
-                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
+    : variant_stmt(db, columns::insert_sql(columns::kernel_variants, {"pass_id"}).c_str()),
       dispatch_stmt(db,
-                    "INSERT INTO dispatch_rows(pass_id, dispatch_id, correlation_id, agent, "
-                    "queue_id, stream_id, pid, tid, start_ns, end_ns, variant_id) VALUES (?1, ?2, "
-                    "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
-      counter_stmt(db,
-                   "INSERT INTO counter_values(pass_id, pid, dispatch_id, counter_id, value) "
-                   "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING") {}
+                    columns::insert_sql(columns::dispatch_rows, {"pass_id", "variant_id"}).c_str()),
+      counter_stmt(
+          db, columns::insert_sql(columns::counter_values, {"pass_id"}, " ON CONFLICT DO NOTHING")
+                  .c_str()) {}
+
+namespace {
+
+// A variant column's value in the key: the name as its id, a missing register as INT64_MIN.
+template <class T>
+int64_t key_value(const T& v) {
+  if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
+    return v.value_or(std::numeric_limits<int64_t>::min());
+  } else {
+    return static_cast<int64_t>(v);
+  }
+}
+
+}  // namespace
 
 void BulkInserters::dispatch(int64_t pass_id, const DispatchRow& d, int64_t kernel_name_id) {
-  constexpr int64_t k_null = std::numeric_limits<int64_t>::min();
-  const VariantKey key = {d.kernel_id,
-                          kernel_name_id,
-                          d.grid_x,
-                          d.grid_y,
-                          d.grid_z,
-                          d.wg_x,
-                          d.wg_y,
-                          d.wg_z,
-                          d.dims_known ? 1 : 0,
-                          d.lds,
-                          d.scratch,
-                          d.vgpr.value_or(k_null),
-                          d.agpr.value_or(k_null),
-                          d.sgpr.value_or(k_null)};
+  VariantKey key{};
+  size_t k = 0;
+  columns::for_each(columns::kernel_variants, [&](const auto& c) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(c)>, columns::Interned<DispatchRow>>) {
+      key[k++] = kernel_name_id;
+    } else {
+      key[k++] = key_value(d.*c.field);
+    }
+  });
+  const auto name_id = [&](const std::string&) { return kernel_name_id; };
   const uint64_t hash = VariantIds::hash_of(key);
   int64_t variant_id = variants.find(key, hash);
   if (variant_id == 0) {
-    variant_stmt.insert(pass_id, d.kernel_id, kernel_name_id, d.grid_x, d.grid_y, d.grid_z, d.wg_x,
-                        d.wg_y, d.wg_z, d.dims_known, d.lds, d.scratch, d.vgpr, d.agpr, d.sgpr);
+    variant_stmt.insert_row(columns::kernel_variants, d, name_id, pass_id);
     variant_id = sqlite3_last_insert_rowid(sqlite3_db_handle(variant_stmt.get()));
     variants.insert(key, hash, variant_id);
   }
-  dispatch_stmt.insert(pass_id, d.dispatch_id, d.correlation_id, d.agent, d.queue_id, d.stream_id,
-                       d.pid, d.tid, d.start_ns, d.end_ns, variant_id);
+  dispatch_stmt.insert_row(columns::dispatch_rows, d, name_id, pass_id, variant_id);
 }
 
 bool BulkInserters::counter(int64_t pass_id, const CounterRow& c, int64_t counter_id) {
-  return counter_stmt.insert(pass_id, c.pid, c.dispatch_id, counter_id, c.value) == 1;
+  const auto id = [&](const std::string&) { return counter_id; };
+  return counter_stmt.insert_row(columns::counter_values, c, id, pass_id) == 1;
 }
 
 namespace {
