@@ -8,7 +8,7 @@
 //   kprof query explain  — steps × layers × variants per family
 //   kprof query roofline — per family and phase against the target's peaks
 // and prints best and median seconds, peak RSS (wait4 rusage of each process), RSS per dispatch,
-// `top` against the GROUP BY, and how explain's time and memory grow from the first size to the
+// `top` against the GROUP BY, and how each view's time and memory grow from the first size to the
 // last. Simulated data, labelled as such. Asserts nothing.
 //
 //   query_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]
@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/common/decode_loop_capture.hpp"
@@ -97,7 +98,7 @@ int main(int argc, char** argv) {
               sysconf(_SC_NPROCESSORS_ONLN));
   struct Size {
     int64_t n;
-    double explain_s, explain_mb;
+    std::vector<std::pair<std::string, std::pair<double, double>>> views;  // label, (best s, MB)
   };
   std::vector<Size> done;
   try {
@@ -140,19 +141,29 @@ int main(int argc, char** argv) {
           cs[1].best() / cs[0].best(), cs[1].best_cpu() / cs[0].best_cpu(),
           bench::load_average().c_str());
       std::fflush(stdout);
-      done.push_back({n, cs[2].best(), cs[2].peak_rss_mb()});
+      Size sz{n, {}};
+      for (size_t k = 1; k < cs.size(); ++k)
+        sz.views.push_back({cs[k].label, {cs[k].best(), cs[k].peak_rss_mb()}});
+      done.push_back(sz);
       if (db_dir.empty()) std::filesystem::remove(path);
     }
     if (done.size() >= 2) {
+      // Growth from the first size to the last, per kprof view: linear time is the size ratio;
+      // the marginal memory is what each added dispatch costs once the fixed part is paid.
       const Size& a = done.front();
       const Size& b = done.back();
       const double grow = static_cast<double>(b.n) / static_cast<double>(a.n);
-      std::printf(
-          "\nexplain %lld -> %lld dispatches (%.0fx): %.2fx the time, %.2fx the peak RSS; "
-          "marginal memory %.1f B per added dispatch\n",
-          static_cast<long long>(a.n), static_cast<long long>(b.n), grow, b.explain_s / a.explain_s,
-          b.explain_mb / a.explain_mb,
-          (b.explain_mb - a.explain_mb) * 1048576.0 / static_cast<double>(b.n - a.n));
+      std::printf("\n%lld -> %lld dispatches (%.0fx):\n", static_cast<long long>(a.n),
+                  static_cast<long long>(b.n), grow);
+      for (size_t k = 0; k < a.views.size() && k < b.views.size(); ++k) {
+        const auto& [label, first] = a.views[k];
+        const auto& last = b.views[k].second;
+        std::printf(
+            "  %-44s %6.2fx the time, %6.2fx the peak RSS; marginal memory %6.1f B per added "
+            "dispatch\n",
+            label.c_str(), last.first / first.first, last.second / first.second,
+            (last.second - first.second) * 1048576.0 / static_cast<double>(b.n - a.n));
+      }
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "query_bench: %s\n", e.what());

@@ -53,9 +53,18 @@ FamilyRules run_rules(const RunbookAnalysis& from_runbook, std::vector<std::stri
 std::optional<Table> streamed_view(const std::filesystem::path& db, const SessionOptions& options,
                                    const std::string& view, const ViewOptions& o,
                                    std::vector<std::string>& notes) {
-  if ((view != "top" && view != "families") || !o.family.empty() || o.phase) return std::nullopt;
+  if ((view != "top" && view != "families" && view != "counters") || !o.family.empty() || o.phase)
+    return std::nullopt;
   store::CaptureDb cdb(db, store::OpenMode::read_only);
   const RunTrace rt = find_run_trace(cdb, options.run_id);
+  if (view == "counters") {
+    // Only from a stored join that is current; else the session computes one on the model.
+    auto t = streamed_counters(cdb, rt, options.force_join);
+    if (!t) return std::nullopt;
+    run_rules(runbook_analysis(rt.run), notes);  // the session's note when the runbook fails
+    apply_limit(*t, o.limit);
+    return t;
+  }
   const FamilyRules rules = run_rules(runbook_analysis(rt.run), notes);
   if (view == "top") return streamed_top(cdb, rt, rules, o.limit);
   Table t = streamed_families(cdb, rt, rules);

@@ -9,6 +9,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/analysis/view_helpers.hpp"
+
 namespace kprof::analysis {
 
 std::vector<StoredVariant> trace_variant_sums(store::CaptureDb& db, const RunTrace& rt) {
@@ -63,6 +65,101 @@ Table streamed_families(store::CaptureDb& db, const RunTrace& rt, const FamilyRu
   t.simulated = rt.run.simulated;
   t.run_id = rt.run.id;
   return families_table(std::move(t), sums);
+}
+
+namespace {
+
+int64_t rows_of(store::CaptureDb& db, int64_t pass_id) {
+  SQLite::Statement n(db.sql(), "SELECT count(*) FROM dispatch_rows WHERE pass_id = ?");
+  n.bind(1, pass_id);
+  n.executeStep();
+  return n.getColumn(0).getInt64();
+}
+
+// Whether the stored join of counter pass `c` (with `dispatches` rows) against the trace pass is
+// the one QuerySession::open would use as it is (join_store.cpp's joins_current, from counts).
+bool stored_join_current(store::CaptureDb& db, const RunTrace& rt, const PassData& c,
+                         int64_t dispatches, int64_t trace_dispatches) {
+  SQLite::Statement chk(db.sql(), "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
+  chk.bind(1, c.pass_id);
+  if (!chk.executeStep()) return false;
+  SQLite::Statement q(db.sql(),
+                      "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
+                      "analysis_join_passes WHERE counter_pass_id = ?");
+  q.bind(1, c.pass_id);
+  return q.executeStep() && q.getColumn(0).getInt64() == dispatches &&
+         q.getColumn(1).getInt64() == trace_dispatches && q.getColumn(2).getInt64() == rt.trace.id;
+}
+
+}  // namespace
+
+std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
+                                       bool use_unreliable) {
+  const int64_t trace_dispatches = rows_of(db, rt.trace.id);
+  if (trace_dispatches == 0) no_dispatches(db, rt.run, rt.trace.id);
+  // The counter passes the model would load (load_capture: those holding dispatches), with only
+  // what read_joins needs of them.
+  Capture cap;
+  cap.run = rt.run;
+  cap.passes = rt.passes;
+  cap.trace.pass_id = rt.trace.id;
+  const bool stored = detail::has_table(db, "analysis_join_passes") &&
+                      detail::has_table(db, "analysis_join_checks") &&
+                      detail::has_table(db, "analysis_join");
+  for (const auto& p : rt.passes) {
+    if (p.kind != store::PassKind::counters) continue;
+    const int64_t n = rows_of(db, p.id);
+    if (n == 0) continue;
+    PassData c;
+    c.pass_id = p.id;
+    c.ordinal = static_cast<int>(p.ordinal);
+    if (!stored || !stored_join_current(db, rt, c, n, trace_dispatches)) return std::nullopt;
+    cap.counters.push_back(std::move(c));
+  }
+  Table t;
+  t.title = "counter values joined onto trace dispatches";
+  t.simulated = rt.run.simulated;
+  t.run_id = rt.run.id;
+  t.columns = {"counter", "pass", "dispatches", "mean", "min", "max", "sum"};
+  const std::vector<JoinSummary> joins = read_joins(db, cap);
+  std::set<int64_t> excluded;
+  if (!use_unreliable)
+    for (const auto& j : joins)
+      if (!j.reliable) excluded.insert(j.counter_pass_id);
+  // As the model's view: per (counter name, counter pass id), every value of a counter-pass
+  // dispatch the join matched to a trace dispatch (the join's key is the counter dispatch, so each
+  // value counts once).
+  struct Acc {
+    int64_t ordinal = 0, n = 0;
+    double sum = 0, min = 0, max = 0;
+  };
+  std::map<std::pair<std::string, int64_t>, Acc> acc;
+  for (const auto& c : cap.counters) {
+    if (excluded.count(c.pass_id)) continue;
+    SQLite::Statement q(
+        db.sql(),
+        "SELECT s.value, count(*), sum(c.value), min(c.value), max(c.value) "
+        "FROM analysis_join j JOIN counter_values c ON c.pass_id = "
+        "j.counter_pass_id AND c.pid = j.counter_pid AND c.dispatch_id = "
+        "j.counter_dispatch_id JOIN strings s ON s.id = c.counter_id "
+        "WHERE j.counter_pass_id = ? AND j.trace_pass_id = ? GROUP BY c.counter_id");
+    q.bind(1, c.pass_id);
+    q.bind(2, rt.trace.id);
+    while (q.executeStep()) {
+      acc[{q.getColumn(0).getString(), c.pass_id}] = {
+          c.ordinal, q.getColumn(1).getInt64(), q.getColumn(2).getDouble(),
+          q.getColumn(3).getDouble(), q.getColumn(4).getDouble()};
+    }
+  }
+  for (const auto& [key, a] : acc)
+    t.rows.push_back({key.first, a.ordinal, a.n, a.sum / a.n, a.min, a.max, a.sum});
+  if (acc.empty()) t.notes.push_back(k_no_joined_counters);
+  for (const auto& j : joins) {
+    if (j.reliable) continue;
+    t.notes.push_back("pass " + std::to_string(j.ordinal) + ": " + join_check_text(j) +
+                      (use_unreliable ? " [used anyway: --force-join]" : ""));
+  }
+  return t;
 }
 
 Table families_table(Table t, const std::map<std::string, FamilySums>& by_family) {

@@ -1,6 +1,7 @@
 // Views computed without the trace model: one streamed pass over the trace pass's narrow rows
-// (dispatch_rows), summed per launch configuration (kernel_variants: a few hundred per pass), so
-// their memory does not depend on the trace's length (issue #14). Each gives the same table as
+// (dispatch_rows), summed per launch configuration (kernel_variants: a few hundred per pass), or
+// aggregated by SQLite from the stored join, so their memory does not depend on the trace's
+// length (issue #14). Each gives the same table as
 // the QueryContext view of the same name (SimCapture tests hold them equal); a view that needs
 // phases (--phase, by_phase) is only built on the model.
 #pragma once
@@ -8,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,5 +42,12 @@ Table families_table(Table t, const std::map<std::string, FamilySums>& by_family
 
 // `families` of the whole trace (no --family, --phase).
 Table streamed_families(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules);
+
+// `counters` of the whole trace from the stored join (analysis_join: one GROUP BY in SQLite per
+// counter pass), when that join is current for every counter pass of the run, as
+// QuerySession::open would judge it (joins_current: same dispatch counts, same trace pass). Else
+// nullopt: the join must first be computed on the trace model. `use_unreliable`: --force-join.
+std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
+                                       bool use_unreliable);
 
 }  // namespace kprof::analysis

@@ -390,5 +390,42 @@ TEST_F(SimCapture, StreamedTopAndFamiliesAreTheModels) {
   EXPECT_FALSE(streamed_view(s_db->path(), so, "explain", o, notes));
 }
 
+// `counters` is aggregated by SQLite from the stored join once one is current, as the model's
+// view computes it; before the first join (or after a re-ingest) only the model can say.
+TEST_F(SimCapture, StreamedCountersAreTheModelsOnceTheJoinIsStored) {
+  const test::TempDb copy("streamed-counters");
+  fs::copy_file(s_db->path(), copy.path(), fs::copy_options::overwrite_existing);
+  {
+    // Whatever earlier tests stored, the copy starts with no current join.
+    SQLite::Database w(copy.path().string(), SQLite::OPEN_READWRITE);
+    w.exec("DROP TABLE IF EXISTS analysis_join_checks");
+  }
+  SessionOptions so;
+  ViewOptions o;
+  std::vector<std::string> notes;
+  EXPECT_FALSE(streamed_view(copy.path(), so, "counters", o, notes));  // no join stored yet
+  QuerySession session = QuerySession::open(copy.path(), so);          // joins and stores
+  ASSERT_EQ(session.joins_computed().size(), 2u);
+  const Table model = session.view("counters", o);
+  notes.clear();
+  const auto streamed = streamed_view(copy.path(), so, "counters", o, notes);
+  ASSERT_TRUE(streamed);
+  EXPECT_EQ(model.rows.size(), 3u);  // FETCH_SIZE, SQ_INSTS_VALU_MFMA_MOPS_BF16, WRITE_SIZE
+  EXPECT_EQ(streamed->columns, model.columns);
+  EXPECT_EQ(streamed->rows, model.rows);
+  EXPECT_EQ(streamed->notes, model.notes);
+  EXPECT_EQ(streamed->title, model.title);
+  EXPECT_EQ(streamed->run_id, model.run_id);
+  EXPECT_EQ(streamed->simulated, model.simulated);
+
+  o.limit = 1;
+  const auto one = streamed_view(copy.path(), so, "counters", o, notes);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->rows, session.view("counters", o).rows);
+  o.limit = 0;
+  o.phase = Phase::decode;
+  EXPECT_FALSE(streamed_view(copy.path(), so, "counters", o, notes));
+}
+
 }  // namespace
 }  // namespace kprof::analysis
