@@ -6,6 +6,7 @@
 
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/run_args.hpp"
+#include "core/analysis/session.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
 #include "core/report/output_file.hpp"
@@ -33,10 +34,15 @@ int cmd_export(const kprof::app::Args& args) {
   if (!vm) return 0;
   if (!run.db.empty() && perfetto.empty())  // a missing DB is said first, by open_run
     throw kprof::Error::input("no output format given", "write --perfetto trace.json");
-  auto session = kprof::app::open_run(run, "usage: kprof export DB --perfetto trace.json");
+  if (run.db.empty())
+    throw kprof::Error::input("missing capture database",
+                              "usage: kprof export DB --perfetto trace.json");
+  auto exp = kprof::report::PerfettoExport::open(run.db, run.run_id());
+  for (const auto& j : exp.joins_computed())
+    std::cerr << kprof::note_line(kprof::analysis::join_note(j), STDERR_FILENO) << "\n";
+  for (const auto& n : exp.notes()) std::cerr << "kprof: note: " << n << "\n";
   kprof::report::PerfettoSummary sum;
-  kprof::report::write_file_atomically(
-      perfetto, [&](std::ostream& os) { sum = kprof::report::write_perfetto(os, session); });
+  kprof::report::write_file_atomically(perfetto, [&](std::ostream& os) { sum = exp.write(os); });
   std::cout << "wrote " << perfetto << ": " << sum.dispatch_slices << " dispatch slices, "
             << sum.step_slices << " phase and step slices, " << sum.counter_pass_slices
             << " counter-pass dispatch slices"

@@ -1,113 +1,170 @@
-// export_bench [N ...]: for each size (default 54194 and 10000000 dispatches) builds a capture
-// database shaped like the Qwen3 decode loop (steps of 48 layers x 17 kernels + 31 per step, two
-// queues) through the store's real loader, then runs, as child processes, interleaved and best of
-// 3: `kprof export DB --perfetto F` and the baseline `kprof query DB families`, which loads the
-// same capture and builds the same trace model but writes nothing. Prints wall time and peak RSS
-// (wait4's ru_maxrss) of each, their ratio, and the trace's size. The export writes each event as
-// it is made, so its peak RSS over the baseline's is what the export adds beyond the loaded
-// capture. Simulated data, labelled as such; no assertion (benchmarks are not tests).
-#include <sys/resource.h>
+// export_bench: builds capture databases of N dispatches (default 1M and 10M) shaped like the Qwen3
+// decode loop (steps of 48 layers x 17 kernels + 31 per step, two queues, a prefill step with other
+// grids) through the store's real loader, then runs each as its own process, interleaved, best of
+// --rounds:
+//   sqlite3 -json        the sqlite3 shell writing the trace pass's dispatch rows (with kernel
+//                        names, in (pid, Dispatch_Id) order) as JSON: the baseline, the same rows
+//                        read from the same file and written as JSON by SQLite itself
+//   kprof export         `kprof export DB --perfetto F`
+// and prints best and median seconds, CPU seconds, peak RSS (wait4's ru_maxrss of each process),
+// peak RSS per dispatch, the output sizes, and, from the first size to the last, how the export's
+// peak RSS grows per added dispatch. Simulated data, labelled as such. Asserts nothing.
+//
+//   export_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]
+// --db-dir keeps the databases in DIR and reuses one that is there (a 10M database takes minutes
+// to build), instead of building them in a temporary folder removed at the end.
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bench/common/decode_loop_capture.hpp"
+#include "bench/harness/side_by_side.hpp"
 #include "core/store/capture_db.hpp"
 
 namespace {
 
 using namespace kprof;
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using bench::Contender;
 
-void build(const std::filesystem::path& path, int64_t n) {
-  bench::DecodeLoopShape shape;
-  shape.run_name = "export-bench";
-  shape.two_queues = true;
-  bench::build_decode_loop_capture(path, n, shape);
-}
-
-struct Sample {
-  double seconds = 0;
-  long peak_kib = 0;
-};
-
-// Runs argv with stdout and stderr to /dev/null; wall time and peak RSS of that child alone.
-Sample run(const std::vector<std::string>& argv) {
-  // The child's freopen flushes stdout's buffer: anything this process had not written yet
-  // would be printed twice when stdout is a file or a pipe.
-  std::fflush(nullptr);
-  const auto t0 = Clock::now();
+// Built in a child process: Linux carries a process's peak RSS over exec (torvalds/linux
+// fs/exec.c, setmax_mm_hiwater_rss), so a bench that grew while building would inflate the
+// figure of every contender it forks afterwards.
+void build(const fs::path& path, int64_t n) {
+  std::fflush(stdout);
   const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
-    std::freopen("/dev/null", "w", stdout);
-    std::freopen("/dev/null", "w", stderr);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
+    try {
+      bench::DecodeLoopShape shape;
+      shape.run_name = "export-bench";
+      shape.two_queues = true;
+      bench::build_decode_loop_capture(path, n, shape);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "export_bench: building %s: %s\n", path.c_str(), e.what());
+      std::_Exit(1);
+    }
+    std::_Exit(0);
   }
   int status = 0;
-  struct rusage ru {};
-  ::wait4(pid, &status, 0, &ru);
-  Sample s;
-  s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  s.peak_kib = ru.ru_maxrss;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr, "export_bench: %s failed\n", argv[0].c_str());
-    std::exit(1);
-  }
-  return s;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("building " + path.string() + " failed");
+}
+
+// The trace pass's rows as a user would dump them with the sqlite3 shell.
+const char* k_dump =
+    "SELECT d.pid, d.dispatch_id, s.value AS kernel, d.agent, d.queue_id, d.start_ns, d.end_ns, "
+    "d.grid_x, d.grid_y, d.grid_z, d.wg_x, d.wg_y, d.wg_z FROM dispatches d "
+    "JOIN strings s ON s.id = d.kernel_name_id "
+    "WHERE d.pass_id = (SELECT id FROM passes WHERE ordinal = 0 ORDER BY id DESC LIMIT 1) "
+    "ORDER BY d.pid, d.dispatch_id";
+
+double mib(const fs::path& p) {
+  std::error_code ec;
+  const auto n = fs::file_size(p, ec);
+  return ec ? 0 : static_cast<double>(n) / 1048576.0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<int64_t> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoll(argv[i]));
-  if (sizes.empty()) sizes = {54194, 10'000'000};
-  const fs::path self = fs::canonical("/proc/self/exe");
-  const std::string kprof = (self.parent_path() / "kprof").string();
-  const fs::path dir =
-      fs::temp_directory_path() / ("kprof_export_bench_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::printf(
-      "export_bench (simulated data): best of 3, interleaved; baseline = kprof query DB families\n"
-      "%12s %10s %12s %10s %12s %9s %9s %10s\n",
-      "dispatches", "export_s", "export_MiB", "query_s", "query_MiB", "time_x", "rss_x",
-      "trace_MiB");
-  for (int64_t n : sizes) {
-    const fs::path db = dir / ("bench_" + std::to_string(n) + ".db");
-    const fs::path out = dir / "trace.json";
-    build(db, n);
-    // Join once (a no-op here: no counter passes) so neither side pays for it.
-    run({kprof, "query", db.string(), "passes"});
-    Sample e{1e300, 0}, q{1e300, 0};
-    for (int i = 0; i < 3; ++i) {
-      const Sample se = run({kprof, "export", db.string(), "--perfetto", out.string()});
-      const Sample sq = run({kprof, "query", db.string(), "families"});
-      e.seconds = std::min(e.seconds, se.seconds);
-      e.peak_kib = std::max(e.peak_kib, se.peak_kib);
-      q.seconds = std::min(q.seconds, sq.seconds);
-      q.peak_kib = std::max(q.peak_kib, sq.peak_kib);
+  int rounds = 3;
+  std::string kprof = (fs::path(argv[0]).parent_path() / "kprof").string();
+  std::string db_dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--rounds" && i + 1 < argc)
+      rounds = std::atoi(argv[++i]);
+    else if (a == "--kprof" && i + 1 < argc)
+      kprof = argv[++i];
+    else if (a == "--db-dir" && i + 1 < argc)
+      db_dir = argv[++i];
+    else if (!a.empty() && a[0] != '-')
+      sizes.push_back(std::atoll(a.c_str()));
+    else {
+      std::fprintf(stderr,
+                   "usage: export_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]\n");
+      return 2;
     }
-    const double trace_mib = static_cast<double>(fs::file_size(out)) / (1 << 20);
-    std::printf("%12lld %10.3f %12.1f %10.3f %12.1f %9.2f %9.2f %10.1f\n",
-                static_cast<long long>(n), e.seconds, e.peak_kib / 1024.0, q.seconds,
-                q.peak_kib / 1024.0, e.seconds / q.seconds,
-                static_cast<double>(e.peak_kib) / static_cast<double>(q.peak_kib), trace_mib);
-    std::fflush(stdout);
-    fs::remove(db);
-    fs::remove(out);
   }
-  fs::remove_all(dir);
+  if (sizes.empty()) sizes = {1'000'000, 10'000'000};
+  const fs::path tmp =
+      fs::temp_directory_path() / ("kprof_export_bench_" + std::to_string(::getpid()));
+  const fs::path dir = db_dir.empty() ? tmp : fs::path(db_dir);
+  fs::create_directories(dir);
+  fs::create_directories(tmp);
+  std::printf("export_bench (simulated data; %s; %ld CPUs)\n", kprof.c_str(),
+              sysconf(_SC_NPROCESSORS_ONLN));
+  struct Size {
+    int64_t n;
+    double export_mb;
+  };
+  std::vector<Size> done;
+  try {
+    for (int64_t n : sizes) {
+      const fs::path db = dir / ("export_" + std::to_string(n) + ".db");
+      const double t0 = bench::now_s();
+      const bool reused = !db_dir.empty() && fs::exists(db);
+      if (!reused) {
+        fs::path part = db;
+        part += ".part";  // a build cut short is never reused
+        fs::remove(part);
+        build(part, n);
+        fs::rename(part, db);
+      }
+      std::printf(
+          "\n%lld dispatches (database %s in %.1f s, %.1f MB), best of %d interleaved rounds "
+          "(load average before: %s)\n",
+          static_cast<long long>(n), reused ? "reused" : "built", bench::now_s() - t0,
+          static_cast<double>(fs::file_size(db)) / 1e6, rounds, bench::load_average().c_str());
+      std::fflush(stdout);
+      const fs::path json = tmp / "trace.json", dump = tmp / "dump.json";
+      std::vector<Contender> cs(2);
+      cs[0].label = "sqlite3 -json: the rows as JSON (baseline)";
+      cs[0].argv = {"sqlite3", "-readonly", "-json", db.string(), k_dump};
+      cs[0].stdout_path = dump.string();
+      cs[1].label = "kprof export DB --perfetto F";
+      cs[1].argv = {kprof, "export", db.string(), "--perfetto", json.string()};
+      cs[1].stdout_path = (tmp / "export.out").string();
+      cs[1].before = [json] { fs::remove(json); };
+      bench::interleave(cs, rounds, false);
+      bench::print_table(cs, static_cast<double>(n));
+      for (const auto& c : cs)
+        std::printf("  %-44s %7.1f B of peak RSS per dispatch\n", c.label.c_str(),
+                    c.peak_rss_mb() * 1048576.0 / static_cast<double>(n));
+      std::printf(
+          "  output: trace %.1f MiB, sqlite3's JSON %.1f MiB; export / sqlite3: %.2fx the wall "
+          "time, %.2fx the CPU seconds, %.2fx the peak RSS   (load average after: %s)\n",
+          mib(json), mib(dump), cs[1].best() / cs[0].best(), cs[1].best_cpu() / cs[0].best_cpu(),
+          cs[1].peak_rss_mb() / cs[0].peak_rss_mb(), bench::load_average().c_str());
+      std::fflush(stdout);
+      done.push_back({n, cs[1].peak_rss_mb()});
+      fs::remove(json);
+      fs::remove(dump);
+      if (db_dir.empty()) fs::remove(db);
+    }
+    if (done.size() >= 2) {
+      const Size& a = done.front();
+      const Size& b = done.back();
+      std::printf(
+          "\nexport %lld -> %lld dispatches: peak RSS %.1f -> %.1f MiB, %.1f B per added "
+          "dispatch\n",
+          static_cast<long long>(a.n), static_cast<long long>(b.n), a.export_mb, b.export_mb,
+          (b.export_mb - a.export_mb) * 1048576.0 / static_cast<double>(b.n - a.n));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "export_bench: %s\n", e.what());
+    fs::remove_all(tmp);
+    return 1;
+  }
+  fs::remove_all(tmp);
   return 0;
 }

@@ -1,14 +1,16 @@
 #include "core/report/perfetto.hpp"
 
-#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+#include <unordered_map>
 
 #include "core/analysis/metrics.hpp"
 #include "core/base/text.hpp"
-#include "core/hw/target.hpp"
+#include "core/report/start_order.hpp"
 
 namespace kprof::report {
 namespace {
@@ -28,28 +30,29 @@ std::string us(int64_t ns) {
   return buf;
 }
 
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 class Writer {
  public:
   explicit Writer(std::ostream& os) : m_os(os) {}
-  // One event object; `args` may be null.
+  // One event object; `args` is a JSON object's text, or empty for none.
   void event(const std::string& name, const char* ph, int64_t pid, int64_t tid, int64_t ts_ns,
-             int64_t dur_ns, const std::string& cat, const json& args) {
+             int64_t dur_ns, const std::string& cat, const std::string& args) {
     m_os << (m_first ? "\n" : ",\n") << "{\"name\":" << json_quote(name) << ",\"ph\":\"" << ph
          << "\",\"pid\":" << pid << ",\"tid\":" << tid;
     if (!cat.empty()) m_os << ",\"cat\":" << json_quote(cat);
     if (ph[0] == 'X') m_os << ",\"ts\":" << us(ts_ns) << ",\"dur\":" << us(dur_ns);
-    if (!args.is_null())
-      m_os << ",\"args\":" << args.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (!args.empty()) m_os << ",\"args\":" << args;
     m_os << "}";
     m_first = false;
   }
   void name_process(int64_t pid, const std::string& name, int sort) {
-    event("process_name", "M", pid, 0, 0, 0, "", json{{"name", name}});
-    event("process_sort_index", "M", pid, 0, 0, 0, "", json{{"sort_index", sort}});
+    event("process_name", "M", pid, 0, 0, 0, "", dump(json{{"name", name}}));
+    event("process_sort_index", "M", pid, 0, 0, 0, "", dump(json{{"sort_index", sort}}));
   }
   void name_thread(int64_t pid, int64_t tid, const std::string& name, int sort) {
-    event("thread_name", "M", pid, tid, 0, 0, "", json{{"name", name}});
-    event("thread_sort_index", "M", pid, tid, 0, 0, "", json{{"sort_index", sort}});
+    event("thread_name", "M", pid, tid, 0, 0, "", dump(json{{"name", name}}));
+    event("thread_sort_index", "M", pid, tid, 0, 0, "", dump(json{{"sort_index", sort}}));
   }
 
  private:
@@ -61,9 +64,10 @@ class Writer {
 class Tracks {
  public:
   // The thread for a dispatch on (agent, queue) that starts at `start` and ends at `end`: the first
-  // lane of that queue whose previous dispatch has ended.
-  int64_t place(Writer& w, int64_t pid, const std::string& pid_label, int64_t agent, int64_t queue,
-                int64_t start, int64_t end, int64_t& new_lanes) {
+  // lane of that queue whose last dispatch has ended. In start order the fewest lanes; in any
+  // order the slices of a lane never overlap.
+  int64_t place(Writer& w, int64_t pid, int64_t agent, int64_t queue, int64_t start, int64_t end,
+                int64_t& new_lanes) {
     auto& lanes = m_lanes[{pid, agent, queue}];
     size_t lane = 0;
     while (lane < lanes.size() && lanes[lane].second > start) ++lane;
@@ -71,8 +75,7 @@ class Tracks {
       const int64_t tid = ++m_next_tid;
       lanes.push_back({tid, end});
       if (lane > 0) ++new_lanes;
-      std::string name = pid_label + "agent " + std::to_string(agent) + " queue " +
-                         std::to_string(queue) +
+      std::string name = "agent " + std::to_string(agent) + " queue " + std::to_string(queue) +
                          (lane ? " (overlap " + std::to_string(lane) + ")" : "");
       w.name_thread(pid, tid, name, static_cast<int>(tid));
     } else {
@@ -90,116 +93,160 @@ std::string dims(const int64_t v[3]) {
   return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
 }
 
+// Kernel names met in the stream, each once, with its family.
+class Kernels {
+ public:
+  explicit Kernels(const an::FamilyRules& rules) : m_rules(rules) {}
+  uint32_t id(const std::string& name) {
+    auto [it, added] = m_ids.try_emplace(name, static_cast<uint32_t>(m_names.size()));
+    if (added) {
+      m_names.push_back(name);
+      m_families.push_back(m_rules.family_of(name));
+    }
+    return it->second;
+  }
+  const std::string& name(uint32_t id) const { return m_names[id]; }
+  const std::string& family(uint32_t id) const { return m_families[id]; }
+
+ private:
+  const an::FamilyRules& m_rules;
+  std::unordered_map<std::string, uint32_t> m_ids;
+  std::vector<std::string> m_names, m_families;
+};
+
+// A variant as the trace model numbers them (analysis::build_trace_model): a distinct (Kernel_Id,
+// name, grid, workgroup, LDS, scratch, VGPR, AGPR, SGPR), 1-based in order of first launch in
+// (pid, Dispatch_Id) order, which is the order the store streams the rows in.
+struct VariantInfo {
+  int index = 0;
+  uint32_t name = 0;
+  int64_t grid[3] = {0, 1, 1}, wg[3] = {0, 1, 1};
+};
+class Variants {
+ public:
+  uint32_t of(const store::DispatchRow& r, uint32_t name) {
+    const Key key{r.kernel_id,
+                  name,
+                  r.grid_x,
+                  r.grid_y,
+                  r.grid_z,
+                  r.wg_x,
+                  r.wg_y,
+                  r.wg_z,
+                  r.lds,
+                  r.scratch,
+                  r.vgpr.value_or(-1),
+                  r.agpr.value_or(-1),
+                  r.sgpr.value_or(-1)};
+    auto [it, added] = m_index.try_emplace(key, static_cast<uint32_t>(m_list.size()));
+    if (added)
+      m_list.push_back({static_cast<int>(m_list.size()) + 1,
+                        name,
+                        {r.grid_x, r.grid_y, r.grid_z},
+                        {r.wg_x, r.wg_y, r.wg_z}});
+    return it->second;
+  }
+  const VariantInfo& operator[](uint32_t i) const { return m_list[i]; }
+
+ private:
+  using Key = std::tuple<int64_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t, int64_t, int64_t>;
+  std::map<Key, uint32_t> m_index;
+  std::vector<VariantInfo> m_list;
+};
+
+// A dispatch read from the store, waiting for its place in start order.
+struct Pending {
+  int64_t start = 0, end = 0, dispatch_id = 0, pid = 0, agent = 0, queue = 0;
+  int64_t step = 0;     // 1-based step number, 0: none
+  int64_t joined = -1;  // PerfettoOutline::joined index
+  uint32_t what = 0;    // trace: a Variants index; counter pass: a Kernels id
+  an::Phase phase = an::Phase::other;
+  int64_t duration() const { return end > start ? end - start : 0; }
+};
+
+Pending pending(const store::DispatchRow& r) {
+  Pending p;
+  p.start = r.start_ns;
+  p.end = r.end_ns;
+  p.dispatch_id = r.dispatch_id;
+  p.pid = r.pid;
+  p.agent = r.agent;
+  p.queue = r.queue_id;
+  return p;
+}
+
+// Streams a pass's rows into `order`, one process at a time.
+void stream_pass(store::CaptureDb& db, int64_t pass_id, StartOrder<Pending>& order,
+                 const std::function<Pending(const store::DispatchRow&)>& make) {
+  bool any = false;
+  int64_t pid = 0;
+  db.for_each_dispatch(pass_id, [&](const store::DispatchRow& r) {
+    if (any && r.pid != pid) order.flush();
+    any = true;
+    pid = r.pid;
+    order.push(r.start_ns, make(r));
+  });
+  order.flush();
+}
+
 }  // namespace
 
-PerfettoSummary write_perfetto(std::ostream& os, an::QuerySession& session) {
-  PerfettoSummary sum;
-  const auto& cap = session.capture();
-  const auto& m = session.model();
-  const auto& joined = session.joined();
-  const hw::Target* target = session.target();
-  sum.simulated = cap.run.simulated || cap.product.find("(simulated)") != std::string::npos;
-  const std::string sim = sum.simulated ? " (SIMULATED)" : "";
-  int64_t base = INT64_MAX;
-  for (const auto& d : cap.trace.dispatches) base = std::min(base, d.start_ns);
-  if (base == INT64_MAX) base = 0;
+PerfettoExport PerfettoExport::open(const std::filesystem::path& db,
+                                    std::optional<int64_t> run_id) {
+  PerfettoExport e;
+  e.m_db = std::make_unique<store::CaptureDb>(db, store::OpenMode::read_only);
+  e.m_outline = outline_run(*e.m_db, run_id);
+  return e;
+}
 
+PerfettoSummary PerfettoExport::write(std::ostream& os) {
+  const PerfettoOutline& o = m_outline;
+  PerfettoSummary sum;
+  sum.simulated = o.simulated;
+  const std::string sim = sum.simulated ? " (SIMULATED)" : "";
   os << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
-     << json{{"kprof_run", cap.run.id},
-             {"run_name", cap.run.name},
-             {"simulated", sum.simulated},
-             {"figures", sum.simulated ? "SIMULATED: rocprofv3 test double, not measured"
-                                       : "measured with rocprofv3"},
-             {"time_base_ns", base},
-             {"agent", cap.arch + (cap.product.empty() ? "" : " (" + cap.product + ")")}}
-            .dump(-1, ' ', false, json::error_handler_t::replace)
+     << dump(json{{"kprof_run", o.run.id},
+                  {"run_name", o.run.name},
+                  {"simulated", sum.simulated},
+                  {"figures", sum.simulated ? "SIMULATED: rocprofv3 test double, not measured"
+                                            : "measured with rocprofv3"},
+                  {"time_base_ns", o.base_ns},
+                  {"agent", o.arch + (o.product.empty() ? "" : " (" + o.product + ")")}})
      << ",\"traceEvents\":[";
   Writer w(os);
   Tracks tracks;
-  std::map<int64_t, bool> named;
-  const int64_t main_pid = m.phases.main_pid;
-  w.name_process(main_pid, "process " + std::to_string(main_pid) + " trace pass" + sim, 0);
-  named[main_pid] = true;
-  w.name_thread(main_pid, 1, "phases and steps", 0);
-
-  // Phases and steps first: the enclosing slices of the main stream.
-  const auto& pm = m.phases;
-  auto step_end = [&](size_t i) {
-    const auto& s = pm.steps[i];
-    int64_t end = 0;
-    for (size_t k = s.begin; k < s.end; ++k) end = std::max(end, pm.order[k]->end_ns);
-    // Slices of one thread must nest: a step ends where the next begins when kernels overlap.
-    if (i + 1 < pm.steps.size()) end = std::min(end, pm.order[pm.steps[i + 1].begin]->start_ns);
-    return end;
-  };
-  size_t step_no = 0;
-  for (size_t i = 0; i < pm.steps.size();) {
-    size_t j = i;
-    while (j < pm.steps.size() && pm.steps[j].phase == pm.steps[i].phase) ++j;
-    const std::string phase(an::to_string(pm.steps[i].phase));
-    const int64_t start = pm.order[pm.steps[i].begin]->start_ns, end = step_end(j - 1);
-    w.event(phase, "X", main_pid, 1, start - base, std::max<int64_t>(end - start, 0), "phase",
-            json{{"steps", j - i}, {"simulated", sum.simulated}});
+  std::set<int64_t> named{o.main_pid};
+  w.name_process(o.main_pid, "process " + std::to_string(o.main_pid) + " trace pass" + sim, 0);
+  w.name_thread(o.main_pid, 1, "phases and steps", 0);
+  for (const auto& s : o.enclosing) {
+    w.event(s.name, "X", o.main_pid, 1, s.start_ns, s.dur_ns, s.cat, s.args);
     ++sum.step_slices;
-    for (size_t k = i; k < j; ++k) {
-      const auto& s = pm.steps[k];
-      const bool is_step = s.phase == an::Phase::prefill || s.phase == an::Phase::decode ||
-                           s.phase == an::Phase::step || s.phase == an::Phase::irregular;
-      if (!is_step) continue;
-      ++step_no;
-      const int64_t ss = pm.order[s.begin]->start_ns, se = step_end(k);
-      w.event(phase + " step " + std::to_string(step_no), "X", main_pid, 1, ss - base,
-              std::max<int64_t>(se - ss, 0), "step",
-              json{{"step", step_no}, {"dispatches", s.end - s.begin}, {"window", s.window}});
-      ++sum.step_slices;
-    }
-    i = j;
   }
 
-  // Trace dispatches, in start order per queue (placing in lanes needs it).
-  std::vector<size_t> order(cap.trace.dispatches.size());
-  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return cap.trace.dispatches[a].start_ns < cap.trace.dispatches[b].start_ns;
-  });
-  const std::vector<int> step_of = m.step_of_dispatches();
-  std::map<int64_t, int64_t> step_number_of;  // PhaseModel step index -> 1-based step number
-  {
-    int64_t n = 0;
-    for (size_t i = 0; i < pm.steps.size(); ++i) {
-      const auto ph = pm.steps[i].phase;
-      if (ph == an::Phase::prefill || ph == an::Phase::decode || ph == an::Phase::step ||
-          ph == an::Phase::irregular)
-        step_number_of[static_cast<int64_t>(i)] = ++n;
-    }
-  }
-  for (const size_t k : order) {
-    const auto& d = cap.trace.dispatches[k];
-    if (!named[d.pid]) {
-      w.name_process(d.pid, "process " + std::to_string(d.pid) + " trace pass" + sim, 1);
-      named[d.pid] = true;
-    }
-    const int64_t tid = tracks.place(w, d.pid, "", cap.trace.agent(d), cap.trace.queue(d),
-                                     d.start_ns, d.end_ns, sum.overlap_lanes);
-    const auto& v = m.variants[m.variant_of[k]];
-    json args{{"kernel", cap.names.name(d.name)},
-              {"family", v.family},
+  Kernels kernels(o.rules);
+  Variants variants;
+  StartOrder<Pending> trace_order(o.trace_window, [&](Pending& p) {
+    if (named.insert(p.pid).second)
+      w.name_process(p.pid, "process " + std::to_string(p.pid) + " trace pass" + sim, 1);
+    const int64_t tid = tracks.place(w, p.pid, p.agent, p.queue, p.start, p.end, sum.overlap_lanes);
+    const VariantInfo& v = variants[p.what];
+    json args{{"kernel", kernels.name(v.name)},
+              {"family", kernels.family(v.name)},
               {"variant", v.index},
-              {"phase", an::to_string(m.phase_of[k])},
-              {"dispatch_id", d.dispatch_id},
-              {"grid", dims(cap.trace.shape(d).grid)},
-              {"workgroup", dims(cap.trace.shape(d).wg)}};
-    if (step_of[k] >= 0) {
-      const auto it = step_number_of.find(step_of[k]);
-      if (it != step_number_of.end()) args["step"] = it->second;
-    }
-    if (k < joined.by_dispatch.size() && !joined.by_dispatch[k].empty()) {
+              {"phase", an::to_string(p.phase)},
+              {"dispatch_id", p.dispatch_id},
+              {"grid", dims(v.grid)},
+              {"workgroup", dims(v.wg)}};
+    if (p.step > 0) args["step"] = p.step;
+    if (p.joined >= 0) {
+      const auto k = static_cast<size_t>(p.joined);
       json counters = json::object();
-      for (const auto& s : joined.by_dispatch[k])
-        counters[joined.counters.name(s.counter)] = s.value;
+      for (const auto& s : o.joined.by_dispatch[k])
+        counters[o.joined.counters.name(s.counter)] = s.value;
       args["counters"] = std::move(counters);
-      if (target) {
-        const auto dm = an::dispatch_metrics(*target, joined, k);
+      if (o.target) {
+        const auto dm = an::dispatch_metrics(*o.target, o.joined, k);
         if (dm.has_flops()) args["flops"] = dm.flops();
         if (dm.has_bytes()) args["hbm_bytes"] = dm.bytes();
         if (dm.has_flops() && dm.has_bytes() && dm.bytes() > 0)
@@ -208,41 +255,48 @@ PerfettoSummary write_perfetto(std::ostream& os, an::QuerySession& session) {
       }
     }
     if (sum.simulated) args["simulated"] = true;
-    w.event(cap.names.name(d.name), "X", d.pid, tid, d.start_ns - base, d.duration_ns(), "dispatch",
-            args);
+    w.event(kernels.name(v.name), "X", p.pid, tid, p.start - o.base_ns, p.duration(), "dispatch",
+            dump(args));
     ++sum.dispatch_slices;
-  }
+  });
+  stream_pass(*m_db, o.trace_pass_id, trace_order, [&](const store::DispatchRow& r) {
+    Pending p = pending(r);
+    p.what = variants.of(r, kernels.id(r.kernel_name));
+    if (const auto* seg = o.segment_of(r.pid, r.agent, r.dispatch_id)) {
+      p.phase = seg->phase;
+      p.step = seg->step;
+    }
+    p.joined = o.joined_keys.empty() ? -1 : o.joined_index(r.pid, r.dispatch_id);
+    return p;
+  });
 
   // Counter passes: each its own process group and clock (a separate run of the application).
   int64_t fake_pid = 1'000'000'000;
-  for (const auto& c : cap.counters) {
-    int64_t cbase = INT64_MAX;
-    for (const auto& d : c.dispatches) cbase = std::min(cbase, d.start_ns);
+  for (const auto& c : o.counter_passes) {
     std::map<int64_t, int64_t> pid_of;  // real pid -> this pass's process id in the JSON
-    std::vector<size_t> corder(c.dispatches.size());
-    for (size_t k = 0; k < corder.size(); ++k) corder[k] = k;
-    std::stable_sort(corder.begin(), corder.end(), [&](size_t a, size_t b) {
-      return c.dispatches[a].start_ns < c.dispatches[b].start_ns;
-    });
-    for (const size_t k : corder) {
-      const auto& d = c.dispatches[k];
-      auto it = pid_of.find(d.pid);
+    StartOrder<Pending> order(c.window, [&](Pending& p) {
+      auto it = pid_of.find(p.pid);
       if (it == pid_of.end()) {
-        it = pid_of.emplace(d.pid, ++fake_pid).first;
+        it = pid_of.emplace(p.pid, ++fake_pid).first;
         w.name_process(it->second,
                        "counter pass " + std::to_string(c.ordinal) + ", process " +
-                           std::to_string(d.pid) + " (its own run and clock)" + sim,
-                       100 + c.ordinal);
+                           std::to_string(p.pid) + " (its own run and clock)" + sim,
+                       static_cast<int>(100 + c.ordinal));
       }
-      const int64_t tid = tracks.place(w, it->second, "", c.agent(d), c.queue(d), d.start_ns,
-                                       d.end_ns, sum.overlap_lanes);
+      const int64_t tid =
+          tracks.place(w, it->second, p.agent, p.queue, p.start, p.end, sum.overlap_lanes);
       json args{
-          {"kernel", cap.names.name(d.name)}, {"pass", c.ordinal}, {"dispatch_id", d.dispatch_id}};
+          {"kernel", kernels.name(p.what)}, {"pass", c.ordinal}, {"dispatch_id", p.dispatch_id}};
       if (sum.simulated) args["simulated"] = true;
-      w.event(cap.names.name(d.name), "X", it->second, tid, d.start_ns - cbase, d.duration_ns(),
-              "counter pass dispatch", args);
+      w.event(kernels.name(p.what), "X", it->second, tid, p.start - c.base_ns, p.duration(),
+              "counter pass dispatch", dump(args));
       ++sum.counter_pass_slices;
-    }
+    });
+    stream_pass(*m_db, c.pass_id, order, [&](const store::DispatchRow& r) {
+      Pending p = pending(r);
+      p.what = kernels.id(r.kernel_name);
+      return p;
+    });
   }
   os << "\n]}\n";
   return sum;

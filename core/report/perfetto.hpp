@@ -12,14 +12,21 @@
 // Dispatches that overlap on one queue go to an "overlap" lane, since slices of one thread must
 // nest (Perfetto's JSON importer, google/perfetto src/trace_processor/importers/json/).
 //
-// Events are written one at a time as they are made (no document is built), so the output costs
-// no memory beyond the query session's capture.
+// Streamed (issue #16: a 10M-dispatch export in bounded memory). `open` loads the run once as the
+// compact analysis capture to find its phases and steps (perfetto_outline.hpp: 40 bytes per
+// dispatch while the phases are detected, then dropped); `write` then reads every pass's
+// dispatches from the store one row at a time (store::CaptureDb::for_each_dispatch) and writes
+// each event as it is made, each process's slices in start order (start_order.hpp). Nothing
+// written holds memory that grows with the number of dispatches.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
 #include <ostream>
 
-#include "core/analysis/session.hpp"
+#include "core/report/perfetto_outline.hpp"
 
 namespace kprof::report {
 
@@ -31,6 +38,24 @@ struct PerfettoSummary {
   bool simulated = false;
 };
 
-PerfettoSummary write_perfetto(std::ostream& os, analysis::QuerySession& session);
+class PerfettoExport {
+ public:
+  // Opens the run (the latest when run_id is empty) read-only and outlines it. Throws Error(input)
+  // as a query session does for a database without a run, trace pass or dispatches.
+  static PerfettoExport open(const std::filesystem::path& db, std::optional<int64_t> run_id);
+
+  // Counter joins this opening computed (and stored when it could), and notes for the user.
+  const std::vector<analysis::JoinSummary>& joins_computed() const {
+    return m_outline.joins_computed;
+  }
+  const std::vector<std::string>& notes() const { return m_outline.notes; }
+  const PerfettoOutline& outline() const { return m_outline; }
+
+  PerfettoSummary write(std::ostream& os);
+
+ private:
+  std::unique_ptr<store::CaptureDb> m_db;
+  PerfettoOutline m_outline;
+};
 
 }  // namespace kprof::report

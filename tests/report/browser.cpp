@@ -56,6 +56,15 @@ window.addEventListener('load', () => {
     mixed_points: n('svg.roofline .roof-point.mixed'),
     above_peak_points: n('svg.roofline .roof-point.above-peak'),
     above_peak_rows: n('tr.above-peak'), roofs: n('svg.roofline .roof'),
+    point_labels: n('svg.roofline .roof-point .point-label'),
+    // Where each roofline point and the memory roof are drawn (SVG user units, y down).
+    roof_points: [...document.querySelectorAll('svg.roofline .roof-point')].map(g => {
+      const b = g.querySelector('circle, rect').getBBox();
+      return {title: g.querySelector('title').textContent, phase: g.dataset.phase,
+              x: b.x + b.width / 2, y: b.y + b.height / 2};
+    }),
+    memory_roof: [...document.querySelectorAll('svg.roofline line.roof.memory')].map(l =>
+      [l.x1.baseVal.value, l.y1.baseVal.value, l.x2.baseVal.value, l.y2.baseVal.value]),
     title: document.title, width: vw};
   const pre = document.createElement('pre');
   pre.id = 'kprof-check';

@@ -1,12 +1,15 @@
 // `kprof export --perfetto` of the simulated Qwen3 run (ctest fixture report_sim_runs): the JSON
-// parses, has the required fields, one slice per dispatch, nested slices per thread, the steps.
+// parses, has the required fields, one slice per dispatch, nested slices per thread, the steps;
+// the streamed export's slices say of each dispatch what the in-memory trace model says.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
+#include "core/analysis/metrics.hpp"
 #include "core/analysis/session.hpp"
 #include "tests/report/trace_check.hpp"
 
@@ -14,6 +17,26 @@ namespace kprof::report {
 namespace {
 
 namespace fs = std::filesystem;
+
+const fs::path k_sim_db = fs::path(KPROF_REPORT_SIM_DIR) / "qwen3-64" / "qwen3-64.db";
+
+// The simulated run's export, made once for the tests of this file.
+const nlohmann::json& sim_trace() {
+  static const nlohmann::json doc = [] {
+    const fs::path dir =
+        fs::temp_directory_path() / ("kprof_perfetto_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path out = dir / "trace.json";
+    const std::string cmd = std::string(KPROF_BIN_DIR) + "/kprof export " + k_sim_db.string() +
+                            " --perfetto " + out.string() + " > " + (dir / "out.txt").string();
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(out);
+    auto parsed = nlohmann::json::parse(in, nullptr, false);
+    fs::remove_all(dir);
+    return parsed;
+  }();
+  return doc;
+}
 
 // The schema check itself: a well-formed document passes, and each required field missing (or of
 // the wrong type) is reported, so a writer that dropped one would fail the export tests.
@@ -44,19 +67,12 @@ TEST(PerfettoExport, TraceCheckReportsEachMissingRequiredField) {
 }
 
 TEST(PerfettoExport, SimulatedRunHasOneSlicePerDispatchAndEveryStep) {
-  const fs::path db = fs::path(KPROF_REPORT_SIM_DIR) / "qwen3-64" / "qwen3-64.db";
-  const fs::path dir = fs::temp_directory_path() / ("kprof_perfetto_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path out = dir / "trace.json";
-  const std::string cmd = std::string(KPROF_BIN_DIR) + "/kprof export " + db.string() +
-                          " --perfetto " + out.string() + " > " + (dir / "out.txt").string();
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(out);
-  const auto doc = nlohmann::json::parse(in);
+  const auto& doc = sim_trace();
+  ASSERT_FALSE(doc.is_discarded());
   const auto c = test::check_trace(doc);
   EXPECT_TRUE(c.problems.empty()) << nlohmann::json(c.problems).dump(1);
 
-  analysis::QuerySession s = analysis::QuerySession::open(db, {});
+  analysis::QuerySession s = analysis::QuerySession::open(k_sim_db, {});
   const auto& cap = s.capture();
   EXPECT_EQ(c.cat.at("dispatch"), static_cast<int64_t>(cap.trace.dispatches.size()));
   int64_t counter_dispatches = 0;
@@ -81,7 +97,76 @@ TEST(PerfettoExport, SimulatedRunHasOneSlicePerDispatchAndEveryStep) {
     break;
   }
   EXPECT_TRUE(found);
-  fs::remove_all(dir);
+}
+
+// The export streams the dispatches from the store and finds family, variant, phase and step on
+// its own (core/report/perfetto.cpp); here every slice is held against the query session's trace
+// model and joined counters for the same dispatch, and each process's slices are in start order.
+TEST(PerfettoExport, StreamedSlicesSayWhatTheTraceModelSays) {
+  const auto& doc = sim_trace();
+  ASSERT_FALSE(doc.is_discarded());
+  analysis::QuerySession s = analysis::QuerySession::open(k_sim_db, {});
+  const auto& cap = s.capture();
+  const auto& m = s.model();
+  const auto& joined = s.joined();
+  const hw::Target* target = s.target();
+  ASSERT_NE(target, nullptr);
+  std::map<std::pair<int64_t, int64_t>, size_t> index;  // (pid, Dispatch_Id) -> dispatch
+  for (size_t k = 0; k < cap.trace.dispatches.size(); ++k)
+    index[{cap.trace.dispatches[k].pid, cap.trace.dispatches[k].dispatch_id}] = k;
+  // Steps numbered as the report and the export number them: prefill, decode, step, irregular.
+  std::vector<int64_t> number(m.phases.steps.size(), 0);
+  int64_t n = 0;
+  for (size_t i = 0; i < m.phases.steps.size(); ++i) {
+    const auto p = m.phases.steps[i].phase;
+    if (p == analysis::Phase::prefill || p == analysis::Phase::decode ||
+        p == analysis::Phase::step || p == analysis::Phase::irregular)
+      number[i] = ++n;
+  }
+  const std::vector<int> step_of = m.step_of_dispatches();
+  std::map<int64_t, double> last_ts;  // per process
+  size_t checked = 0, with_counters = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e.value("cat", "") != "dispatch") continue;
+    const auto& a = e["args"];
+    const auto it = index.find({e["pid"].get<int64_t>(), a["dispatch_id"].get<int64_t>()});
+    ASSERT_NE(it, index.end()) << e.dump();
+    const size_t k = it->second;
+    const auto& d = cap.trace.dispatches[k];
+    const auto& v = m.variants[static_cast<size_t>(m.variant_of[k])];
+    EXPECT_EQ(e["name"], cap.names.name(d.name));
+    EXPECT_EQ(a["kernel"], cap.names.name(d.name));
+    EXPECT_EQ(a["family"], v.family) << e.dump();
+    EXPECT_EQ(a["variant"], v.index) << e.dump();
+    EXPECT_EQ(a["phase"], std::string(analysis::to_string(m.phase_of[k]))) << e.dump();
+    if (step_of[k] >= 0 && number[static_cast<size_t>(step_of[k])] > 0) {
+      EXPECT_EQ(a["step"], number[static_cast<size_t>(step_of[k])]) << e.dump();
+    } else {
+      EXPECT_FALSE(a.contains("step")) << e.dump();
+    }
+    const auto& samples = joined.by_dispatch[k];
+    EXPECT_EQ(a.contains("counters"), !samples.empty()) << e.dump();
+    if (!samples.empty()) {
+      ++with_counters;
+      nlohmann::json counters = nlohmann::json::object();
+      for (const auto& c : samples) counters[joined.counters.name(c.counter)] = c.value;
+      EXPECT_EQ(a["counters"], counters);
+      const auto dm = analysis::dispatch_metrics(*target, joined, k);
+      EXPECT_EQ(a.contains("flops"), dm.has_flops());
+      if (dm.has_flops()) {
+        EXPECT_EQ(a["flops"].get<double>(), dm.flops());
+      }
+    }
+    const double ts = e["ts"].get<double>();
+    const auto last = last_ts.find(d.pid);
+    if (last != last_ts.end()) {
+      EXPECT_GE(ts, last->second) << "out of start order: " << e.dump();
+    }
+    last_ts[d.pid] = ts;
+    ++checked;
+  }
+  EXPECT_EQ(checked, cap.trace.dispatches.size());
+  EXPECT_GT(with_counters, 0u);
 }
 
 }  // namespace

@@ -57,6 +57,10 @@ TEST(SimReport, RooflineShowsDecodeMoeMemoryBoundAndPrefillToItsRight) {
   EXPECT_EQ(decode, 2);
   EXPECT_EQ(prefill, 2);
   EXPECT_GT(min_prefill_ai, max_decode_ai);
+  // One point per variant and phase: no pair twice.
+  std::set<std::pair<std::string, analysis::Phase>> pairs;
+  for (const auto& p : m.roofline.points)
+    EXPECT_TRUE(pairs.insert({p.variant, p.phase}).second) << "variant " << p.variant << " twice";
 }
 
 TEST(SimReport, TimelineIsOneDecodeStepOf48Layers) {
@@ -112,6 +116,33 @@ TEST(SimReport, OpensInHeadlessChromiumWithNoErrorsAndNoOverflow) {
   EXPECT_EQ(r.check["timeline_rows"], m.timeline.rows.size());
   EXPECT_EQ(r.check["points"], m.roofline.points.size());
   EXPECT_GE(r.check["points"].get<int>(), 4);
+  EXPECT_EQ(r.check["point_labels"], m.roofline.points.size());
+  size_t mixed = 0;
+  for (const auto& p : m.roofline.points) mixed += p.mixed;
+  EXPECT_EQ(r.check["mixed_points"], mixed);
+  // As drawn: every decode fused_moe_kernel point under the memory roof and left of its end (the
+  // ridge), every prefill one to the right of all of them.
+  ASSERT_EQ(r.check["memory_roof"].size(), 1u);
+  const auto& roof = r.check["memory_roof"][0];
+  const double x1 = roof[0], y1 = roof[1], x2 = roof[2], y2 = roof[3];
+  double max_decode_x = 0, min_prefill_x = 1e300;
+  int decode = 0, prefill = 0;
+  for (const auto& p : r.check["roof_points"]) {
+    if (p["title"].get<std::string>().find(" fused_moe_kernel (") == std::string::npos) continue;
+    const double x = p["x"], y = p["y"];
+    if (p["phase"] == "decode") {
+      ++decode;
+      EXPECT_LT(x, x2) << p.dump();
+      EXPECT_GT(y, y1 + (y2 - y1) * (x - x1) / (x2 - x1)) << "above the HBM roof: " << p.dump();
+      max_decode_x = std::max(max_decode_x, x);
+    } else if (p["phase"] == "prefill") {
+      ++prefill;
+      min_prefill_x = std::min(min_prefill_x, x);
+    }
+  }
+  EXPECT_EQ(decode, 2);
+  EXPECT_EQ(prefill, 2);
+  EXPECT_GT(min_prefill_x, max_decode_x);
   // The HBM roof and one line per distinct compute peak (gfx942's matrix and vector FP32 are one).
   std::set<double> peaks;
   for (const auto& c : m.roofline.compute) peaks.insert(c.flops_per_s);
