@@ -73,6 +73,26 @@ TEST(Compare, ExplainsFewerOutputTokensAsFewerDecodeSteps) {
   for (const auto& w : c.workload)
     differ |= w.find("workloads differ in steps") != std::string::npos;
   EXPECT_TRUE(differ);
+  // Every family whose launches changed is explained as 32 fewer decode steps times its launches
+  // per step, and the product is the change; a family whose launches did not change (prefill-only
+  // kernels) has no explanation.
+  int explained = 0;
+  for (const auto& r : c.families.rows) {
+    const std::string family = std::get<std::string>(r[0]);
+    const int64_t a = std::get<int64_t>(r[1]), b = std::get<int64_t>(r[2]);
+    const std::string why = std::get<std::string>(r[12]);
+    if (a == b) {
+      EXPECT_EQ(why, "") << family;
+      continue;
+    }
+    const std::string head = "decode: 63 → 31 steps × ";
+    ASSERT_EQ(why.rfind(head, 0), 0u) << family << ": " << why;
+    const int64_t per_step = std::stoll(why.substr(head.size()));
+    EXPECT_EQ((31 - 63) * per_step, b - a) << family << ": " << why;
+    EXPECT_NE(why.find(" = " + std::to_string(b - a)), std::string::npos) << family << ": " << why;
+    ++explained;
+  }
+  EXPECT_GE(explained, 15);
   for (const auto& r : c.families.rows) {
     if (std::get<std::string>(r[0]) != "fused_moe_kernel") continue;
     EXPECT_EQ(std::get<int64_t>(r[1]), 6144);
