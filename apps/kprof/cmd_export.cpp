@@ -32,11 +32,11 @@ int cmd_export(const kprof::app::Args& args) {
       "\nexamples:\n"
       "  kprof export out/q.db --perfetto q.json");
   if (!vm) return 0;
-  if (!run.db.empty() && perfetto.empty())  // a missing DB is said first, by open_run
-    throw kprof::Error::input("no output format given", "write --perfetto trace.json");
   if (run.db.empty())
     throw kprof::Error::input("missing capture database",
                               "usage: kprof export DB --perfetto trace.json");
+  if (perfetto.empty())
+    throw kprof::Error::input("no output format given", "write --perfetto trace.json");
   auto exp = kprof::report::PerfettoExport::open(run.db, run.run_id());
   for (const auto& j : exp.joins_computed())
     std::cerr << kprof::note_line(kprof::analysis::join_note(j), STDERR_FILENO) << "\n";
