@@ -6,12 +6,7 @@
 namespace kprof::exec {
 namespace {
 
-using namespace e2e;
-using namespace std::chrono_literals;
-using testing::read_text;
-using testing::TempDir;
-using testing::write_file;
-using testing::write_script;
+using namespace e2e;  // the fixture's helpers and its using-declarations
 
 TEST(Executor, SigintMidPassThenResumeEqualsUninterrupted) {
   const auto want = reference_dump();

@@ -7,15 +7,7 @@
 namespace kprof::exec {
 namespace {
 
-using namespace unit;
-using namespace std::chrono_literals;
-using store::PassKind;
-using store::PassState;
-using testing::FakeAttempt;
-using testing::FakeBackend;
-using testing::FakeLauncher;
-using testing::TempDir;
-using testing::write_file;
+using namespace unit;  // the fixture's helpers and its using-declarations
 
 // Two GPU slots: counter pass 1 hangs; when counter pass 2 starts, pass 1's owner record is in the
 // database, and kprof gets SIGINT. The executor cancels the hanging attempt with SIGINT; the

@@ -7,12 +7,7 @@
 namespace kprof::exec {
 namespace {
 
-using namespace e2e;
-using namespace std::chrono_literals;
-using testing::read_text;
-using testing::TempDir;
-using testing::write_file;
-using testing::write_script;
+using namespace e2e;  // the fixture's helpers and its using-declarations
 
 TEST(Executor, SmallSimulatedRunRecordsEveryPass) {
   TempDir dir;

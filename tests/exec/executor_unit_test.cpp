@@ -9,15 +9,7 @@
 namespace kprof::exec {
 namespace {
 
-using namespace unit;
-using namespace std::chrono_literals;
-using store::PassKind;
-using store::PassState;
-using testing::FakeAttempt;
-using testing::FakeBackend;
-using testing::FakeLauncher;
-using testing::TempDir;
-using testing::write_file;
+using namespace unit;  // the fixture's helpers and its using-declarations
 
 TEST(ExecutorUnit, SuccessRunsTraceThenCounterPassesWithTheBackendsCommands) {
   Fixture f;
