@@ -72,12 +72,11 @@ void CounterCollectionReader::read_row(const CsvRow& row) {
   store::CounterRow& c = m_counter_row;
   store::DispatchRow& d = m_dispatch_row;
   // The dispatch's pid and id, read as the shared columns read them.
-  read_field(row, std::get<csv::k_pid_field>(csv::dispatch_fields), m_shared[csv::k_pid_field], d);
-  read_field(row, std::get<csv::k_dispatch_field>(csv::dispatch_fields),
-             m_shared[csv::k_dispatch_field], d);
+  read_field<csv::dispatch_fields, csv::k_pid_field>(row, m_shared[csv::k_pid_field], d);
+  read_field<csv::dispatch_fields, csv::k_dispatch_field>(row, m_shared[csv::k_dispatch_field], d);
   c.pid = d.pid;
   c.dispatch_id = d.dispatch_id;
-  read_fields(row, k_counter_fields, m_counter_cols, c);
+  read_fields<k_counter_fields>(row, m_counter_cols, c);
 
   // A dispatch's fields repeat on each of its counter rows: parse and deliver them the first time
   // only (most rows of a counter file are repeats, so this is most of the reader's work saved).
@@ -85,8 +84,8 @@ void CounterCollectionReader::read_row(const CsvRow& row) {
     emit_counter();
     return;
   }
-  read_fields(row, k_dispatch_fields, m_own, d);
-  read_fields(row, csv::dispatch_fields, m_shared, d);
+  read_fields<k_dispatch_fields>(row, m_own, d);
+  read_fields<csv::dispatch_fields>(row, m_shared, d);
 
   // Marked seen only once it parsed: a bad first row leaves the next row to deliver the dispatch.
   m_seen.insert(c.pid, c.dispatch_id);

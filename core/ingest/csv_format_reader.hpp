@@ -12,6 +12,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/ingest/csv_columns.hpp"
@@ -81,24 +82,28 @@ class CsvFormatReader : public CsvRowHandler {
                fields);
     return cols;
   }
-  // Reads the fields of `fields` from `row` into `out`, in table order; the first bad value or
-  // failed check is a RowProblem naming its column.
-  template <class Fields, class Row>
-  void read_fields(const CsvRow& row, const Fields& fields, const Columns<Fields>& cols,
+  // Reads the fields of the table `Fields` from `row` into `out`, in table order; the first bad
+  // value or failed check is a RowProblem naming its column. The table is a template argument so
+  // that each field's parse kind and check are settled at compile time.
+  template <const auto& Fields, class Row>
+  void read_fields(const CsvRow& row, const Columns<std::remove_cvref_t<decltype(Fields)>>& cols,
                    Row& out) const {
-    size_t i = 0;
-    std::apply([&](const auto&... f) { (read_field(row, f, cols[i++], out), ...); }, fields);
+    constexpr size_t n = std::tuple_size_v<std::remove_cvref_t<decltype(Fields)>>;
+    [&]<size_t... I>(std::index_sequence<I...>) { (read_field<Fields, I>(row, cols[I], out), ...); }
+    (std::make_index_sequence<n>{});
   }
 
-  // One field of a table, read from header column `col` (-1: the layout lacks it).
-  template <class Row, class T>
-  void read_field(const CsvRow& row, const csv::Field<Row, T>& f, int col, Row& out) const {
-    T& v = out.*f.field;
+  // Field I of the table `Fields`, read from header column `col` (-1: the layout lacks it).
+  template <const auto& Fields, size_t I, class Row>
+  void read_field(const CsvRow& row, int col, Row& out) const {
+    constexpr const auto& f = std::get<I>(Fields);
+    auto& v = out.*f.field;
+    using T = std::remove_cvref_t<decltype(v)>;
     if (col < 0) {
       if constexpr (std::is_same_v<T, std::string>) {
         v.clear();
-      } else if constexpr (std::is_same_v<T, int64_t>) {
-        v = f.as == csv::As::pid ? m_options.pid.value_or(0) : 0;
+      } else if constexpr (f.as == csv::As::pid) {
+        v = m_options.pid.value_or(0);
       } else {
         v = T{};
       }
@@ -108,18 +113,17 @@ class CsvFormatReader : public CsvRowHandler {
       v.assign(text(row, col));
     } else if constexpr (std::is_same_v<T, double>) {
       v = f64(row, col);
-    } else if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
-      if (f.as == csv::As::agent_or_none) {
-        v.reset();
-        if (!text(row, col).empty()) v = agent(row, col);
-      } else {
-        v = i64(row, col);
-      }
+    } else if constexpr (f.as == csv::As::agent_or_none) {
+      v.reset();
+      if (!text(row, col).empty()) v = agent(row, col);
+    } else if constexpr (f.as == csv::As::agent) {
+      v = agent(row, col);
     } else {
-      static_assert(std::is_same_v<T, int64_t>, "a CSV field is an integer, number or text");
-      v = f.as == csv::As::agent ? agent(row, col) : i64(row, col);
+      static_assert(std::is_same_v<T, int64_t> || std::is_same_v<T, std::optional<int64_t>>,
+                    "a CSV field is an integer, number or text");
+      v = i64(row, col);
     }
-    if (f.check) {
+    if constexpr (f.check != nullptr) {
       if (const char* why = f.check(out)) throw RowProblem{col, why};
     }
   }

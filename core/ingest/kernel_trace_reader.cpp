@@ -36,9 +36,9 @@ void KernelTraceReader::bind_columns() {
 
 void KernelTraceReader::read_row(const CsvRow& row) {
   store::DispatchRow& d = m_row;
-  read_fields(row, k_trace_fields, m_own, d);
+  read_fields<k_trace_fields>(row, m_own, d);
   d.dims_known = true;
-  read_fields(row, csv::dispatch_fields, m_shared, d);
+  read_fields<csv::dispatch_fields>(row, m_shared, d);
   sink().dispatch(d);
   ++m_dispatches;
 }

@@ -28,7 +28,7 @@ class TableReader : public CsvFormatReader {
  protected:
   void bind_columns() override { m_cols = bind_fields(Fields); }
   void read_row(const CsvRow& row) override {
-    read_fields(row, Fields, m_cols, m_row);
+    read_fields<Fields>(row, m_cols, m_row);
     finish_row(m_row);
     (sink().*Send)(m_row);
   }
