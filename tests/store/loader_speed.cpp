@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -87,6 +88,19 @@ int64_t new_pass(CaptureDb& db, PassKind kind) {
   return db.add_planned_pass(run, {0, kind, {}, {}, {}, "", ""});
 }
 
+// A fresh database `file` with one pass of `kind`; `prepare(db, pass)` does the untimed setup and
+// returns the work that is timed.
+template <class Prepare>
+Took timed(const fs::path& file, PassKind kind, Prepare&& prepare) {
+  fs::remove(file);
+  CaptureDb db(file);
+  const int64_t pass = new_pass(db, kind);
+  auto work = prepare(db, pass);
+  Clock t0;
+  work();
+  return since(t0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,28 +109,19 @@ int main(int argc, char** argv) {
   fs::create_directories(dir);
   auto rows = make_dispatches(n);
 
-  Took raw_t{}, load_t{};
-  {
-    fs::remove(dir / "raw.db");
-    CaptureDb db(dir / "raw.db");
-    int64_t pass = new_pass(db, PassKind::trace);
-    int64_t name_id = db.intern(rows[0].kernel_name);
-    Clock t0;
-    RawInsert::dispatches(db, pass, rows, name_id);
-    raw_t = since(t0);
-  }
-  {
-    fs::remove(dir / "load.db");
-    CaptureDb db(dir / "load.db");
-    int64_t pass = new_pass(db, PassKind::trace);
-    Clock t0;
-    PassLoader loader(db, pass);
-    loader.begin_file("synthetic", "kernel_trace");
-    for (const auto& r : rows) loader.dispatch(r);
-    loader.end_file(n);
-    loader.commit();
-    load_t = since(t0);
-  }
+  const Took raw_t = timed(dir / "raw.db", PassKind::trace, [&](CaptureDb& db, int64_t pass) {
+    const int64_t name_id = db.intern(rows[0].kernel_name);
+    return [&db, pass, name_id, &rows] { RawInsert::dispatches(db, pass, rows, name_id); };
+  });
+  const Took load_t = timed(dir / "load.db", PassKind::trace, [&](CaptureDb& db, int64_t pass) {
+    return [&db, pass, &rows, n] {
+      PassLoader loader(db, pass);
+      loader.begin_file("synthetic", "kernel_trace");
+      for (const auto& r : rows) loader.dispatch(r);
+      loader.end_file(n);
+      loader.commit();
+    };
+  });
   report("dispatches", static_cast<double>(n), raw_t, load_t);
 
   // Counters: 8 per dispatch.
@@ -129,29 +134,22 @@ int main(int argc, char** argv) {
   for (int64_t i = 0; i < nd; ++i) {
     for (const auto& c : counter_names) crows.push_back({i + 1, 4242, c, double(i % 977)});
   }
-  {
-    fs::remove(dir / "rawc.db");
-    CaptureDb db(dir / "rawc.db");
-    int64_t pass = new_pass(db, PassKind::counters);
-    std::vector<int64_t> ids;
-    for (const auto& c : crows) ids.push_back(db.intern(c.counter));  // outside the timing
-    Clock t0;
-    RawInsert::counters(db, pass, crows, ids);
-    raw_t = since(t0);
-  }
-  {
-    fs::remove(dir / "loadc.db");
-    CaptureDb db(dir / "loadc.db");
-    int64_t pass = new_pass(db, PassKind::counters);
-    Clock t0;
-    PassLoader loader(db, pass);
-    loader.begin_file("synthetic", "counter_collection");
-    for (const auto& c : crows) loader.counter(c);
-    loader.end_file(static_cast<int64_t>(crows.size()));
-    loader.commit();
-    load_t = since(t0);
-  }
+  const Took rawc_t = timed(dir / "rawc.db", PassKind::counters, [&](CaptureDb& db, int64_t pass) {
+    auto ids = std::make_shared<std::vector<int64_t>>();
+    for (const auto& c : crows) ids->push_back(db.intern(c.counter));  // outside the timing
+    return [&db, pass, &crows, ids] { RawInsert::counters(db, pass, crows, *ids); };
+  });
+  const Took loadc_t =
+      timed(dir / "loadc.db", PassKind::counters, [&](CaptureDb& db, int64_t pass) {
+        return [&db, pass, &crows] {
+          PassLoader loader(db, pass);
+          loader.begin_file("synthetic", "counter_collection");
+          for (const auto& c : crows) loader.counter(c);
+          loader.end_file(static_cast<int64_t>(crows.size()));
+          loader.commit();
+        };
+      });
   const double nc = static_cast<double>(crows.size());
-  report("counter values", nc, raw_t, load_t);
+  report("counter values", nc, rawc_t, loadc_t);
   return 0;
 }
