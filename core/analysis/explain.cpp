@@ -235,9 +235,15 @@ std::vector<std::string> structure_lines(const PhaseModel& pm) {
       out.push_back("  " + std::string(to_string(f.topic)) + ": " + f.claim + " (confidence " +
                     std::string(to_string(f.confidence)) + "): " + f.evidence);
   }
-  if (!pm.notes.empty()) {
-    out.push_back("not established:");
-    for (const auto& n : pm.notes) out.push_back("  " + n);
+  for (const NoteKind kind : {NoteKind::not_established, NoteKind::observation}) {
+    bool first = true;
+    for (const auto& n : pm.notes) {
+      if (n.kind != kind) continue;
+      if (first)
+        out.push_back(kind == NoteKind::not_established ? "not established:" : "observations:");
+      first = false;
+      out.push_back("  " + n.line());
+    }
   }
   return out;
 }

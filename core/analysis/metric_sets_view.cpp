@@ -1,7 +1,8 @@
-// `metric_sets`: per kernel variant, the metrics the metric sets define (l2_hit_percent of the
-// memory set, ...). The formulas are the sets' own (configs/metrics/<set>.yaml), evaluated per
-// dispatch by core/hw's expression engine (evaluate_formula), never written here; a variant's
-// value is the mean over its launches that have every input. Counters of a join that failed its
+// `metric_sets`: per kernel variant and phase (prefill, decode, step, ... as the trace model
+// assigns each launch), the metrics the metric sets define (l2_hit_percent of the memory set, ...).
+// The formulas are the sets' own (configs/metrics/<set>.yaml), evaluated per dispatch by core/hw's
+// expression engine (evaluate_formula), never written here; a row's value is the mean over its
+// launches that have every input. Counters of a join that failed its
 // self-check are not used (unless --force-join, and then the row says so); a value whose inputs
 // came from more than one counter pass (different runs of the application) is marked mixed; a
 // value no hardware can produce (a percentage outside 0..100, a negative count, bytes or FLOPs per
@@ -46,7 +47,8 @@ struct Acc {
 }  // namespace
 
 Table QueryContext::metric_sets(const ViewOptions& o) {
-  Table t = base_table("metrics of the metric sets per variant (configs/metrics formulas)");
+  Table t =
+      base_table("metrics of the metric sets per variant and phase (configs/metrics formulas)");
   const hw::Target* tgt = target();
   const auto& jc = joined();
   const bool named = !o.metric_sets.empty();
@@ -70,12 +72,13 @@ Table QueryContext::metric_sets(const ViewOptions& o) {
     }
   }
 
-  // Per variant (index in m_model.variants), per column.
-  std::map<int, std::vector<Acc>> acc;
-  std::map<int, int64_t> launches, with_counters;
+  // Per (variant index in m_model.variants, phase), per column.
+  using Key = std::pair<int, Phase>;
+  std::map<Key, std::vector<Acc>> acc;
+  std::map<Key, int64_t> launches, with_counters;
   for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
     if (!keep(k, o)) continue;
-    const int v = m_model.variant_of[k];
+    const Key v{m_model.variant_of[k], m_model.phase_of[k]};
     ++launches[v];
     if (k >= jc.by_dispatch.size() || jc.by_dispatch[k].empty()) continue;
     ++with_counters[v];
@@ -110,40 +113,48 @@ Table QueryContext::metric_sets(const ViewOptions& o) {
   for (const auto& j : join_summaries())
     if (!j.reliable) unreliable.insert(j.counter_pass_id);
 
-  t.columns = {"variant", "family", "kernel", "launches", "with_counters"};
+  t.columns = {"variant", "family", "kernel", "phase", "launches", "with_counters"};
   for (size_t c = 0; c < columns.size(); ++c)
     if (shown[c]) t.columns.push_back(columns[c].name);
   t.columns.insert(t.columns.end(), {"passes", "suspect"});
+  // Machine formats: the marks of `passes` and the prose of `suspect` as fields.
+  if (o.structured)
+    t.columns.insert(t.columns.end(), {"mixed", "unreliable_join", "suspect_flags"});
 
-  // The variants with joined counters (a kernel-filtered run counts a few of them); the others are
-  // counted in a note.
-  std::vector<int> order;
-  int64_t without = 0;
+  // Every phase of the variants with joined counters (a kernel-filtered run counts a few of
+  // them; a phase whose launches were not counted shows with_counters 0); the variants with none
+  // are counted in a note. Longest variants first, each variant's phases in the order of the Phase
+  // enum (prefill, decode, step, ...).
+  std::set<int> counted, all;
+  for (const auto& [v, n] : with_counters) counted.insert(v.first);
+  std::vector<Key> order;
   for (const auto& [v, n] : launches) {
-    if (with_counters.count(v))
-      order.push_back(v);
-    else
-      ++without;
+    all.insert(v.first);
+    if (counted.count(v.first)) order.push_back(v);
   }
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    const auto& va = m_model.variants[static_cast<size_t>(a)];
-    const auto& vb = m_model.variants[static_cast<size_t>(b)];
-    return va.duration.total_ns != vb.duration.total_ns
-               ? va.duration.total_ns > vb.duration.total_ns
-               : a < b;
+  const auto without = static_cast<int64_t>(all.size() - counted.size());
+  std::sort(order.begin(), order.end(), [&](const Key& a, const Key& b) {
+    const auto& va = m_model.variants[static_cast<size_t>(a.first)];
+    const auto& vb = m_model.variants[static_cast<size_t>(b.first)];
+    if (va.duration.total_ns != vb.duration.total_ns)
+      return va.duration.total_ns > vb.duration.total_ns;
+    return a < b;
   });
   const hw::Peaks pk = tgt ? tgt->peaks() : hw::Peaks{};
   std::vector<std::string> full, family;
   std::set<std::string> mixed_metrics;
   bool any_suspect = false, any_unreliable = false;
-  for (int v : order) {
-    const Variant& var = m_model.variants[static_cast<size_t>(v)];
-    std::vector<Cell> row = {static_cast<int64_t>(var.index), var.family,
-                             m_cap.names.name(var.name), launches[v],
+  for (const Key& v : order) {
+    const Variant& var = m_model.variants[static_cast<size_t>(v.first)];
+    std::vector<Cell> row = {static_cast<int64_t>(var.index),
+                             var.family,
+                             m_cap.names.name(var.name),
+                             std::string(to_string(v.second)),
+                             launches[v],
                              with_counters.count(v) ? with_counters[v] : 0};
     std::set<int64_t> passes;
     bool mixed = false;
-    std::vector<std::string> suspect;
+    std::vector<SuspectFigure> suspect;
     const auto it = acc.find(v);
     for (size_t c = 0; c < columns.size(); ++c) {
       if (!shown[c]) continue;
@@ -161,20 +172,23 @@ Table QueryContext::metric_sets(const ViewOptions& o) {
         mixed_metrics.insert(columns[c].name);
       }
       // What no hardware can produce.
+      const std::string& name = columns[c].name;
       if (f.unit == "percent" && (mean > 100.0 || mean < 0.0))
-        suspect.push_back(columns[c].name + " " + fixed(mean) + " outside 0..100");
+        suspect.push_back({name, "outside_0_100", name + " " + fixed(mean) + " outside 0..100"});
       else if (mean < 0.0)
-        suspect.push_back(columns[c].name + " negative");
+        suspect.push_back({name, "negative", name + " negative"});
       const double per_s = a.duration_ns > 0 ? a.sum / (a.duration_ns * 1e-9) : 0;
       if (f.measures.quantity == hw::Quantity::bytes && f.measures.level == "HBM" &&
           pk.hbm_bytes_per_s > 0 && per_s > pk.hbm_bytes_per_s)
-        suspect.push_back(columns[c].name + " at " + fixed(per_s / 1e12) + " TB/s > HBM peak " +
-                          fixed(pk.hbm_bytes_per_s / 1e12));
+        suspect.push_back({name, "above_hbm_peak",
+                           name + " at " + fixed(per_s / 1e12) + " TB/s > HBM peak " +
+                               fixed(pk.hbm_bytes_per_s / 1e12)});
       if (f.measures.quantity == hw::Quantity::flops) {
         const double peak = peak_flops_for(pk, f.measures.flop_type);
         if (peak > 0 && per_s > peak)
-          suspect.push_back(columns[c].name + " at " + fixed(per_s / 1e12) + " TFLOP/s > " +
-                            f.measures.flop_type + " peak " + fixed(peak / 1e12));
+          suspect.push_back({name, "above_peak",
+                             name + " at " + fixed(per_s / 1e12) + " TFLOP/s > " +
+                                 f.measures.flop_type + " peak " + fixed(peak / 1e12)});
       }
     }
     std::string p;
@@ -189,7 +203,13 @@ Table QueryContext::metric_sets(const ViewOptions& o) {
       any_unreliable = true;
     }
     row.push_back(passes.empty() ? Cell() : Cell(p));
-    row.push_back(suspect.empty() ? Cell() : Cell(join(suspect, "; ")));
+    row.push_back(suspect.empty() ? Cell() : Cell(suspect_text(suspect)));
+    if (o.structured) {
+      const auto yes_no = [](bool b) { return Cell(std::string(b ? "yes" : "no")); };
+      row.insert(row.end(),
+                 {passes.empty() ? Cell() : yes_no(mixed), passes.empty() ? Cell() : yes_no(forced),
+                  suspect.empty() ? Cell() : Cell(suspect_codes(suspect))});
+    }
     any_suspect |= !suspect.empty();
     t.rows.push_back(std::move(row));
     full.push_back(m_cap.names.name(var.name));
@@ -203,13 +223,14 @@ Table QueryContext::metric_sets(const ViewOptions& o) {
       used += (used.empty() ? "configs/metrics/" : ", ") +
               std::filesystem::path(s.source_path).filename().string();
   if (tgt)
-    t.notes.push_back(used.empty() ? std::string("no metric of ") +
-                                         (named ? "the sets " + join(names, ", ")
-                                                : "any set in configs/metrics") +
-                                         " has its counters on a joined dispatch of this run"
-                                   : "formulas of " + used +
-                                         ", evaluated per launch; a variant's value is the "
-                                         "mean over its launches with every input");
+    t.notes.push_back(
+        used.empty()
+            ? std::string("no metric of ") +
+                  (named ? "the sets " + join(names, ", ") : "any set in configs/metrics") +
+                  " has its counters on a joined dispatch of this run"
+            : "formulas of " + used +
+                  ", evaluated per launch; a row's value (variant, phase) is the "
+                  "mean over its launches with every input");
   if (without > 0)
     t.notes.push_back(std::to_string(without) + " variant" + (without > 1 ? "s" : "") +
                       " without joined counters not shown (not counted by the counter passes' "

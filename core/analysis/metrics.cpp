@@ -238,8 +238,20 @@ double peak_flops_for(const hw::Peaks& peaks, const std::string& type) {
   return peaks.vector_fp32_flops;
 }
 
-std::vector<std::string> impossible_figures(const GroupMetrics& g, const hw::Peaks& peaks) {
-  std::vector<std::string> out;
+std::string suspect_text(const std::vector<SuspectFigure>& s) {
+  std::string out;
+  for (const auto& f : s) out += (out.empty() ? "" : "; ") + f.text;
+  return out;
+}
+
+std::string suspect_codes(const std::vector<SuspectFigure>& s) {
+  std::string out;
+  for (const auto& f : s) out += (out.empty() ? "" : ";") + f.code();
+  return out;
+}
+
+std::vector<SuspectFigure> impossible_figures(const GroupMetrics& g, const hw::Peaks& peaks) {
+  std::vector<SuspectFigure> out;
   auto fixed = [](double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f", v);
@@ -249,15 +261,17 @@ std::vector<std::string> impossible_figures(const GroupMetrics& g, const hw::Pea
     const std::string type = g.dominant_type();
     const double peak = peak_flops_for(peaks, type);
     if (peak > 0 && *f > peak)
-      out.push_back("tflops " + fixed(*f / 1e12) + " > " + (type.empty() ? "FLOP" : type) +
-                    " peak " + fixed(peak / 1e12));
+      out.push_back({"tflops", "above_peak",
+                     "tflops " + fixed(*f / 1e12) + " > " + (type.empty() ? "FLOP" : type) +
+                         " peak " + fixed(peak / 1e12)});
   }
   if (auto b = g.bytes_per_s(); b && peaks.hbm_bytes_per_s > 0 && *b > peaks.hbm_bytes_per_s)
-    out.push_back("tbps " + fixed(*b / 1e12) + " > HBM peak " +
-                  fixed(peaks.hbm_bytes_per_s / 1e12));
-  if (g.with_flops && g.flops < 0) out.push_back("negative FLOP count");
+    out.push_back(
+        {"tbps", "above_hbm_peak",
+         "tbps " + fixed(*b / 1e12) + " > HBM peak " + fixed(peaks.hbm_bytes_per_s / 1e12)});
+  if (g.with_flops && g.flops < 0) out.push_back({"flops", "negative", "negative FLOP count"});
   if (g.with_bytes && (g.bytes_read < 0 || g.bytes_written < 0))
-    out.push_back("negative byte count");
+    out.push_back({"bytes", "negative", "negative byte count"});
   return out;
 }
 
@@ -265,6 +279,10 @@ std::string suspect_reason(const GroupMetrics& g) {
   if (g.mixed_passes()) return "mixed passes: FLOPs and bytes from different application runs";
   return "counted work divided by trace durations of another application run; a join that "
          "matched other launches, or a counter that overcounts, gives such figures";
+}
+
+std::string suspect_cause(const GroupMetrics& g) {
+  return g.mixed_passes() ? "mixed_passes" : "other_run_durations";
 }
 
 }  // namespace kprof::analysis

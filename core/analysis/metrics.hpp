@@ -94,15 +94,29 @@ struct GroupMetrics {
 // The peak FLOP/s for a dominant type on this target (matrix or vector, by precision).
 double peak_flops_for(const hw::Peaks& peaks, const std::string& type);
 
+// One figure no hardware can produce: what it is, what is wrong with it (a fixed word, for machine
+// readers), and the sentence a table shows.
+struct SuspectFigure {
+  std::string figure;   // "tflops", "tbps", "flops", "bytes", or a metric set's metric
+  std::string problem;  // above_peak | above_hbm_peak | negative | outside_0_100
+  std::string text;     // "tbps 6.10 > HBM peak 5.32"
+  std::string code() const { return figure + ":" + problem; }  // "tbps:above_hbm_peak"
+};
+// The `suspect` column (the texts, "; ") and its machine form `suspect_flags` (the codes, ";").
+std::string suspect_text(const std::vector<SuspectFigure>& s);
+std::string suspect_codes(const std::vector<SuspectFigure>& s);
+
 // What a group's figures claim that the hardware cannot do: a FLOP rate above the peak of its
 // dominant type, an HBM rate above the HBM peak (so a percentage of a peak above 100), or a
-// negative count. Each entry names the figure, its value and the limit ("tbps 6.10 > HBM peak
-// 5.32"); empty when every figure is physically possible. Such a figure is never printed plain:
-// the views put these in a `suspect` column with suspect_reason().
-std::vector<std::string> impossible_figures(const GroupMetrics& g, const hw::Peaks& peaks);
+// negative count. Each entry names the figure, its value and the limit; empty when every figure
+// is physically possible. Such a figure is never printed plain: the views put these in a
+// `suspect` column with suspect_reason().
+std::vector<SuspectFigure> impossible_figures(const GroupMetrics& g, const hw::Peaks& peaks);
 // Why such figures arise, for the rows that have them: FLOPs and bytes from different counter
 // passes (different application runs), counted work divided by the trace pass's durations (another
 // run), or a join that matched the wrong launches.
 std::string suspect_reason(const GroupMetrics& g);
+// The same as a fixed word: mixed_passes | other_run_durations.
+std::string suspect_cause(const GroupMetrics& g);
 
 }  // namespace kprof::analysis

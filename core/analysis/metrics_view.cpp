@@ -59,6 +59,12 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
                  "mean_trace_ns", "mfma_flops", "valu_flops", "bytes_read", "bytes_written",
                  "flop_per_byte", "tflops",     "tbps",       "passes",     "suspect"};
   }
+  // Machine formats: the prose of `passes` and `suspect` as fields too.
+  if (o.structured) t.columns.insert(t.columns.end(), {"mixed", "suspect_flags", "suspect_cause"});
+  const auto mixed_cell = [](const GroupMetrics& g) {
+    return g.with_flops || g.with_bytes ? Cell(std::string(g.mixed_passes() ? "yes" : "no"))
+                                        : Cell();
+  };
   std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> order(launches.begin(),
                                                                              launches.end());
   std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second > b.second; });
@@ -74,11 +80,13 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
         g.bytes_per_s() ? std::optional<double>(*g.bytes_per_s() / 1e12) : std::nullopt;
     const std::string passes = passes_in(m_cap, g);
     // A figure above a physical peak is never printed plain: the row says what and why.
-    Cell suspect;
+    Cell suspect, flags, cause;
     if (tgt) {
       const auto bad = impossible_figures(g, tgt->peaks());
       if (!bad.empty()) {
-        suspect = join(bad, "; ");
+        suspect = suspect_text(bad);
+        flags = suspect_codes(bad);
+        cause = suspect_cause(g);
         suspect_reasons.insert(suspect_reason(g));
       }
     }
@@ -101,6 +109,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
       t.rows.push_back({gk.first, gk.second, n, g.with_flops, opt(g.mean_flops()),
                         opt(g.mean_bytes()), opt(g.intensity()), opt(tflops), peak, pct_f,
                         opt(tbps), pct_b, ridge, bound, passes, suspect});
+      if (o.structured) t.rows.back().insert(t.rows.back().end(), {mixed_cell(g), flags, cause});
     } else {
       const auto& v = m_model.variants[std::stoi(gk.first) - 1];
       const double mean_ns = v.duration.mean_ns();
@@ -109,6 +118,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
                         std::max(g.with_flops, g.with_bytes), mean_ns, Cell(), Cell(),
                         mean(g.bytes_read, g.with_bytes), mean(g.bytes_written, g.with_bytes),
                         opt(g.intensity()), opt(tflops), opt(tbps), passes, suspect});
+      if (o.structured) t.rows.back().insert(t.rows.back().end(), {mixed_cell(g), flags, cause});
       // MFMA and VALU separately need the per-dispatch split; recompute it for this group.
       double mfma = 0, valu = 0;
       int64_t nm = 0;

@@ -1,11 +1,13 @@
-// `passes`: the run's passes, their states and each counter pass's join with its self-check.
+// `passes`: the run's passes, their states and each counter pass's join with its self-check. The
+// `join` column says it in words; machine formats add it as fields (join_method, join_reliable,
+// join_monotone, join_jump_bound, join_jumps, join_max_jump).
 #include "core/analysis/views.hpp"
 
 #include "core/base/text.hpp"
 
 namespace kprof::analysis {
 
-Table QueryContext::passes(const ViewOptions&) {
+Table QueryContext::passes(const ViewOptions& o) {
   Table t = base_table("passes and the cross-pass join");
   t.columns = {"pass",
                "kind",
@@ -18,6 +20,10 @@ Table QueryContext::passes(const ViewOptions&) {
                "unmatched_trace",
                "filtered",
                "join"};
+  if (o.structured)
+    t.columns.insert(t.columns.end(), {"join_method", "join_reliable", "join_monotone",
+                                       "join_jump_bound", "join_jumps", "join_max_jump"});
+  const auto yes_no = [](bool b) { return Cell(std::string(b ? "yes" : "no")); };
   const auto joins = join_summaries();
   for (const auto& p : m_cap.passes) {
     int64_t n = 0;
@@ -33,8 +39,11 @@ Table QueryContext::passes(const ViewOptions&) {
       row.insert(row.end(), {js->matched, 100.0 * js->matched_share, js->unmatched_counter,
                              js->unmatched_trace, std::string(js->filtered ? "yes" : "no"),
                              join_check_text(*js)});
+      if (o.structured)
+        row.insert(row.end(), {js->method, yes_no(js->reliable), yes_no(js->monotone),
+                               js->jump_bound, js->jumps, js->max_jump});
     } else {
-      row.insert(row.end(), {Cell(), Cell(), Cell(), Cell(), Cell(), Cell()});
+      row.resize(t.columns.size());
     }
     t.rows.push_back(std::move(row));
   }

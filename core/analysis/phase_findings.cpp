@@ -22,6 +22,28 @@ std::string_view to_string(Topic t) {
   return "steps";
 }
 
+std::string Note::line() const {
+  if (kind == NoteKind::not_established && topic)
+    return std::string(to_string(*topic)) + ": not established: " + text;
+  return text;
+}
+
+Note not_established(Topic topic, std::string why) {
+  return {NoteKind::not_established, topic, std::move(why)};
+}
+
+Note observation(std::optional<Topic> topic, std::string text) {
+  return {NoteKind::observation, topic, std::move(text)};
+}
+
+std::string PhaseModel::stream_name() const {
+  const std::string agent = "agent " + std::to_string(main_agent);
+  return main_pid == 0 ? agent +
+                             " of a process the trace does not name (no Process_Id column, "
+                             "no <pid>_ file-name prefix)"
+                       : "pid " + std::to_string(main_pid) + ", " + agent;
+}
+
 }  // namespace kprof::analysis
 
 namespace kprof::analysis::detail {
@@ -111,14 +133,14 @@ void step_findings(PhaseModel& pm, bool timed, size_t P, size_t step_len, double
          "the regular repeated steps after the prefill (one forward pass per generated token)",
          prefill_conf});
   } else {
-    pm.notes.push_back(
-        "prefill: not established" +
+    pm.notes.push_back(not_established(
+        Topic::prefill,
         (prefill_why.empty()
-             ? std::string(": nothing precedes the first repeated step")
-             : ": what precedes the repeated steps does not qualify: " + prefill_why) +
-        ". So the role of the " + num(regular) +
-        " repeated steps is not established either (decode steps of a generation, or "
-        "repeated forward passes): they are reported as 'step'");
+             ? std::string("nothing precedes the first repeated step")
+             : "what precedes the repeated steps does not qualify: " + prefill_why) +
+            ". So the role of the " + num(regular) +
+            " repeated steps is not established either (decode steps of a generation, or "
+            "repeated forward passes): they are reported as 'step'"));
   }
   if (pm.irregular_steps > 0) {
     std::map<size_t, int> lens;
@@ -126,10 +148,11 @@ void step_findings(PhaseModel& pm, bool timed, size_t P, size_t step_len, double
       if (s.phase == Phase::irregular) ++lens[s.end - s.begin];
     std::string l;
     for (auto [len, c2] : lens) l += (l.empty() ? "" : ", ") + num(len);
-    pm.notes.push_back(std::to_string(pm.irregular_steps) + " step" +
-                       (pm.irregular_steps > 1 ? "s differ" : " differs") + " from the regular " +
-                       num(step_len) + "-dispatch step (lengths " + l +
-                       "): reported as irregular, with no role");
+    pm.notes.push_back(observation(
+        Topic::steps, std::to_string(pm.irregular_steps) + " step" +
+                          (pm.irregular_steps > 1 ? "s differ" : " differs") +
+                          " from the regular " + num(step_len) + "-dispatch step (lengths " + l +
+                          "): reported as irregular, with no role"));
   }
   size_t partial = 0, unknown = 0;
   for (const auto& s : pm.steps) {
@@ -137,12 +160,13 @@ void step_findings(PhaseModel& pm, bool timed, size_t P, size_t step_len, double
     unknown += s.phase == Phase::unknown ? s.end - s.begin : 0;
   }
   if (partial)
-    pm.notes.push_back(num(partial) +
-                       " dispatches belong to steps cut by a window or trace boundary (partial)");
+    pm.notes.push_back(observation(
+        Topic::steps,
+        num(partial) + " dispatches belong to steps cut by a window or trace boundary (partial)"));
   if (unknown)
-    pm.notes.push_back(num(unknown) +
-                       " dispatches belong to no step (unknown: set-up, warm-up or other work "
-                       "before or after the repeated steps)");
+    pm.notes.push_back(observation(
+        Topic::steps, num(unknown) + " dispatches belong to no step (unknown: set-up, warm-up or "
+                                     "other work before or after the repeated steps)"));
 }
 
 }  // namespace kprof::analysis::detail

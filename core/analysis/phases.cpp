@@ -95,10 +95,11 @@ PhaseModel detect_phases(const PassData& trace, const NameTable* names) {
   PhaseModel pm = detect_phases(trace, std::move(order), std::move(process_ids), names);
   pm.other_dispatches = trace.dispatches.size() - pm.order.size();
   if (pm.other_dispatches > 0) {
-    pm.notes.push_back(num(pm.other_dispatches) + " dispatches on " + num(streams.size() - 1) +
-                       " other process/agent stream" + (streams.size() > 2 ? "s" : "") +
-                       " are not analysed (phase other); the main stream is pid " +
-                       std::to_string(pm.main_pid) + ", agent " + std::to_string(pm.main_agent));
+    pm.notes.push_back(observation(
+        Topic::windows, num(pm.other_dispatches) + " dispatches on " + num(streams.size() - 1) +
+                            " other process/agent stream" + (streams.size() > 2 ? "s" : "") +
+                            " are not analysed (phase other); the main stream is " +
+                            pm.stream_name()));
   }
   return pm;
 }
@@ -110,7 +111,7 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
   const size_t n = pm.order.size();
   pm.method = "none";
   if (n == 0) {
-    pm.notes.push_back("no dispatches: nothing to explain");
+    pm.notes.push_back(not_established(Topic::steps, "the stream has no dispatches"));
     return pm;
   }
   pm.main_pid = pm.order[0]->pid;
@@ -198,8 +199,8 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
   const size_t LB = pm.windows[longest].begin, LE = pm.windows[longest].end;
   if (n < 8) {
     set_all_unknown();
-    pm.notes.push_back("steps: not established: " + num(n) +
-                       " dispatches are too few to show a repeating structure");
+    pm.notes.push_back(not_established(
+        Topic::steps, num(n) + " dispatches are too few to show a repeating structure"));
     finish();
     return pm;
   }
@@ -207,10 +208,17 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
     set_all_unknown();
     std::unordered_map<uint32_t, int> distinct;
     for (uint32_t x : det.names) ++distinct[x];
-    pm.notes.push_back("steps: not established: the kernel-name sequence does not repeat (" +
-                       num(n) + " dispatches of " + num(distinct.size()) +
-                       " kernels); this looks like set-up or a test harness, not a generation "
-                       "loop");
+    // One kernel launched over and over (a kernel benchmark) repeats trivially, but a period of
+    // one launch is no forward pass: say what it is rather than "does not repeat".
+    pm.notes.push_back(not_established(
+        Topic::steps,
+        distinct.size() == 1
+            ? "all " + num(n) + " dispatches launch one kernel (" + det.name_of(det.names.front()) +
+                  "): a kernel launched repeatedly, as a kernel benchmark does, not the many "
+                  "kernels of a forward pass"
+            : "the kernel-name sequence does not repeat (" + num(n) + " dispatches of " +
+                  num(distinct.size()) +
+                  " kernels); this looks like set-up or a test harness, not a generation loop"));
     finish();
     return pm;
   }
@@ -226,14 +234,14 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
     const std::string what = "the kernel-name sequence repeats every " + num(P) + " dispatches (" +
                              pct(period_match) + " match)";
     if (LE - LB < 2 * P) {
-      pm.notes.push_back("steps: not established: " + what +
-                         ", but no window holds two repetitions to compare");
+      pm.notes.push_back(
+          not_established(Topic::steps, what + ", but no window holds two repetitions to compare"));
     } else {
-      pm.notes.push_back("steps: not established: " + what +
-                         ", but no host gap marks its boundaries (median " + fmt_ns(gb) +
-                         " at the best boundary vs " + fmt_ns(gi) +
-                         " inside); the repeating unit may be a layer or an inner loop of one "
-                         "pass, not a step");
+      pm.notes.push_back(not_established(
+          Topic::steps, what + ", but no host gap marks its boundaries (median " + fmt_ns(gb) +
+                            " at the best boundary vs " + fmt_ns(gi) +
+                            " inside); the repeating unit may be a layer or an inner loop of one "
+                            "pass, not a step"));
       // One pass of many layers: report the layer-like blocks, without calling them steps.
       std::vector<uint32_t> t(det.names.begin() + static_cast<long>(LB),
                               det.names.begin() + static_cast<long>(LE));
@@ -282,8 +290,9 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
     if (c > step_count || (c == step_count && len == P)) step_len = len, step_count = c;
   if (step_count == 0) {
     set_all_unknown();
-    pm.notes.push_back("steps: not established: the kernel-name sequence repeats every " + num(P) +
-                       " dispatches, but no stretch between host gaps is a whole step");
+    pm.notes.push_back(not_established(
+        Topic::steps, "the kernel-name sequence repeats every " + num(P) +
+                          " dispatches, but no stretch between host gaps is a whole step"));
     finish();
     return pm;
   }
@@ -339,8 +348,9 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
            lf.match >= 0.9 ? Confidence::high : Confidence::medium});
     } else {
       pm.notes.push_back(
-          "layers: not established: no kernel launches at a regular distance over at least half "
-          "of a step");
+          not_established(Topic::layers,
+                          "no kernel launches at a regular distance over at least half "
+                          "of a step"));
     }
   }
 

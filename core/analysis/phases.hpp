@@ -76,6 +76,22 @@ struct Finding {
   Confidence confidence = Confidence::medium;
 };
 
+// What the analysis could not establish, or an observation about the trace. The kind and the topic
+// are fields, so a view (structure) or a machine reader never has to parse the text.
+enum class NoteKind : uint8_t {
+  not_established,  // `topic` could not be established; `text` says why
+  observation,      // a fact that is no finding (dispatches in no step, another loop, ...)
+};
+struct Note {
+  NoteKind kind = NoteKind::observation;
+  std::optional<Topic> topic;  // always set for not_established; what an observation is about
+  std::string text;            // the reason, or the observation
+  // As explain and phases print it: "<topic>: not established: <text>", or the text.
+  std::string line() const;
+};
+Note not_established(Topic topic, std::string why);
+Note observation(std::optional<Topic> topic, std::string text);
+
 // A stretch of the main stream with no missing Dispatch_Id inside.
 struct Window {
   size_t begin = 0, end = 0;  // [begin, end) into PhaseModel::order
@@ -100,16 +116,22 @@ struct PhaseModel {
   size_t layer_period = 0;             // dispatches per layer (0: none)
   int layers = 0;                      // layers per regular step (0: none)
   int prefill_steps = 0, decode_steps = 0, role_unknown_steps = 0, irregular_steps = 0;
-  std::string method;  // how steps were found: "period+gaps", "period", "none"
-  int64_t main_pid = 0, main_agent = 0;
-  size_t other_dispatches = 0;     // dispatches off the main stream
-  std::vector<Finding> findings;   // what was established, with evidence
-  std::vector<std::string> notes;  // what could not be established, and why
+  std::string method;                    // how steps were found: "period+gaps", "period", "none"
+  int64_t main_pid = 0, main_agent = 0;  // main_pid 0: the trace names no process (see stream_name)
+  size_t other_dispatches = 0;           // dispatches off the main stream
+  std::vector<Finding> findings;         // what was established, with evidence
+  std::vector<Note> notes;               // what could not be established and why; observations
 
   Phase phase_of(size_t order_index) const { return steps[step_of[order_index]].phase; }
   // Steps that ran a forward pass as a whole: prefill + decode + role-unknown (not irregular).
   int whole_steps() const { return prefill_steps + decode_steps + role_unknown_steps; }
   bool windowed() const { return windows.size() > 1; }
+  // "pid 564735, agent 2"; "agent 2 of a process the trace does not name" when main_pid is 0:
+  // rocprofv3's kernel_trace.csv has no process column (ROCm/rocm-systems
+  // projects/rocprofiler-sdk/source/lib/output/generateCSV.cpp), the pid is only the %pid% of the
+  // default `-o %hostname%/%pid%` file name (source/docs/how-to/using-rocprofv3.rst), so a capture
+  // written with `-o NAME` names none; pid 0 (the idle task) is never a profiled process.
+  std::string stream_name() const;
 };
 
 // Detects the structure of the largest (pid, agent) stream of `trace`. Dispatches of other

@@ -46,6 +46,14 @@ struct Moments {
 Table QueryContext::samples(const ViewOptions& o) {
   Table t = base_table("counter samples per variant: n, mean, standard deviation");
   t.columns = {"variant", "family", "counter", "passes", "n", "mean", "sd", "se", "how"};
+  // Machine formats: `how` as fields. basis: per_launch (each launch's own value) or
+  // variant_means (a derived figure computed from the variant's counter means); mixed: the values
+  // came from more than one counter pass (different runs of the application).
+  if (o.structured) t.columns.insert(t.columns.end(), {"basis", "mixed"});
+  const auto fields = [&](std::vector<Cell>& r, const char* basis, size_t passes) {
+    if (o.structured)
+      r.insert(r.end(), {std::string(basis), std::string(passes > 1 ? "yes" : "no")});
+  };
   const auto& jc = joined();
   const auto* tgt = target();
   std::map<std::pair<int, std::string>, Moments> acc;  // (variant index, counter)
@@ -90,6 +98,7 @@ Table QueryContext::samples(const ViewOptions& o) {
     const auto sd = m.sd();
     t.rows.push_back({static_cast<int64_t>(v), family(v), what, passes_of(m.passes), m.n, m.mean(),
                       opt(sd), sd ? Cell(*sd / std::sqrt(double(m.n))) : Cell(), how});
+    fields(t.rows.back(), "per_launch", m.passes.size());
   };
   const auto derived_rows = [&](int v) {
     if (v == 0 || !tgt) return;
@@ -123,6 +132,7 @@ Table QueryContext::samples(const ViewOptions& o) {
       t.rows.push_back({static_cast<int64_t>(v), family(v), what, passes_of(ids), least,
                         which == 0 ? mm.flops() : mm.bytes(), Cell(), Cell(),
                         std::string("from variant means: no launch had all inputs (groups)")});
+      fields(t.rows.back(), "variant_means", ids.size());
     }
   };
   int last = 0;

@@ -6,48 +6,29 @@
 #include "core/analysis/views.hpp"
 
 #include <map>
-#include <string_view>
 
 #include "core/analysis/view_helpers.hpp"
 
 namespace kprof::analysis {
-namespace {
-
-// PhaseModel::notes write what was not established as "<topic>: not established: <reason>"
-// (phases.cpp, phase_findings.cpp); every other note is an observation (dispatches in no step,
-// another loop after the steps, irregular steps, other streams).
-std::pair<std::string, std::string> split_note(const std::string& note) {
-  static constexpr std::string_view k_marker = ": not established";
-  const size_t at = note.find(k_marker);
-  const size_t colon = note.find(':');
-  if (at == std::string::npos || at != colon) return {"", note};
-  std::string reason = note.substr(at + k_marker.size());
-  if (reason.rfind(": ", 0) == 0) reason.erase(0, 2);
-  return {note.substr(0, at), reason};
-}
-
-}  // namespace
 
 Table QueryContext::structure(const ViewOptions& o) {
   Table t = base_table("structure of the trace: what was established, with evidence, and what not");
-  t.columns = {"topic", "established", "claim", "confidence", "evidence"};
+  t.columns = {"kind", "topic", "claim", "confidence", "evidence"};
   const auto& pm = m_model.phases;
-  t.rows.push_back({std::string("summary"), Cell(), structure_summary(pm), Cell(), Cell()});
+  const auto str = [](auto v) { return Cell(std::string(v)); };
+  t.rows.push_back({str("summary"), Cell(), structure_summary(pm), Cell(), Cell()});
   for (const auto& f : pm.findings)
-    t.rows.push_back({std::string(to_string(f.topic)), std::string("yes"), f.claim,
-                      std::string(to_string(f.confidence)), f.evidence});
-  for (const auto& n : pm.notes) {
-    auto [topic, text] = split_note(n);
-    if (topic.empty())
-      t.rows.push_back({std::string("observation"), Cell(), Cell(), Cell(), text});
-    else
-      t.rows.push_back({topic, std::string("no"), Cell(), Cell(), text});
-  }
+    t.rows.push_back({str("finding"), str(to_string(f.topic)), f.claim,
+                      str(to_string(f.confidence)), f.evidence});
+  for (const auto& n : pm.notes)
+    t.rows.push_back({str(n.kind == NoteKind::not_established ? "not_established" : "observation"),
+                      n.topic ? str(to_string(*n.topic)) : Cell(), Cell(), Cell(), n.text});
   for (const auto& line : check_hints(m_model, o.hints))
-    t.rows.push_back({std::string("hint"), Cell(), Cell(), Cell(), line});
+    t.rows.push_back({str("hint"), Cell(), Cell(), Cell(), line});
   t.notes.push_back(
-      "established: yes = a finding with its evidence; no = not established, evidence says why; "
-      "empty = an observation or a runbook hint checked against the findings");
+      "kind: finding (a claim with its confidence and evidence), not_established (evidence says "
+      "why), observation, hint (a runbook hint checked against the findings); topic: windows, "
+      "steps, prefill, decode or layers");
   return t;
 }
 
@@ -80,8 +61,7 @@ Table QueryContext::windows(const ViewOptions&) {
                       w == 0 ? Cell() : Cell(win.gap_before_ns), steps, by});
   }
   t.notes.push_back(
-      "main stream: pid " + std::to_string(pm.main_pid) + ", agent " +
-      std::to_string(pm.main_agent) +
+      "main stream: " + pm.stream_name() +
       "; by_phase counts segments (a step, or a stretch of dispatches in no step) per phase");
   if (pm.windowed())
     t.notes.push_back(

@@ -57,16 +57,17 @@ void note_trailing_loops(PhaseModel& pm, const Detector& det, const std::vector<
                (start < step_len && aligned_match(det.names, ref, s.begin, start) >= 0.9
                     ? "match the start of a step (a step left unfinished)"
                     : "are neither");
-    pm.notes.push_back(
+    pm.notes.push_back(observation(
+        Topic::steps,
         "after the last step, from Dispatch_Id " +
-        std::to_string(pm.order[s.begin + start]->dispatch_id) + ", " + num(loop_len) +
-        " dispatches repeat with a period of their own: " + num(p2) + " dispatches (" +
-        pct(match_rate(t, p2, start, t.size())) + " match, about " + num(loop_len / p2) +
-        " repetitions)" +
-        (own.empty() ? std::string(", with the step's kernels in another order")
-                     : ", with kernels the steps do not launch (" + kernels + ")") +
-        ": another loop, not steps of this one; its role is not established (phase unknown)" +
-        before);
+            std::to_string(pm.order[s.begin + start]->dispatch_id) + ", " + num(loop_len) +
+            " dispatches repeat with a period of their own: " + num(p2) + " dispatches (" +
+            pct(match_rate(t, p2, start, t.size())) + " match, about " + num(loop_len / p2) +
+            " repetitions)" +
+            (own.empty() ? std::string(", with the step's kernels in another order")
+                         : ", with kernels the steps do not launch (" + kernels + ")") +
+            ": another loop, not steps of this one; its role is not established (phase unknown)" +
+            before));
   }
 }
 

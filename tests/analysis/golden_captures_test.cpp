@@ -170,7 +170,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"ullm_qwen35_aq4_windowed",
              {u + "2026-07-15/qwen35-9b-aq4-production-opt-v0.1/p3/"
                   "aq4-p3-diagnostic-rocprof-capture-v8"},
-             {"windows --format csv", "structure --format json", "phases --format csv"},
+             {"explain", "windows --format csv", "structure --format json", "phases --format csv"},
              {},
              {{2500, 5100}, {6000, 8400}, {10000, 12264}}},
         // Gemma-4 attention profile with 128 prompt tokens (its rocprof stderr gives the
@@ -198,13 +198,15 @@ INSTANTIATE_TEST_SUITE_P(
         // its own prefix, aligned (other application runs: other pids and times).
         Case{"ullm_sq8_component",
              {u + "2026-07-10/sq8-optimized-component-v0.1/profiler"},
-             {"explain --run 1", "passes --run 1", "explain --run 2", "passes --run 2"}},
+             {"explain --run 1", "phases --run 1", "passes --run 1", "explain --run 2",
+              "phases --run 2", "passes --run 2"}},
         // Four separate probe captures in sibling folders: three with trace + counters (joined
-        // by id), one with counters only (no trace: explain says so).
+        // by id; each trace is 16 launches of one probe kernel: a kernel benchmark, said so, no
+        // steps), one with counters only (no trace: explain says so).
         Case{"ullm_sq8_probes",
              {u + "2026-07-26/sq8_0-attention-optimization-u-v0.1/pmc"},
-             {"explain --run 1", "passes --run 1", "explain --run 2", "passes --run 3",
-              "explain --run 4"}},
+             {"explain --run 1", "phases --run 1", "passes --run 1", "explain --run 2",
+              "phases --run 2", "phases --run 3", "passes --run 3", "explain --run 4"}},
         // A decode-attention run with stats and markers but no kernel trace, and its counters:
         // nothing to explain from, and it says why.
         Case{"ullm_sq8_phase1_decode", {u + "2026-07-26/sq8-r9700-attention-phase1-v0.1/decode"}},

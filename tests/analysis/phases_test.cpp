@@ -22,7 +22,14 @@ bool has_finding(const PhaseModel& pm, Topic topic) {
 
 bool note_mentions(const PhaseModel& pm, const std::string& text) {
   return std::any_of(pm.notes.begin(), pm.notes.end(),
-                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
+                     [&](const Note& n) { return n.line().find(text) != std::string::npos; });
+}
+
+// Whether the model says, as a field, that it could not establish `topic`.
+bool not_established_about(const PhaseModel& pm, Topic topic) {
+  return std::any_of(pm.notes.begin(), pm.notes.end(), [&](const Note& n) {
+    return n.kind == NoteKind::not_established && n.topic == topic;
+  });
 }
 
 TEST(Period, FindsTheStepPeriodNotTheLayerPeriod) {
@@ -92,7 +99,7 @@ TEST(Phases, PrefillOnShapeEvidenceAndDecodeStepsAndLayers) {
     EXPECT_NE(f.evidence.find("8 of the 9 kernels"), std::string::npos) << f.evidence;
     EXPECT_NE(f.evidence.find("same 48 layers"), std::string::npos) << f.evidence;
   }
-  EXPECT_TRUE(pm.notes.empty()) << pm.notes.front();
+  EXPECT_TRUE(pm.notes.empty()) << pm.notes.front().line();
 }
 
 TEST(Phases, BeingFirstIsNoEvidenceOfPrefill) {
@@ -108,7 +115,10 @@ TEST(Phases, BeingFirstIsNoEvidenceOfPrefill) {
   EXPECT_EQ(pm.decode_steps, 0);
   EXPECT_EQ(pm.role_unknown_steps, 21);
   EXPECT_EQ(count_phase(pm, Phase::step), 21);
-  EXPECT_TRUE(note_mentions(pm, "prefill: not established")) << pm.notes.front();
+  EXPECT_TRUE(note_mentions(pm, "prefill: not established")) << pm.notes.front().line();
+  // The same, as fields (the structure view reads these, never the text).
+  EXPECT_TRUE(not_established_about(pm, Topic::prefill));
+  EXPECT_FALSE(not_established_about(pm, Topic::steps));
 }
 
 TEST(Phases, WithoutTimingStepsFallOnPeriodMultiplesWithLowConfidence) {
@@ -193,7 +203,7 @@ TEST(Phases, AStepWithAnExtraKernelIsIrregularAndTheOthersStayRegular) {
   EXPECT_EQ(pm.steps[5].phase, Phase::irregular);
   EXPECT_EQ(pm.steps[5].end - pm.steps[5].begin, per_step + 1);
   EXPECT_EQ(pm.steps[6].phase, Phase::decode);
-  EXPECT_TRUE(note_mentions(pm, "lengths 68")) << pm.notes.front();
+  EXPECT_TRUE(note_mentions(pm, "lengths 68")) << pm.notes.front().line();
 }
 
 // The case: a decode trace captured in short windows. Cut three windows out of a long
@@ -290,7 +300,8 @@ TEST(Phases, OneForwardPassOfManyLayersHasNoStepsOnlyLayerLikeBlocks) {
   EXPECT_EQ(pm.whole_steps(), 0);
   EXPECT_EQ(pm.layers, 40);
   EXPECT_EQ(count_phase(pm, Phase::unknown), 1);
-  EXPECT_TRUE(note_mentions(pm, "no host gap marks its boundaries")) << pm.notes.front();
+  EXPECT_TRUE(note_mentions(pm, "no host gap marks its boundaries")) << pm.notes.front().line();
+  EXPECT_TRUE(not_established_about(pm, Topic::steps));
   for (const auto& f : pm.findings) {
     if (f.topic == Topic::layers) {
       EXPECT_EQ(f.confidence, Confidence::low);
@@ -310,7 +321,58 @@ TEST(Phases, TooFewDispatchesSayWhy) {
   }
   const PhaseModel pm = detect_phases(p, &names);
   EXPECT_EQ(pm.whole_steps(), 0);
-  EXPECT_TRUE(note_mentions(pm, "too few")) << pm.notes.front();
+  EXPECT_TRUE(note_mentions(pm, "too few")) << pm.notes.front().line();
+  ASSERT_EQ(pm.notes.size(), 1u);
+  EXPECT_EQ(pm.notes[0].kind, NoteKind::not_established);
+  EXPECT_EQ(pm.notes[0].topic, Topic::steps);
+  EXPECT_EQ(pm.notes[0].line(), "steps: not established: " + pm.notes[0].text);
+}
+
+// The uLLM probe captures: 16 launches of one kernel. The name sequence repeats trivially, so
+// "does not repeat" would be false; it is a kernel benchmark, and no steps are claimed.
+TEST(Phases, OneKernelLaunchedRepeatedlyIsNoGenerationLoop) {
+  NameTable names;
+  PassData p;
+  for (int i = 0; i < 16; ++i) {
+    Dispatch d;
+    d.dispatch_id = i + 1;
+    d.start_ns = 1000000 + i * 500000;
+    d.end_ns = d.start_ns + 400000;
+    KernelShape s;
+    s.name = names.intern("sq8_attention_probe");
+    p.add(d, s);
+  }
+  const PhaseModel pm = detect_phases(p, &names);
+  EXPECT_EQ(pm.whole_steps(), 0);
+  EXPECT_EQ(count_phase(pm, Phase::unknown), 1);
+  EXPECT_TRUE(not_established_about(pm, Topic::steps));
+  EXPECT_TRUE(note_mentions(pm, "all 16 dispatches launch one kernel (sq8_attention_probe)"))
+      << pm.notes.front().line();
+  EXPECT_FALSE(note_mentions(pm, "does not repeat"));
+}
+
+// rocprofv3's kernel trace has no process column: a capture written with `-o NAME` names no pid,
+// and the main stream is not called "pid 0".
+TEST(Phases, TheMainStreamNamesAPidOnlyWhenTheTraceGivesOne) {
+  NameTable names;
+  for (int32_t pid : {0, 564735}) {
+    PassData p;
+    for (int i = 0; i < 3; ++i) {
+      Dispatch d;
+      d.dispatch_id = i + 1;
+      d.pid = pid;
+      KernelShape s;
+      s.name = names.intern("k");
+      p.add(d, s, 2);
+    }
+    const PhaseModel pm = detect_phases(p, &names);
+    if (pid == 0)
+      EXPECT_EQ(pm.stream_name(),
+                "agent 2 of a process the trace does not name (no Process_Id column, no <pid>_ "
+                "file-name prefix)");
+    else
+      EXPECT_EQ(pm.stream_name(), "pid 564735, agent 2");
+  }
 }
 
 TEST(Phases, NamesAndChoices) {
