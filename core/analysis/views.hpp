@@ -9,8 +9,9 @@
 //   explain   per family: launches = sum over variants of steps × layers × launches per layer
 //   counters  collected counter values joined onto trace dispatches, per counter
 //   metrics   per variant and phase: FLOPs, bytes, intensity, achieved rates (trace durations)
-//   metric_sets per variant: the metrics the metric sets define (configs/metrics/*.yaml formulas,
-//             evaluated per dispatch by core/hw's expression engine), flagged when impossible
+//   metric_sets per variant and phase: the metrics the metric sets define (configs/metrics
+//             formulas, evaluated per dispatch by core/hw's expression engine), flagged when
+//             impossible
 //   roofline  per family and phase: rates against the target's peaks, and the bound
 //   passes    the run's passes, their states and the join's match rate
 //   samples   per variant and counter: launches counted (n), mean, standard deviation, standard
