@@ -2,17 +2,15 @@
 // `full` counter set costs: application replay (a trace run, then one run per counter pass, each
 // loading the model) against the rotation `replay: auto` chooses (a trace run, then ONE run that
 // rotates the passes as pmc_groups and repeats the request R times after one load). The rotation
-// is chosen exactly as kprof chooses it (plan::choose_rotation) on the model's own fused-MoE
-// dispatch sequence, the kernels of interest of runbooks/qwen3-30b-a3b-sim.yaml; the wall times
-// come from the workload model's modelled load, warm-up and request times (exec::estimate_runs).
-// EVERY TIME HERE IS SIMULATED (configs/sim/qwen3-30b-a3b-mi300x.yaml), none was measured.
-// Usage: run_count_bench [--min-samples N]
+// is chosen exactly as kprof chooses it (plan::choose_rotation, through exec::rotation_on_model,
+// which `kprof plan` shows before a trace) on the model's own fused-MoE dispatch sequence, the
+// kernels of interest of runbooks/qwen3-30b-a3b-sim.yaml; the wall times come from the workload
+// model's modelled load, warm-up and request times (exec::estimate_runs). EVERY TIME HERE IS
+// SIMULATED (configs/sim/qwen3-30b-a3b-mi300x.yaml), none was measured. Usage: run_count_bench
+// [--min-samples N]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <regex>
-#include <tuple>
 
 #include "core/base/error.hpp"
 #include "core/base/paths.hpp"
@@ -23,7 +21,6 @@
 #include "core/plan/request.hpp"
 #include "core/plan/rotation.hpp"
 #include "core/runbook/runbook.hpp"
-#include "core/sim/model.hpp"
 
 int main(int argc, char** argv) {
   using namespace kprof;
@@ -43,35 +40,23 @@ int main(int argc, char** argv) {
     const size_t groups = p.passes.size();
     const runbook::Runbook rb =
         runbook::load_runbook(config_dir().parent_path() / "runbooks" / "qwen3-30b-a3b-sim.yaml");
-    const sim::Model model = sim::load_model_named(rb.sim.model.value);
-    // The counted dispatches of one request (the region), by variant: kernel and launch shape.
-    const std::regex include(rb.passes.counters.kernels.include_regex.value.value_or("."));
-    std::map<std::tuple<int, uint32_t, uint32_t, uint32_t>, int> variant;
-    plan::RotationRequest q;
-    for (const auto& d : model.dispatches) {
-      if (!d.in_region || !std::regex_search(model.symbols[d.symbol].name, include)) continue;
-      const auto key = std::make_tuple(d.symbol, d.grid[0], d.grid[1], d.grid[2]);
-      const auto it = variant.emplace(key, static_cast<int>(variant.size())).first;
-      q.sequence.push_back(it->second);
-    }
-    q.variants = variant.size();
-    q.groups = groups;
-    q.min_samples = min_samples;
-    const plan::RotationChoice c = plan::choose_rotation(q);
+    // The rotation kprof would choose on the model's own sequence of counted dispatches.
+    const auto m = exec::rotation_on_model(rb, groups, min_samples);
+    if (!m) throw Error::runtime("no workload model in " + rb.source.string(), "check sim.model");
+    const plan::RotationChoice& c = m->choice;
     std::printf(
         "run_count: Qwen3-30B-A3B request (workload model %s), metric set full on gfx942:\n"
         "%zu counter passes; kernels of interest %s: %zu variants, %zu counted launches a "
         "request\nSIMULATED: times are the model's modelled load, warm-up and request times, "
         "not measurements\n\n",
-        model.name.c_str(), groups,
-        rb.passes.counters.kernels.include_regex.value.value_or("(all)").c_str(), q.variants,
-        q.sequence.size());
+        m->model.c_str(), groups,
+        rb.passes.counters.kernels.include_regex.value.value_or("(all)").c_str(), m->variants,
+        static_cast<size_t>(m->counted));
     if (!c.feasible) {
       std::printf("rotation: not possible (%s): application replay only\n", c.why.c_str());
       return 0;
     }
-    const exec::RunEstimate e =
-        exec::estimate_runs(rb, groups, c.repeats, static_cast<int64_t>(q.sequence.size()));
+    const exec::RunEstimate e = exec::estimate_runs(rb, groups, c.repeats, m->counted);
     if (!e.unavailable.empty()) throw Error::runtime(e.unavailable, "check the workload model");
     std::printf("one application run: load %.1f s + warm-up %.3f s + one request %.3f s\n\n",
                 e.load_s, e.warmup_s, e.region_s);

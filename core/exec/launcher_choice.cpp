@@ -63,6 +63,17 @@ std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const La
 
 std::string emit_sbatch(const runbook::Runbook& rb, const RunPlan& plan, int64_t run_id,
                         const LauncherFlags& flags) {
+  // A rotated pass's interval and repeats are chosen on this run's trace, and its input file is
+  // written then (rotated_pass.hpp): a script written before the trace could only name a file
+  // that does not exist yet.
+  if (plan.replay.mode == ReplayMode::rotate)
+    throw Error(ErrorKind::input,
+                runbook::diagnostic(rb, rb.passes.counters.replay.pos,
+                                    "passes.counters.replay: rotate chooses its pmc_group_interval "
+                                    "and --repeat on the run's trace pass, which a batch script "
+                                    "written now cannot do",
+                                    "run it with `kprof run --slurm` (it submits the rotated pass "
+                                    "once the trace is in), or write replay: application"));
   std::vector<SlurmTask> tasks;
   for (const auto& c : plan.passes) {
     SlurmTask t;
@@ -83,6 +94,14 @@ std::string emit_sbatch(const runbook::Runbook& rb, const RunPlan& plan, int64_t
                      rb.source.string() +
                      ". Create the --output folder first (mkdir -p; sbatch does not), submit\n"
                      "# with sbatch, then load the run's folder with `kprof ingest DB FOLDER`.\n";
+  if (plan.replay.mode == ReplayMode::after_trace) {
+    // replay: auto decides on the run's own trace (replay_choice.hpp); the script has none.
+    note +=
+        "# replay: auto chooses between ONE rotated counter run and one run per counter pass\n"
+        "# on the trace pass, which only `kprof run --slurm` does: this script replays, one "
+        "task per\n# counter pass (" +
+        std::to_string(plan.passes.size()) + " application runs with the trace).\n";
+  }
   if (plan.filter_after_trace) {
     note += "# The counter passes count EVERY kernel here: the runbook's kernel filter (" +
             *plan.filter_after_trace +

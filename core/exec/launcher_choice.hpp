@@ -44,7 +44,10 @@ std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const La
 // array (task 0 the trace pass, 1..N the counter passes), with the settings of the runbook and the
 // flags, for users who submit by hand. Where the counter passes' kernel filter comes from the trace
 // pass (plan.filter_after_trace), their commands carry none (they count every kernel) and the
-// script says so in a comment: only `kprof run --slurm` applies that filter.
+// script says so in a comment: only `kprof run --slurm` applies that filter. Likewise `replay:
+// auto`, which chooses on the run's trace between one rotated run and one run per pass: the
+// script holds one task per pass and says so. `replay: rotate` is refused (Error(input) at the
+// runbook's `replay`): its interval, repeats and input file come from the run's trace.
 std::string emit_sbatch(const runbook::Runbook& rb, const RunPlan& plan, int64_t run_id,
                         const LauncherFlags& flags);
 

@@ -67,6 +67,15 @@ PlannedCommand pass_command(const runbook::Runbook& rb, const ProfilerBackend& b
   c.request.output_dir = pass_dir(rb, run_id, ordinal);
   c.request.output_name = k_output_name;
   c.request.kernel_include_regex = std::move(kernel_include_regex);
+  // replay: kernel: the planned passes are the groups every dispatch is replayed with, in one run
+  // (choose_replay checked the profiler and the workload; the same plan gives the same groups).
+  if (kind == store::PassKind::counters &&
+      rb.passes.counters.replay.value == runbook::Replay::kernel &&
+      backend.offers_kernel_replay()) {
+    const CounterPlan cp = plan_counters(rb, {});
+    if (cp.plan.passes.size() >= 2)
+      c.request.replay_groups = plan::rotation_groups(cp.plan, cp.request);
+  }
   c.argv = backend.argv(c.request);
   c.env = backend.env();
   c.output_dir = c.request.output_dir;
@@ -107,6 +116,15 @@ std::vector<PlannedCommand> commands_for_run(const RunPlan& rp, const runbook::R
     c.request.input_file = rotation_input_file(rb, run_id, 1);
     c.argv = backend.argv(c.request);
     out.push_back(std::move(c));
+    return out;
+  }
+  if (rp.counters && rp.replay.mode == ReplayMode::kernel) {
+    // Kernel replay: ONE counter run; rocprofv3 replays each counted dispatch once per group.
+    std::vector<std::string> all;
+    for (const auto& g : plan::rotation_groups(rp.counters->plan, rp.counters->request))
+      all.insert(all.end(), g.begin(), g.end());
+    out.push_back(
+        pass_command(rb, backend, run_id, 1, store::PassKind::counters, std::move(all), include));
     return out;
   }
   if (rp.counters) {

@@ -50,7 +50,8 @@ nlohmann::ordered_json rotation_json(const RotationPreview& r) {
   return j;
 }
 
-void print_rotation(std::ostream& os, const RotationPreview& r, size_t width, bool launched) {
+void print_rotation(std::ostream& os, const RotationPreview& r, size_t width, bool launched,
+                    bool auto_replay) {
   os << "\n";
   if (!r.unavailable.empty()) {
     os << wrap_text("one-run rotation (rocprofv3 pmc_groups): " + r.unavailable, width, 2) << "\n";
@@ -59,8 +60,9 @@ void print_rotation(std::ostream& os, const RotationPreview& r, size_t width, bo
   const auto& c = r.choice;
   os << wrap_text("one-run rotation (rocprofv3 pmc_groups, ROCm 7.0+), planned on run " +
                       std::to_string(r.trace_run) + "'s trace" +
-                      (launched ? "; `kprof run` launches it as pass 1 (replay: rotate):"
-                                : "; the runbook's `replay: rotate` would launch it:"),
+                      (launched      ? "; `kprof run` launches it as pass 1 (replay: rotate):"
+                       : auto_replay ? "; what replay: auto would launch if it rotates:"
+                                     : "; `replay: rotate` would launch it:"),
                   width)
      << "\n";
   if (!c.feasible) {
@@ -111,7 +113,9 @@ std::string replay_line(const RunbookPlan& bp) {
            bp.predicted->why;
     return s;
   }
-  s += r.mode == ReplayMode::rotate ? "rotate" : "application";
+  s += r.mode == ReplayMode::rotate   ? "rotate"
+       : r.mode == ReplayMode::kernel ? "kernel, " + r.why
+                                      : "application";
   s += automatic ? " (auto" + (r.why.empty() ? std::string() : ": " + r.why) + ")"
                  : " (the runbook's)";
   return s;
@@ -157,7 +161,8 @@ void print_estimate(std::ostream& os, const RunEstimate& e, size_t width) {
      << "\n";
   os << wrap_text("  rotated:            " + std::to_string(e.rotated_runs) +
                       " application runs (trace + one rotated run of " + std::to_string(e.repeats) +
-                      " request" + (e.repeats == 1 ? "" : "s") + "), " + fixed1(e.rotated_s) + " s",
+                      " request" + (e.repeats == 1 ? "" : "s") + "), " + fixed1(e.rotated_s) +
+                      " s" + (e.repeats_basis.empty() ? "" : "; " + e.repeats_basis),
                   width, 4)
      << "\n";
 }
@@ -173,6 +178,7 @@ nlohmann::ordered_json estimate_json(const RunEstimate& e) {
           {"application_s", e.application_s},
           {"rotated_runs", e.rotated_runs},
           {"repeats", e.repeats},
+          {"repeats_basis", e.repeats_basis},
           {"rotated_s", e.rotated_s}};
 }
 
@@ -329,6 +335,13 @@ std::string plan_text(const RunbookPlan& bp, size_t width) {
   for (const auto& cmd : rp.passes) {
     if (cmd.kind == store::PassKind::trace) {
       os << "\npass 0 (trace)";
+    } else if (!cmd.request.replay_groups.empty()) {
+      // replay: kernel: the planned passes are the groups every dispatch is replayed with.
+      const auto& groups = cmd.request.replay_groups;
+      os << "\npass " << cmd.ordinal << " (counters, kernel replay: " << groups.size()
+         << " groups, each counted dispatch run once per group)";
+      for (size_t g = 0; g < groups.size(); ++g)
+        os << "\n  group " << g + 1 << ":  " << wrap_text(join(groups[g], " "), width, 12);
     } else if (cmd.request.input_file) {
       // replay: rotate: the planned passes are the groups of one run (rotated_pass.hpp).
       const auto& groups = rp.counters->plan.passes;
@@ -349,7 +362,9 @@ std::string plan_text(const RunbookPlan& bp, size_t width) {
   for (size_t i = 0; i < bp.slot_envs.size(); ++i)
     os << (i ? "" : "\n") << "GPU slot " << bp.gpus[i] << " adds: " << env_line(bp.slot_envs[i])
        << "\n";
-  if (bp.rotation) print_rotation(os, *bp.rotation, width, rp.replay.mode == ReplayMode::rotate);
+  if (bp.rotation)
+    print_rotation(os, *bp.rotation, width, rp.replay.mode == ReplayMode::rotate,
+                   bp.rb.passes.counters.replay.value == runbook::Replay::automatic);
   if (bp.estimate) print_estimate(os, *bp.estimate, width);
   return os.str();
 }

@@ -43,6 +43,9 @@ struct PassRequest {
   // many times the workload repeats its measured request (workload.repeat_option R when > 1).
   std::optional<std::filesystem::path> input_file;
   int repeats = 1;
+  // Counters mode, kernel replay (`replay: kernel`): every group replayed on each dispatch in one
+  // run; `counters` holds their union.
+  std::vector<std::vector<std::string>> replay_groups;
 };
 
 class ProfilerBackend {
@@ -63,6 +66,10 @@ class ProfilerBackend {
   // True when counter passes also count dispatches outside the measured region, so the executor
   // restricts them to the kernels the trace saw inside it.
   virtual bool counters_count_outside_regions() const = 0;
+  // Whether it replays each dispatch once per counter group inside one run (rocprofv3's beta
+  // `--replay-mode kernel`), and how that was found out (for messages).
+  virtual bool offers_kernel_replay() const { return false; }
+  virtual std::string kernel_replay_probe() const { return "this profiler has no kernel replay"; }
 
   // The full command line of one pass.
   virtual std::vector<std::string> argv(const PassRequest& pass) const = 0;

@@ -1,14 +1,108 @@
 #include "core/exec/replay_choice.hpp"
 
+#include "core/base/error.hpp"
 #include "core/exec/rotated_pass.hpp"
 
 namespace kprof::exec {
+
+namespace {
+
+std::optional<std::string> env_value(const runbook::Runbook& rb, std::string_view name,
+                                     SourcePos* pos = nullptr) {
+  for (const auto& e : rb.workload.env.value)
+    if (e.name.value == name) {
+      if (pos) *pos = e.value.pos;
+      return e.value.value;
+    }
+  return std::nullopt;
+}
+
+bool has_word(const runbook::Runbook& rb, std::string_view word) {
+  for (const auto& w : rb.workload.command.value)
+    if (w.value.find(word) != std::string::npos) return true;
+  return false;
+}
+
+// The value after `option` in the command (`--graph-mode none` or `--graph-mode=none`).
+std::optional<std::string> option_value(const runbook::Runbook& rb, const std::string& option) {
+  const auto& cmd = rb.workload.command.value;
+  for (size_t i = 0; i < cmd.size(); ++i) {
+    if (cmd[i].value == option && i + 1 < cmd.size()) return cmd[i + 1].value;
+    if (cmd[i].value.rfind(option + "=", 0) == 0) return cmd[i].value.substr(option.size() + 1);
+  }
+  return std::nullopt;
+}
+
+// The choice for `replay: kernel` (choose_replay).
+ReplayChoice kernel_replay_choice(const runbook::Runbook& rb, const ProfilerBackend& backend,
+                                  size_t passes) {
+  const auto& r = rb.passes.counters.replay;
+  if (passes < 2) return {ReplayMode::application, "one counter pass: nothing to replay"};
+  if (!backend.offers_kernel_replay())
+    throw Error(ErrorKind::input,
+                runbook::diagnostic(
+                    rb, r.pos,
+                    "passes.counters.replay: kernel needs rocprofv3's kernel replay (--replay-mode "
+                    "kernel --kernel-replay-beta-enabled, a beta no release up to rocprofiler-sdk "
+                    "1.3.5 lists), but " +
+                        backend.kernel_replay_probe(),
+                    "write replay: auto (one rotated run when the trace allows it, else one run "
+                    "per pass), or use a rocprofv3 that offers kernel replay"));
+  if (const auto limit = kernel_replay_limit(rb))
+    throw Error(ErrorKind::input, runbook::diagnostic(rb, limit->pos, limit->what, limit->fix));
+  return {ReplayMode::kernel, std::to_string(passes) +
+                                  " groups replayed on every counted dispatch in one run "
+                                  "(rocprofv3 kernel replay, beta): " +
+                                  std::to_string(rb.passes.trace.enabled.value ? 2 : 1) +
+                                  " application runs instead of " +
+                                  std::to_string(passes + (rb.passes.trace.enabled.value ? 1 : 0))};
+}
+
+}  // namespace
+
+std::optional<ReplayLimit> kernel_replay_limit(const runbook::Runbook& rb) {
+  const std::string why = "passes.counters.replay: kernel ";
+  SourcePos pos = rb.workload.command.pos;
+  if (const auto v = env_value(rb, "ROCPROF_SIM_PROCESSES", &pos); v && *v == "2")
+    return ReplayLimit{pos,
+                       why +
+                           "replays one process only, but ROCPROF_SIM_PROCESSES=2 runs the "
+                           "modelled work in a second process",
+                       "remove ROCPROF_SIM_PROCESSES, or write replay: auto"};
+  const bool script = has_word(rb, "qwen3_generate.py");
+  if (!script && !has_word(rb, "vllm")) return std::nullopt;
+  pos = rb.workload.command.pos;
+  const auto mp = env_value(rb, "VLLM_ENABLE_V1_MULTIPROCESSING", &pos);
+  if (!mp || *mp != "0")
+    return ReplayLimit{pos,
+                       why +
+                           "replays one process only, and vLLM runs the model in its EngineCore "
+                           "process unless VLLM_ENABLE_V1_MULTIPROCESSING=0 (here " +
+                           (mp ? *mp : std::string("unset: vLLM's default 1")) + ")",
+                       "set workload.env VLLM_ENABLE_V1_MULTIPROCESSING: \"0\", or write "
+                       "replay: auto"};
+  const auto mode = option_value(rb, "--graph-mode");
+  const bool graphs = script ? mode && *mode == "vllm-default"
+                             : !has_word(rb, "--enforce-eager") && !has_word(rb, "cudagraph_mode");
+  if (graphs)
+    return ReplayLimit{rb.workload.command.pos,
+                       why +
+                           "runs HIP graph launches once, unreplayed, and this vLLM workload "
+                           "captures its decode steps as HIP graphs" +
+                           (script ? " (--graph-mode vllm-default)" : " (no --enforce-eager)"),
+                       script ? "use --graph-mode none (the shipped runbook's), or write "
+                                "replay: auto"
+                              : "add --enforce-eager (or compilation_config cudagraph_mode "
+                                "NONE), or write replay: auto"};
+  return std::nullopt;
+}
 
 ReplayChoice choose_replay(const runbook::Runbook& rb, const ProfilerBackend& backend,
                            size_t passes) {
   const auto& c = rb.passes.counters;
   if (!c.enabled.value || passes == 0) return {};
   if (c.replay.value == runbook::Replay::application) return {};
+  if (c.replay.value == runbook::Replay::kernel) return kernel_replay_choice(rb, backend, passes);
   if (c.replay.value == runbook::Replay::rotate)
     return {rotates(rb, backend) && passes >= 2 ? ReplayMode::rotate : ReplayMode::application,
             passes >= 2 ? "" : "one counter pass: nothing to rotate"};
@@ -60,6 +154,8 @@ std::string to_string(ReplayMode mode) {
       return "rotate";
     case ReplayMode::after_trace:
       return "after the trace";
+    case ReplayMode::kernel:
+      return "kernel";
   }
   return "application";
 }

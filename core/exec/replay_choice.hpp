@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "core/exec/profiler_backend.hpp"
@@ -25,6 +26,7 @@ enum class ReplayMode {
   application,  // one application run per counter pass
   rotate,       // one counter run, the passes its groups
   after_trace,  // auto: decided on this run's trace pass (rotate, or application)
+  kernel,       // `replay: kernel`: one counter run, each dispatch replayed once per group
 };
 
 struct ReplayChoice {
@@ -33,12 +35,29 @@ struct ReplayChoice {
 };
 
 // Before the run. `passes`: the counter passes planned. Throws Error(input) for `replay: rotate`
-// that this profiler or runbook cannot honour (rotates()).
+// that this profiler or runbook cannot honour (rotates()), and for `replay: kernel` when the
+// profiler offers no kernel replay or the workload is outside its limits (kernel_replay_limit).
+// `auto` never chooses kernel replay: it is a beta.
 ReplayChoice choose_replay(const runbook::Runbook& rb, const ProfilerBackend& backend,
                            size_t passes);
 
 // `auto` on a trace: rotate when the preview (rotation_on_run) serves every variant of interest.
 ReplayChoice choose_replay_on_trace(const RotationPreview& preview, const runbook::Runbook& rb);
+
+// Why the runbook's workload cannot be kernel-replayed, with the runbook position to point at, or
+// nullopt. rocprofv3's kernel replay (ROCm/rocm-systems projects/rocprofiler-sdk/source/docs/
+// how-to/using-kernel-replay-rocprofv3.rst, "Limitations") replays one process only, and runs HIP
+// graph launches once, unreplayed. kprof cannot see inside an arbitrary workload; it checks what
+// the runbook says of the ones it knows: vLLM (its V1 EngineCore is a second process unless
+// VLLM_ENABLE_V1_MULTIPROCESSING=0, vllm/envs.py; it captures decode steps as HIP graphs unless
+// --enforce-eager or cudagraph_mode NONE), the shipped workloads/qwen3_generate.py (its
+// --graph-mode), and the test double's two-process mode (ROCPROF_SIM_PROCESSES=2).
+struct ReplayLimit {
+  SourcePos pos;
+  std::string what;
+  std::string fix;
+};
+std::optional<ReplayLimit> kernel_replay_limit(const runbook::Runbook& rb);
 
 std::string to_string(ReplayMode mode);
 

@@ -30,8 +30,9 @@ std::string agent_index_text(runbook::AgentIndex a) {
 
 }  // namespace
 
-Rocprofv3Backend::Rocprofv3Backend(const runbook::Runbook& rb, Rocprofv3Options options)
-    : m_rb(rb), m_options(std::move(options)) {
+Rocprofv3Backend::Rocprofv3Backend(const runbook::Runbook& rb, Rocprofv3Options options,
+                                   KernelReplaySupport kernel_replay)
+    : m_rb(rb), m_options(std::move(options)), m_kernel_replay(std::move(kernel_replay)) {
   for (const auto& e : rb.workload.env.value) m_env.emplace_back(e.name.value, e.value.value);
   if (m_options.simulated) {
     // Variables of the double (core/sim/tool.hpp). The runbook's `sim` map wins over an inherited
@@ -85,6 +86,7 @@ std::vector<std::string> Rocprofv3Backend::argv(const PassRequest& pass) const {
   } else {
     c.counters = pass.counters;
     c.input_file = pass.input_file;
+    c.replay_groups = pass.replay_groups;
     // The rotated run repeats the measured request inside one application run.
     if (pass.repeats > 1 && m_rb.workload.repeat_option.value) {
       const std::string& opt = *m_rb.workload.repeat_option.value;
@@ -160,6 +162,38 @@ ProfilerVersion read_rocprofv3_version(const std::string& executable, const stor
   return v;
 }
 
+bool read_rocprofv3_kernel_replay(const std::string& executable, const store::EnvDelta& env,
+                                  std::string& probe) {
+  std::random_device rd;
+  const fs::path log = fs::temp_directory_path() / ("kprof-help-" + std::to_string(::getpid()) +
+                                                    "-" + std::to_string(rd()) + ".log");
+  LaunchSpec s;
+  s.argv = {executable, "--help"};
+  for (const auto& [k, v] : env) s.env[k] = v;
+  s.log_path = log;
+  s.timeout = std::chrono::seconds(60);
+  s.kill_grace = std::chrono::seconds(2);
+  s.log_tail_bytes = 4096;
+  bool offered = false;
+  try {
+    const RunResult r = run_process(s);
+    const std::string out = file_tail(log, 1 << 20);  // rocprofv3's help is tens of KB
+    const bool mode = out.find("--replay-mode") != std::string::npos;
+    const bool beta = out.find("--kernel-replay-beta-enabled") != std::string::npos;
+    offered = r.ok() && mode && beta;
+    probe = offered
+                ? "'" + executable + " --help' lists --replay-mode and --kernel-replay-beta-enabled"
+            : !r.ok() ? "'" + executable + " --help' failed (" + r.describe() + ")"
+                      : "'" + executable + " --help' lists no " +
+                            (mode ? "--kernel-replay-beta-enabled" : "--replay-mode");
+  } catch (const Error& e) {
+    probe = std::string("could not run '") + executable + " --help': " + e.what();
+  }
+  std::error_code ec;
+  fs::remove(log, ec);
+  return offered;
+}
+
 std::unique_ptr<ProfilerBackend> make_profiler_backend(const runbook::Runbook& rb,
                                                        const BackendChoice& choice) {
   Rocprofv3Options o;
@@ -182,7 +216,12 @@ std::unique_ptr<ProfilerBackend> make_profiler_backend(const runbook::Runbook& r
   o.version = choice.recorded_version ? parse_rocprofv3_version(*choice.recorded_version)
                                       : read_rocprofv3_version(o.executable, env);
   if (choice.recorded_version && !o.version.known()) o.version.text = *choice.recorded_version;
-  return std::make_unique<Rocprofv3Backend>(rb, std::move(o));
+  // Asked only when the runbook wants kernel replay: one more start of the python launcher.
+  KernelReplaySupport kr;
+  if (rb.passes.counters.enabled.value &&
+      rb.passes.counters.replay.value == runbook::Replay::kernel)
+    kr.offered = read_rocprofv3_kernel_replay(o.executable, env, kr.probe);
+  return std::make_unique<Rocprofv3Backend>(rb, std::move(o), std::move(kr));
 }
 
 }  // namespace kprof::exec

@@ -13,9 +13,17 @@ struct Rocprofv3Options {
   ProfilerVersion version;      // what `--version` said (or a recorded copy)
 };
 
+// Whether `--help` lists `--replay-mode` and `--kernel-replay-beta-enabled` (asked only for a
+// runbook that wants `replay: kernel`), and what was found, for messages.
+struct KernelReplaySupport {
+  bool offered = false;
+  std::string probe = "not asked";
+};
+
 class Rocprofv3Backend final : public ProfilerBackend {
  public:
-  Rocprofv3Backend(const runbook::Runbook& rb, Rocprofv3Options options);
+  Rocprofv3Backend(const runbook::Runbook& rb, Rocprofv3Options options,
+                   KernelReplaySupport kernel_replay = {});
 
   std::string_view name() const override;
   const std::string& executable() const override { return m_options.executable; }
@@ -24,6 +32,8 @@ class Rocprofv3Backend final : public ProfilerBackend {
   const ProfilerVersion& version() const override { return m_options.version; }
   bool plans_counter_passes() const override { return true; }
   bool counters_count_outside_regions() const override;
+  bool offers_kernel_replay() const override { return m_kernel_replay.offered; }
+  std::string kernel_replay_probe() const override { return m_kernel_replay.probe; }
 
   std::vector<std::string> argv(const PassRequest& pass) const override;
   store::EnvDelta env() const override { return m_env; }
@@ -37,6 +47,7 @@ class Rocprofv3Backend final : public ProfilerBackend {
  private:
   const runbook::Runbook& m_rb;
   Rocprofv3Options m_options;
+  KernelReplaySupport m_kernel_replay;
   store::EnvDelta m_env;
 };
 
@@ -50,5 +61,12 @@ bool log_shows_error_38(const std::string& log_tail);
 // prints. A tool that rejects the option, prints nothing usable or cannot be started gives an
 // unknown version saying why; it never throws.
 ProfilerVersion read_rocprofv3_version(const std::string& executable, const store::EnvDelta& env);
+
+// Whether `<executable> --help` offers kernel replay: both `--replay-mode` and
+// `--kernel-replay-beta-enabled` (ROCm/rocm-systems projects/rocprofiler-sdk/source/docs/how-to/
+// using-kernel-replay-rocprofv3.rst; no release names them in CHANGELOG.md up to 1.3.5, so the
+// tool itself is asked, not its version). `probe` gets what was found, for messages.
+bool read_rocprofv3_kernel_replay(const std::string& executable, const store::EnvDelta& env,
+                                  std::string& probe);
 
 }  // namespace kprof::exec

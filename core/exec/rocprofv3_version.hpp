@@ -18,9 +18,22 @@
 //  * later tools register the callback for selected_regions alone, over a set of contexts that
 //    includes counter collection and thread trace (tool.cpp on develop, cntrl_tracing_callback and
 //    pause_resume_contexts). The first release saying so is 1.3.0 (ROCm 7.13 / 7.2.4): "ROCTx
-//    Support for ATT ... --att --selected-regions" (CHANGELOG 1.3.0). 1.1.x (ROCm 7.1/7.2) is
-//    treated like 1.0.0: adding --marker-trace is harmless where it is not needed, and restricting
-//    counter passes to the measured kernels is correct either way.
+//    Support for ATT ... --att --selected-regions" (CHANGELOG 1.3.0).
+//  * 1.1.0 (ROCm 7.1 AND 7.2: CHANGELOG.md gives both releases that number, so --version cannot
+//    tell them apart) is treated like 1.0.0. The rocm-7.1/7.2 tags are not among the sources
+//    stored here (the newest ROCm/rocm-systems snapshot is 2025-08-09, release/rocm-rel-7.0);
+//    what the upstream history settles: counter collection and ATT were put under
+//    roctxProfilerPause/Resume by ROCm/rocm-systems PR #1496 ("Fix rocprofv3 handling of
+//    roctxProfilerPause/Resume", opened 2025-10-22, after 7.1's release branch); the callback was
+//    registered for --selected-regions without --marker-trace only by PR #4329 (2026-03-23); and
+//    until PR #6930 (2026-06-08) the counter contexts were both started at init and in the pause
+//    list, so with --selected-regions and --pmc roctxProfilerResume did nothing and
+//    roctxProfilerPause could crash. Whichever of these 7.2 carries, a rotation's phase under
+//    --selected-regions is not established there, so kprof assumes counting outside the region
+//    (auto replays; replay: rotate is refused): the safe reading. Adding --marker-trace is
+//    harmless where it is not needed, and restricting counter passes to the measured kernels is
+//    correct either way. (Note: by the same history, 1.3.0's counter pausing with --pmc depends on
+//    whether its build carries PR #6930.)
 #pragma once
 
 #include <array>

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "core/plan/rotation.hpp"
 #include "core/runbook/runbook.hpp"
 
 namespace kprof::exec {
@@ -22,7 +24,23 @@ struct RunEstimate {
   int rotated_runs = 2;  // trace + one rotated run
   int repeats = 1;       // requests in the rotated run
   double rotated_s = 0;
+  // Where `repeats` comes from: a trace in the database ("run 3's trace"), or, before any trace,
+  // the workload model's own dispatch sequence (an ESTIMATE: kprof decides R on the run's trace).
+  std::string repeats_basis;
 };
+
+// The rotation kprof would choose on the workload model's dispatch sequence (the model's region,
+// the runbook's include_regex), before any trace exists: what `kprof plan` shows as the estimated
+// R, and what bench/run_count compares. nullopt without a readable workload model. `counted` gets
+// the dispatches per request the rotated run counts, `variants` the variants among them.
+struct ModelRotation {
+  plan::RotationChoice choice;
+  int64_t counted = 0;
+  size_t variants = 0;
+  std::string model;
+};
+std::optional<ModelRotation> rotation_on_model(const runbook::Runbook& rb, size_t groups,
+                                               int64_t min_samples);
 
 // `passes`: the counter passes planned; `repeats`: the rotated run's requests; `counted`: the
 // dispatches per request that the counter runs count (each pays the model's counter overhead).

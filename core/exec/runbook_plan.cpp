@@ -45,22 +45,38 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
     out.first_fit_passes = plan::first_fit_plan(c.target, c.request).passes.size();
     // One-run rotation of the planned passes as counter groups, on a trace already in the
     // database.
-    // Not with `replay: application`: the runbook asked for one run per pass.
-    if (c.plan.passes.size() >= 2 &&
-        rb.passes.counters.replay.value != runbook::Replay::application)
+    // Not with `replay: application` or `kernel`: the runbook asked for another way.
+    const bool rotation_asked = rb.passes.counters.replay.value == runbook::Replay::automatic ||
+                                rb.passes.counters.replay.value == runbook::Replay::rotate;
+    if (c.plan.passes.size() >= 2 && rotation_asked)
       out.rotation = preview_rotation(db_path, rb, c.plan.passes.size(), out.version,
                                       rb.passes.counters.min_samples.value);
     if (out.rotation && out.rotation->unavailable.empty() &&
         out.plan.replay.mode == ReplayMode::after_trace)
       out.predicted = choose_replay_on_trace(*out.rotation, rb);
-    if (c.plan.passes.size() >= 2) {
+    if (c.plan.passes.size() >= 2 && rotation_asked) {
       int repeats = 1;
       int64_t counted = 0;
+      std::string basis;
       if (out.rotation && out.rotation->unavailable.empty()) {
         repeats = out.rotation->choice.repeats;
         for (const auto& v : out.rotation->variants) counted += v.per_request;
+        basis = "R chosen on run " + std::to_string(out.rotation->trace_run) + "'s trace";
+      } else if (const auto m = rotation_on_model(rb, c.plan.passes.size(),
+                                                  rb.passes.counters.min_samples.value)) {
+        // No trace yet: R is decided on the run's trace; the model's own sequence estimates it.
+        counted = m->counted;
+        if (m->choice.feasible) {
+          repeats = m->choice.repeats;
+          basis = "R ESTIMATED on the workload model's dispatch sequence (interval " +
+                  std::to_string(m->choice.interval) + "); kprof decides R on the run's trace";
+        } else {
+          basis = "no R on the workload model's dispatch sequence (" + m->choice.why +
+                  "); kprof decides on the run's trace";
+        }
       }
       out.estimate = estimate_runs(rb, c.plan.passes.size(), repeats, counted);
+      out.estimate->repeats_basis = basis;
     }
   }
   return out;

@@ -11,6 +11,12 @@ std::vector<std::string> rocprof_argv(const PassCommand& c) {
     if (c.marker_trace) a.push_back("--marker-trace");
   } else if (c.input_file) {
     a.insert(a.end(), {"-i", c.input_file->string()});
+  } else if (!c.replay_groups.empty()) {
+    for (const auto& g : c.replay_groups) {
+      a.push_back("--pmc");
+      a.insert(a.end(), g.begin(), g.end());
+    }
+    a.insert(a.end(), {"--replay-mode", "kernel", "--kernel-replay-beta-enabled"});
   } else {
     a.push_back("--pmc");
     a.insert(a.end(), c.counters.begin(), c.counters.end());

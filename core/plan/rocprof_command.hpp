@@ -3,7 +3,8 @@
 // the profiler's version; `kprof plan` and `kprof run` both print or run what it returns.
 //   trace:    rocprofv3 --kernel-trace [--stats] [--marker-trace] -d DIR -o NAME -f FMT
 //             [--selected-regions] [--truncate-kernels] [--agent-index A] [extra...] -- app
-//   counters: rocprofv3 --pmc A B | -i FILE -d DIR -o NAME -f FMT [--kernel-include-regex RE]
+//   counters: rocprofv3 --pmc A B | -i FILE | --pmc A B --pmc C D ... --replay-mode kernel
+//             --kernel-replay-beta-enabled  -d DIR -o NAME -f FMT [--kernel-include-regex RE]
 //             [--kernel-exclude-regex RE] [--kernel-iteration-range R] [--marker-trace]
 //             [--selected-regions] [--truncate-kernels] [--agent-index A] [extra...] -- app
 // `--pmc` takes any number of values (argparse nargs="*"), so the options after it end its list,
@@ -33,6 +34,11 @@ struct PassCommand {
   // refuses together with an input file's pmc_groups (ROCm/rocm-systems
   // projects/rocprofiler-sdk/source/bin/rocprofv3.py).
   std::optional<std::filesystem::path> input_file;
+  // Counters mode, kernel replay (`replay: kernel`): one `--pmc` per group and
+  // `--replay-mode kernel --kernel-replay-beta-enabled`; rocprofv3 replays each targeted dispatch
+  // once per group in the one run (ROCm/rocm-systems projects/rocprofiler-sdk/source/docs/how-to/
+  // using-kernel-replay-rocprofv3.rst: both flags are required, and so is --pmc).
+  std::vector<std::vector<std::string>> replay_groups;
   std::filesystem::path output_dir;   // -d
   std::string output_name;            // -o
   std::string output_format = "csv";  // -f

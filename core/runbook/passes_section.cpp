@@ -71,23 +71,10 @@ void Parser::counters(const Entry& e, CountersPass& c) {
     }
   }
   if (const Entry* x = m->find("replay")) {
-    if (auto i = m_r.choice(x->value, x->value_pos, "passes.counters.replay", k_replays)) {
-      if (static_cast<Replay>(*i) == Replay::kernel)
-        // rocprofv3's kernel replay (`--kernel-replay-beta-enabled`, re-running each dispatch
-        // once per group with device memory restored between) is absent from rocprofiler-sdk
-        // 1.0.0 / ROCm 7.0 (ROCm/rocm-systems projects/rocprofiler-sdk/source/bin/rocprofv3.py
-        // has no replay option) and documented later as a beta: single process, HIP graph
-        // launches not replayed (projects/rocprofiler-sdk/source/docs/how-to/
-        // using-kernel-replay-rocprofv3.rst). kprof has no way yet to tell a tool that has it
-        // from one that ignores the flag, so it does not offer it.
-        m_r.error(x->value_pos,
-                  "passes.counters.replay: 'kernel' is not supported: rocprofv3's kernel replay "
-                  "is a beta that ROCm 7.0's rocprofv3 lacks, and it replays neither HIP graph "
-                  "launches nor a workload spread over processes (vLLM's EngineCore)",
-                  "write replay: rotate (every group in one run) or replay: application");
-      else
-        set(c.replay, static_cast<Replay>(*i), *x);
-    }
+    // `kernel` (rocprofv3's beta kernel replay) is checked where the profiler is known: whether
+    // the installed rocprofv3 offers it, and the workload's limits (exec/replay_choice.cpp).
+    if (auto i = m_r.choice(x->value, x->value_pos, "passes.counters.replay", k_replays))
+      set(c.replay, static_cast<Replay>(*i), *x);
   }
   if (const Entry* x = m->find("min_samples"))
     if (auto v = m_r.integer(x->value, x->value_pos, "passes.counters.min_samples", 1, 100000))

@@ -46,9 +46,11 @@ enum class RankBy { total_duration, calls };
 // How counter groups that need more than one hardware pass are collected
 // (`passes.counters.replay`): `application` re-runs the workload once per pass; `rotate` collects
 // every group in ONE run, a different group on successive dispatches (rocprofv3 input-file
-// `pmc_groups` / `pmc_group_interval`, ROCm 7.0+); `automatic` (the default) replays the
-// application for now (choosing rotation by itself is issue #18's remainder). `kernel`
-// (rocprofv3's beta kernel replay) is refused by the parser with the reason.
+// `pmc_groups` / `pmc_group_interval`, ROCm 7.0+); `automatic` (the default) rotates when the
+// run's trace shows rotation serves every variant of interest, and replays otherwise
+// (core/exec/replay_choice.hpp); `kernel` replays each dispatch once per group inside ONE run
+// (rocprofv3's beta `--replay-mode kernel`), where the installed rocprofv3 offers it and the
+// workload is within its limits (checked before the run, core/exec/replay_choice.hpp).
 enum class Replay { automatic, application, rotate, kernel };
 
 // The spelling in runbooks (and in `kprof validate`): "csv", "type-relative", "total_duration".
@@ -136,7 +138,7 @@ struct CountersPass {
   KernelSelection kernels;
   // rocprofv3 `--kernel-iteration-range` syntax ("[1-2],[5]"), checked; nullopt = every iteration.
   Located<std::optional<std::string>> iteration_range;
-  Located<Replay> replay;  // default automatic; never kernel (refused)
+  Located<Replay> replay;  // default automatic
   // Rotation: launches of every kernel variant of interest that every group must get; 1..100000,
   // default 30.
   Located<int> min_samples;

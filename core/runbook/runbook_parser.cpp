@@ -147,7 +147,8 @@ void Parser::cross_checks(const Runbook& rb, const Map& top) {
                 "passes.counters.iteration_range: cannot be combined with replay: rotate",
                 "remove iteration_range, or write replay: application");
   }
-  if (c.min_samples.from_file && c.replay.from_file && c.replay.value == Replay::application)
+  if (c.min_samples.from_file && c.replay.from_file &&
+      (c.replay.value == Replay::application || c.replay.value == Replay::kernel))
     m_r.error(c.min_samples.pos,
               "passes.counters.min_samples: used only when counter groups rotate",
               "remove min_samples, or write replay: rotate (or auto)");

@@ -87,6 +87,12 @@ const std::vector<Spec>& specs() {
       {{"--rocjpeg-trace"}, Arity::boolean, "rocjpeg_trace"},
       {{"--kokkos-trace"}, Arity::boolean, "kokkos_trace"},
       {{"--group-by-queue"}, Arity::boolean, "group_by_queue"},
+      // Kernel replay, a beta newer than every release the double imitates except "develop"
+      // (ROCm/rocm-systems projects/rocprofiler-sdk/source/docs/how-to/
+      // using-kernel-replay-rocprofv3.rst); run_tool refuses them for other versions as argparse
+      // refuses unknown options.
+      {{"--replay-mode"}, Arity::one, "replay_mode", {"kernel", "application"}},
+      {{"--kernel-replay-beta-enabled"}, Arity::boolean, "kernel_replay_beta_enabled"},
   };
   return k_specs;
 }
@@ -152,6 +158,7 @@ void apply(Options& o, const Spec& s, const std::vector<std::string>& values,
     j.stats = on;
   else if (d == "pmc") {
     j.pmc_given = true;
+    j.pmc_flags.push_back(split_counters(values));
     std::vector<std::string> merged = j.pmc;
     merged.insert(merged.end(), values.begin(), values.end());
     j.pmc = split_counters(merged);
@@ -171,6 +178,10 @@ void apply(Options& o, const Spec& s, const std::vector<std::string>& values,
     j.agent_index = one();
   else if (d == "list_avail")
     o.list_avail = on;
+  else if (d == "replay_mode")
+    j.replay_mode = one();
+  else if (d == "kernel_replay_beta_enabled")
+    j.kernel_replay_beta = on;
   else if (d == "sys_trace" || d == "runtime_trace") {
     // Aggregates include kernel tracing (rocprofv3.py: --sys-trace / --runtime-trace).
     if (on) j.kernel_trace = true;
@@ -184,11 +195,16 @@ std::string usage_line() {
   return "usage: rocprofv3 [options] -- <application> [application options]";
 }
 
-std::string help_text() {
+bool is_kernel_replay_option(const std::string& dest) {
+  return dest == "replay_mode" || dest == "kernel_replay_beta_enabled";
+}
+
+std::string help_text(bool kernel_replay) {
   std::string out = usage_line() +
                     "\n\nrocprofv3-sim: a test double of rocprofv3 (ROCm 7.0 CLI subset);"
                     " every figure it writes is simulated.\n\noptions:\n";
-  for (const auto& s : specs()) out += "  " + join(s.names, ", ") + "\n";
+  for (const auto& s : specs())
+    if (kernel_replay || !is_kernel_replay_option(s.dest)) out += "  " + join(s.names, ", ") + "\n";
   return out;
 }
 

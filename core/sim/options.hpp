@@ -33,6 +33,12 @@ struct JobOptions {
   bool stats = false;
   std::vector<std::string> pmc;  // deduplicated and sorted, as the tool's std::set
   bool pmc_given = false;
+  // Each --pmc flag's counters, in order: the counter groups kernel replay replays.
+  std::vector<std::vector<std::string>> pmc_flags;
+  // --replay-mode {kernel,application} and --kernel-replay-beta-enabled (rocprofv3 versions that
+  // have kernel replay only: SimVersion::has_kernel_replay).
+  std::string replay_mode;
+  bool kernel_replay_beta = false;
   // Input file only (ROCm 7.0+): counter groups rotated over successive dispatches of one run.
   // rocprofv3.py turns them into ROCPROF_COUNTER_GROUPS / ROCPROF_COUNTER_GROUPS_INTERVAL; the
   // tool picks group (iter / interval) % groups per dispatch (stream.cpp).
@@ -71,8 +77,12 @@ std::vector<JobOptions> load_jobs(const std::string& path, const JobOptions& cli
 // "usage: rocprofv3 [-h] ..." — the first line argparse prints before an error.
 std::string usage_line();
 
-// rocprofv3's help text (-h).
-std::string help_text();
+// rocprofv3's help text (-h); the kernel-replay options only where the version has them.
+std::string help_text(bool kernel_replay);
+
+// Options only some versions have: true for the kernel-replay ones (--replay-mode,
+// --kernel-replay-beta-enabled).
+bool is_kernel_replay_option(const std::string& dest);
 
 // Counter-list parsing of the tool: separators (and punctuation) become spaces; result sorted and
 // deduplicated like the std::set the tool keeps. `:` and `=` are kept (device qualifiers).

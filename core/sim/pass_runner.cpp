@@ -241,7 +241,9 @@ class PassRunner {
     st.exclude_regex = m_ctx.job.exclude_regex;
     st.iteration_range = m_ctx.job.iteration_range;
     st.region_repeats = m_region_repeats;
-    if (m_groups.size() > 1) {
+    if (m_groups.size() > 1 && m_ctx.kernel_replay) {
+      st.replay_passes = m_groups.size();
+    } else if (m_groups.size() > 1) {
       st.groups = m_groups.size();
       st.group_interval = m_ctx.job.pmc_group_interval;
     }

@@ -27,6 +27,8 @@ struct PassContext {
   SimVersion version;
   Visibility visibility;
   CsvQuoting quoting = CsvQuoting::rocprofv3;
+  // --replay-mode kernel with two groups or more: every counted dispatch runs once per group.
+  bool kernel_replay = false;
 };
 
 // Runs `app` once under `ctx` and says how the double must end.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <unordered_set>
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
@@ -182,12 +183,31 @@ std::vector<std::filesystem::path> write_rocpd(const ProcessCapture& cap,
                 " VALUES (?, ?, 1, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2, ?, '{}')");
   Insert pe(db, "INSERT INTO " + tbl("rocpd_pmc_event") +
                     " (guid, event_id, pmc_id, value, extdata) VALUES (?, ?, ?, ?, '{}')");
+  // Kernel replay reuses one dispatch id for every pass of a dispatch. The rocpd writer keeps the
+  // first pass's dispatch row only and attaches every pass's counter rows to that event, with
+  // nothing saying which pass produced them (ROCm/rocm-systems PR #11422, open in 2026-09, which
+  // describes generateRocpd's early return on a repeated dispatch_id); with distinct counters per
+  // group the values survive, the later passes' timestamps do not.
+  std::unordered_set<uint64_t> written;
+  const auto counters = [&](const DispatchRecord& r, int64_t event_id) {
+    if (!r.collect || !cap.counter_model) return;
+    for (const auto& c : cap.counters_of(r)) {
+      const auto v = cap.counter_model->value(r, c);
+      if (!v) continue;
+      const int parts = cap.counter_model->is_base(c) ? cap.model->num_xcd : 1;
+      for (int k = 0; k < parts; ++k) pe.t(guid).i(event_id).i(pmc_ids[c]).d(*v / parts).run();
+    }
+  };
   for (const auto& r : cap.stream.records) {
     // With counter collection only, dispatch rows come from the counter records (7.0 behaviour).
     if (!out.kernel_trace && !r.collect) continue;
     const auto& d = *r.plan;
     const auto& s = cap.model->symbols[d.symbol];
     const auto event_id = int64_t(r.dispatch_id);
+    if (!written.insert(r.dispatch_id).second) {
+      counters(r, event_id);
+      continue;
+    }
     ev.i(event_id).t(guid).i(int64_t(r.correlation_id)).i(int64_t(r.correlation_id)).run();
     kd.i(int64_t(r.dispatch_id))
         .t(guid)
@@ -208,13 +228,7 @@ std::vector<std::filesystem::path> write_rocpd(const ProcessCapture& cap,
         .i(d.grid[2])
         .i(event_id)
         .run();
-    if (!r.collect || !cap.counter_model) continue;
-    for (const auto& c : cap.counters_of(r)) {
-      const auto v = cap.counter_model->value(r, c);
-      if (!v) continue;
-      const int parts = cap.counter_model->is_base(c) ? cap.model->num_xcd : 1;
-      for (int k = 0; k < parts; ++k) pe.t(guid).i(event_id).i(pmc_ids[c]).d(*v / parts).run();
-    }
+    counters(r, event_id);
   }
   db.exec("COMMIT;");
   return {p};

@@ -160,6 +160,17 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
     r.end = st.clock_base_ns + static_cast<uint64_t>(std::llround(t));
     if (!visible) continue;
     out.records.push_back(r);
+    if (r.collect && st.replay_passes > 1) {
+      for (size_t pass = 1; pass < st.replay_passes; ++pass) {
+        // Restore the snapshot, then run the same dispatch again with the next group.
+        t += std::max(static_cast<double>(model.counter_gap_ns), 200.0);
+        r.group = static_cast<int>(pass);
+        r.start = static_cast<uint64_t>(std::llround(t));
+        t += std::max(dur, 400.0);
+        r.end = static_cast<uint64_t>(std::llround(t));
+        out.records.push_back(r);
+      }
+    }
   }
   // Completion records reach the output buffer slightly out of order now and then (real captures
   // show ~3% of rows displaced by one or two places, e.g. uLLM-project 4108606_kernel_trace.csv).

@@ -39,6 +39,12 @@ struct StreamSettings {
   // (iter / interval) % groups, `iter` counting the collected dispatches of the agent before it.
   size_t groups = 0;
   uint64_t group_interval = 1;
+  // Kernel replay (`--replay-mode kernel`): with `replay_passes` > 1 every collected dispatch runs
+  // that many times in a row, pass k collecting group k, all under its one dispatch id
+  // (ROCm/rocm-systems projects/rocprofiler-sdk/source/docs/how-to/
+  // using-kernel-replay-rocprofv3.rst: "all passes of one logical dispatch share the same
+  // dispatch_id"); memory is restored between passes, so later dispatches start later.
+  size_t replay_passes = 0;
   // How many times the application repeated the measured request inside one run (the region's
   // dispatches occur that many times in a row).
   int region_repeats = 1;

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -58,16 +59,46 @@ uint64_t pass_seed(uint64_t seed, const JobOptions& job, size_t index) {
          std::hash<std::string>{}(join(job.pmc, ",") + groups + "#" + std::to_string(index));
 }
 
+// Kernel replay's command-line rules (ROCm/rocm-systems projects/rocprofiler-sdk/source/docs/
+// how-to/using-kernel-replay-rocprofv3.rst: it "requires counter collection (--pmc, input-file
+// pmc, or pmc_groups) and --kernel-replay-beta-enabled"; the conceptual page says the CLI fails
+// with a diagnostic if either is missing; the wording below is the double's). Versions without
+// it reject its options as argparse rejects any unknown option.
+void check_kernel_replay(const Options& o, const SimVersion& v) {
+  const JobOptions& j = o.cli;
+  const auto given = [&](const char* key) {
+    return std::find(j.explicit_keys.begin(), j.explicit_keys.end(), key) != j.explicit_keys.end();
+  };
+  if (!v.has_kernel_replay() && (given("replay_mode") || given("kernel_replay_beta_enabled"))) {
+    std::string args;
+    if (given("replay_mode")) args = "--replay-mode " + j.replay_mode;
+    if (given("kernel_replay_beta_enabled"))
+      args += std::string(args.empty() ? "" : " ") + "--kernel-replay-beta-enabled";
+    throw CliFailure(2,
+                     usage_line() + "\nrocprofv3: error: unrecognized arguments: " + args + "\n");
+  }
+  if (j.replay_mode != "kernel") return;
+  if (!j.kernel_replay_beta)
+    throw CliFailure(1,
+                     "Fatal error: --replay-mode kernel is experimental: add "
+                     "--kernel-replay-beta-enabled to acknowledge that it may change\n");
+  if (!j.pmc_given && !o.input_file)
+    throw CliFailure(1,
+                     "Fatal error: --replay-mode kernel requires counter collection (--pmc, "
+                     "input-file pmc or pmc_groups)\n");
+}
+
 }  // namespace
 
 Outcome run_tool(const std::vector<std::string>& args) {
   try {
     const Options o = parse_options(args);
+    const SimVersion version = sim_version_from_env();
     if (o.help) {
-      std::cout << help_text();
+      std::cout << help_text(version.has_kernel_replay());
       return {0, 0};
     }
-    const SimVersion version = sim_version_from_env();
+    check_kernel_replay(o, version);
     if (o.version) {
       if (!version.has_version_option())
         throw CliFailure(2,
@@ -141,6 +172,13 @@ Outcome run_tool(const std::vector<std::string>& args) {
       JobOptions j = jobs[i];
       // Before ROCm 7.0 the launcher merges unknown job keys silently: no rotation, no counters.
       if (!version.has_pmc_groups()) j.pmc_groups.clear();
+      // Kernel replay: the job's groups (each --pmc, or input-file pmc_groups) are replayed on
+      // every counted dispatch instead of rotated; one group takes the ordinary path.
+      bool replay = false;
+      if (j.replay_mode == "kernel") {
+        if (j.pmc_groups.empty() && j.pmc_flags.size() >= 2) j.pmc_groups = j.pmc_flags;
+        replay = j.pmc_groups.size() >= 2;
+      }
       check_tracing(j);
       PassContext ctx{seen ? &*seen : nullptr,
                       &target,
@@ -151,7 +189,8 @@ Outcome run_tool(const std::vector<std::string>& args) {
                       layout,
                       version,
                       visibility,
-                      csv_quoting_from_env()};
+                      csv_quoting_from_env(),
+                      replay};
       return run_pass(ctx, o.app);
     };
 

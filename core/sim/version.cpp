@@ -21,6 +21,9 @@ SimVersion sim_version_from_env() {
   const char* e = std::getenv("ROCPROF_SIM_VERSION");
   if (!e || !*e) return SimVersion{};
   std::string want(e);
+  // The development tree after 1.3.5: the first with kernel replay (CHANGELOG.md "Unreleased";
+  // source/docs/how-to/using-kernel-replay-rocprofv3.rst).
+  if (want == "develop") return SimVersion{"develop", {1, 3, 5}, true};
   std::string known;
   for (const auto& [rocm, sdk] : k_releases) {
     const std::string r(rocm);
@@ -28,7 +31,7 @@ SimVersion sim_version_from_env() {
     known += (known.empty() ? "" : ", ") + r;
   }
   throw CliFailure(1, "rocprofv3-sim: ROCPROF_SIM_VERSION='" + want +
-                          "' is not a ROCm release the double imitates (" + known + ")\n");
+                          "' is not a ROCm release the double imitates (" + known + ", develop)\n");
 }
 
 }  // namespace kprof::sim

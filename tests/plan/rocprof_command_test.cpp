@@ -84,5 +84,36 @@ TEST(RocprofCommand, TracePass) {
                                       "rocpd", "--selected-regions", "--", "python3", "g.py"}));
 }
 
+// replay: kernel: one --pmc per group, then both flags rocprofv3 requires for kernel replay
+// (using-kernel-replay-rocprofv3.rst); the groups stay in one run.
+TEST(RocprofCommand, KernelReplayPassGivesOnePmcPerGroupAndBothFlags) {
+  PassCommand c;
+  c.replay_groups = {{"SQ_WAVES", "GRBM_COUNT"}, {"GRBM_GUI_ACTIVE"}};
+  c.output_dir = "/runs/q/pass-1";
+  c.output_name = "%hostname%/%pid%";
+  c.kernel_include_regex = "fused_moe";
+  c.app = {"python3", "g.py"};
+  EXPECT_EQ(rocprof_argv(c), (std::vector<std::string>{"rocprofv3",
+                                                       "--pmc",
+                                                       "SQ_WAVES",
+                                                       "GRBM_COUNT",
+                                                       "--pmc",
+                                                       "GRBM_GUI_ACTIVE",
+                                                       "--replay-mode",
+                                                       "kernel",
+                                                       "--kernel-replay-beta-enabled",
+                                                       "-d",
+                                                       "/runs/q/pass-1",
+                                                       "-o",
+                                                       "%hostname%/%pid%",
+                                                       "-f",
+                                                       "csv",
+                                                       "--kernel-include-regex",
+                                                       "fused_moe",
+                                                       "--",
+                                                       "python3",
+                                                       "g.py"}));
+}
+
 }  // namespace
 }  // namespace kprof::plan

@@ -286,11 +286,11 @@ TEST_F(Keys, CountersReplayAndMinSamples) {
   EXPECT_EQ(error(head + "    replay: rotation\n"),
             "rb.yaml:8:13: passes.counters.replay: unknown value 'rotation' (did you mean "
             "'rotate'?)");
-  EXPECT_EQ(error(head + "    replay: kernel\n"),
-            "rb.yaml:8:13: passes.counters.replay: 'kernel' is not supported: rocprofv3's kernel "
-            "replay is a beta that ROCm 7.0's rocprofv3 lacks, and it replays neither HIP graph "
-            "launches nor a workload spread over processes (vLLM's EngineCore) (write replay: "
-            "rotate (every group in one run) or replay: application)");
+  // kernel replay is checked against the installed rocprofv3 and the workload at plan time.
+  EXPECT_EQ(load(head + "    replay: kernel\n").passes.counters.replay.value, Replay::kernel);
+  EXPECT_EQ(error(head + "    replay: kernel\n    min_samples: 40\n"),
+            "rb.yaml:9:18: passes.counters.min_samples: used only when counter groups rotate "
+            "(remove min_samples, or write replay: rotate (or auto))");
   EXPECT_EQ(error(head + "    min_samples: 0\n"),
             "rb.yaml:8:18: passes.counters.min_samples: 0 is out of range (use 1 to 100000)");
   EXPECT_EQ(error(head + "    replay: application\n    min_samples: 40\n"),

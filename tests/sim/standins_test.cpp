@@ -71,13 +71,18 @@ std::vector<std::string> column(const fs::path& db, const std::string& sql) {
   return out;
 }
 
-TEST(RealRunbookRehearsal, FourOfFourPassesWithTheRealScriptAndTheStandins) {
+// The shipped runbook has repeat_option: --repeat, so replay: auto rotates its 3 roofline passes
+// in ONE run of the script (repeating the request): 2 application runs instead of 4.
+TEST(RealRunbookRehearsal, TwoRunsWithTheRealScriptAndTheStandins) {
   TempDir t;
   const auto rb = shipped_runbook(t.path);
   const auto r = kprof(t.path, "run " + rb.string() + " --simulate --quiet");
   ASSERT_EQ(r.exit_code(), 0) << r.out;
   const auto db = t.path / "rb.db";
-  EXPECT_EQ(scalar(db, "SELECT count(*) FROM passes WHERE state = 'done'"), 4);
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM passes WHERE state = 'done'"), 2);
+  const std::string rotated = read_file(t.path / "rb-captures" / "run-1" / "logs" / "pass-1.log");
+  EXPECT_NE(rotated.find(" -i "), std::string::npos) << rotated;
+  EXPECT_NE(rotated.find("--graph-mode none --repeat "), std::string::npos) << rotated;
   // The model's measured region: 54,194 dispatches (the double may add or drop one lazy-init
   // kernel in a rerun).
   EXPECT_NEAR(static_cast<double>(scalar(db,

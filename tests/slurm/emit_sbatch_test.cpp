@@ -96,5 +96,27 @@ TEST_F(EmitSbatch, SaysWhatOnlyRunCanDecideAndRefusesOptionsKprofOwns) {
   EXPECT_NE(r.log_tail.find("add --emit-sbatch"), std::string::npos) << r.log_tail;
 }
 
+// replay: auto decides on the run's trace, which the script has not: it replays one task per
+// pass and says so; replay: rotate needs that trace for its interval, repeats and input file, so
+// it is refused with the way out.
+TEST_F(EmitSbatch, AutoSaysTheScriptReplaysAndRotateIsRefused) {
+  auto r = kprof({"plan", runbook("").string(), "--simulate", "--emit-sbatch"}, "auto.sh");
+  ASSERT_TRUE(r.ok()) << r.log_tail;
+  const std::string s = read(dir / "auto.sh");
+  EXPECT_NE(s.find("\n#SBATCH --array=0-2\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("# replay: auto chooses between ONE rotated counter run and one run per "
+                   "counter pass"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("(3 application runs with the trace)"), std::string::npos) << s;
+  r = kprof({"plan", runbook("    replay: rotate\n").string(), "--simulate", "--emit-sbatch"},
+            "rotate.out");
+  EXPECT_EQ(r.exit_code, 2) << r.log_tail;
+  EXPECT_NE(r.log_tail.find("passes.counters.replay: rotate chooses its pmc_group_interval"),
+            std::string::npos)
+      << r.log_tail;
+  EXPECT_NE(r.log_tail.find("`kprof run --slurm`"), std::string::npos) << r.log_tail;
+}
+
 }  // namespace
 }  // namespace kprof::exec
