@@ -1,7 +1,7 @@
 // Phase detection (phases.hpp): the orchestration. The pieces: periods.cpp (period, layers),
 // step_cuts.cpp (windows, gap statistics, steps), prefill.cpp (the prefill candidates and their
 // evidence), trailing_loops.cpp (a loop of its own after the last step), phase_findings.cpp
-// (finding sentences).
+// (finding sentences), phase_names.cpp (Phase and Confidence as words).
 #include "core/analysis/phases.hpp"
 
 #include <algorithm>
@@ -15,53 +15,6 @@
 namespace kprof::analysis {
 
 using namespace detail;
-
-std::string_view to_string(Phase p) {
-  switch (p) {
-    case Phase::prefill:
-      return "prefill";
-    case Phase::decode:
-      return "decode";
-    case Phase::step:
-      return "step";
-    case Phase::irregular:
-      return "irregular";
-    case Phase::partial:
-      return "partial";
-    case Phase::unknown:
-      return "unknown";
-    case Phase::other:
-      return "other";
-  }
-  return "unknown";
-}
-
-std::optional<Phase> parse_phase(std::string_view s) {
-  for (Phase p : k_all_phases)
-    if (to_string(p) == s) return p;
-  return std::nullopt;
-}
-
-std::string phase_choices() {
-  std::string out;
-  for (size_t i = 0; i < k_all_phases.size(); ++i) {
-    out += i == 0 ? "" : i + 1 == k_all_phases.size() ? " or " : ", ";
-    out += to_string(k_all_phases[i]);
-  }
-  return out;
-}
-
-std::string_view to_string(Confidence c) {
-  switch (c) {
-    case Confidence::high:
-      return "high";
-    case Confidence::medium:
-      return "medium";
-    case Confidence::low:
-      return "low";
-  }
-  return "low";
-}
 
 PhaseModel detect_phases(const PassData& trace, const NameTable* names) {
   // Streams are counted first and only the main one's dispatches are collected: the model holds

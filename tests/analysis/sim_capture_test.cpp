@@ -16,54 +16,10 @@
 #include "core/analysis/explain.hpp"
 #include "core/analysis/session.hpp"
 #include "core/analysis/views.hpp"
-#include "tests/analysis/capture_fixture.hpp"
+#include "tests/analysis/sim_capture_fixture.hpp"
 
 namespace kprof::analysis {
 namespace {
-
-namespace fs = std::filesystem;
-
-std::vector<std::string> files_in(const fs::path& dir) {
-  std::vector<std::string> agents, rest;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file() || e.path().extension() != ".csv") continue;
-    const std::string name = e.path().filename().string();
-    if (name.find("agent_info") != std::string::npos)
-      agents.push_back(e.path().string());
-    else if (name.find("kernel_trace") != std::string::npos ||
-             name.find("counter_collection") != std::string::npos)
-      rest.push_back(e.path().string());
-  }
-  agents.insert(agents.end(), rest.begin(), rest.end());  // agents first: readers resolve ids
-  return agents;
-}
-
-void run_sim(const fs::path& out, const std::string& args) {
-  const std::string cmd = std::string(KPROF_BIN_DIR) + "/rocprofv3-sim " + args +
-                          " --selected-regions -f csv -d " + out.string() + " -o run -- true > " +
-                          out.string() + ".log 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-}
-
-class SimCapture : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    s_db = new test::TempDb("sim");
-    const fs::path d = s_db->dir();
-    run_sim(d / "trace", "--kernel-trace --stats");
-    run_sim(d / "c1",
-            "--pmc FETCH_SIZE SQ_INSTS_VALU_MFMA_MOPS_BF16 --kernel-include-regex fused_moe");
-    run_sim(d / "c2", "--pmc WRITE_SIZE --kernel-include-regex fused_moe");
-    store::CaptureDb db(s_db->path());
-    const int64_t run = test::new_run(db, true);
-    test::load_pass(db, run, 0, store::PassKind::trace, files_in(d / "trace"));
-    test::load_pass(db, run, 1, store::PassKind::counters, files_in(d / "c1"));
-    test::load_pass(db, run, 2, store::PassKind::counters, files_in(d / "c2"));
-  }
-  static void TearDownTestSuite() { delete s_db; }
-  static test::TempDb* s_db;
-};
-test::TempDb* SimCapture::s_db = nullptr;
 
 FamilyRules rules() {
   return FamilyRules::load_dir(fs::path(KPROF_SOURCE_DIR) / "configs" / "families");
@@ -343,88 +299,6 @@ TEST_F(SimCapture, QueryDuringAWriterNeitherWaitsNorWrites) {
   size_t with_counters = 0;
   for (const auto& d : stored.joined().by_dispatch) with_counters += d.empty() ? 0 : 1;
   EXPECT_GT(with_counters, 0u);
-}
-
-// `kprof query DB top` streams the trace pass's rows instead of loading the capture (memory
-// independent of the trace's length); it is the table the trace model gives, row for row, with the
-// same short names, notes and limit. A filter needs the model, so it is not streamed.
-TEST_F(SimCapture, StreamedTopAndFamiliesAreTheModels) {
-  SessionOptions so;
-  ViewOptions o;
-  std::vector<std::string> notes;
-  const auto streamed = streamed_view(s_db->path(), so, "top", o, notes);
-  ASSERT_TRUE(streamed);
-  QuerySession session = QuerySession::open(s_db->path(), so);
-  const Table model = session.view("top", o);
-  EXPECT_GT(model.rows.size(), 10u);
-  EXPECT_EQ(streamed->columns, model.columns);
-  EXPECT_EQ(streamed->rows, model.rows);
-  EXPECT_EQ(streamed->brief, model.brief);
-  EXPECT_EQ(streamed->notes, model.notes);
-  EXPECT_EQ(streamed->title, model.title);
-  EXPECT_EQ(streamed->run_id, model.run_id);
-  EXPECT_TRUE(streamed->simulated);
-  EXPECT_EQ(notes, session.notes());
-
-  o.limit = 5;
-  const auto five = streamed_view(s_db->path(), so, "top", o, notes);
-  const Table model_five = session.view("top", o);
-  ASSERT_EQ(five->rows.size(), 5u);
-  EXPECT_EQ(five->rows, model_five.rows);
-  EXPECT_EQ(five->rows_omitted, model_five.rows_omitted);
-
-  o.limit = 0;
-  const auto families = streamed_view(s_db->path(), so, "families", o, notes);
-  ASSERT_TRUE(families);
-  const Table model_families = session.view("families", o);
-  EXPECT_GT(model_families.rows.size(), 5u);
-  EXPECT_EQ(families->columns, model_families.columns);
-  EXPECT_EQ(families->rows, model_families.rows);
-  EXPECT_EQ(families->title, model_families.title);
-  EXPECT_EQ(families->notes, model_families.notes);
-
-  o.phase = Phase::decode;
-  EXPECT_FALSE(streamed_view(s_db->path(), so, "top", o, notes));
-  EXPECT_FALSE(streamed_view(s_db->path(), so, "families", o, notes));
-  o.phase.reset();
-  EXPECT_FALSE(streamed_view(s_db->path(), so, "explain", o, notes));
-}
-
-// `counters` is aggregated by SQLite from the stored join once one is current, as the model's
-// view computes it; before the first join (or after a re-ingest) only the model can say.
-TEST_F(SimCapture, StreamedCountersAreTheModelsOnceTheJoinIsStored) {
-  const test::TempDb copy("streamed-counters");
-  fs::copy_file(s_db->path(), copy.path(), fs::copy_options::overwrite_existing);
-  {
-    // Whatever earlier tests stored, the copy starts with no current join.
-    SQLite::Database w(copy.path().string(), SQLite::OPEN_READWRITE);
-    w.exec("DROP TABLE IF EXISTS analysis_join_checks");
-  }
-  SessionOptions so;
-  ViewOptions o;
-  std::vector<std::string> notes;
-  EXPECT_FALSE(streamed_view(copy.path(), so, "counters", o, notes));  // no join stored yet
-  QuerySession session = QuerySession::open(copy.path(), so);          // joins and stores
-  ASSERT_EQ(session.joins_computed().size(), 2u);
-  const Table model = session.view("counters", o);
-  notes.clear();
-  const auto streamed = streamed_view(copy.path(), so, "counters", o, notes);
-  ASSERT_TRUE(streamed);
-  EXPECT_EQ(model.rows.size(), 3u);  // FETCH_SIZE, SQ_INSTS_VALU_MFMA_MOPS_BF16, WRITE_SIZE
-  EXPECT_EQ(streamed->columns, model.columns);
-  EXPECT_EQ(streamed->rows, model.rows);
-  EXPECT_EQ(streamed->notes, model.notes);
-  EXPECT_EQ(streamed->title, model.title);
-  EXPECT_EQ(streamed->run_id, model.run_id);
-  EXPECT_EQ(streamed->simulated, model.simulated);
-
-  o.limit = 1;
-  const auto one = streamed_view(copy.path(), so, "counters", o, notes);
-  ASSERT_TRUE(one);
-  EXPECT_EQ(one->rows, session.view("counters", o).rows);
-  o.limit = 0;
-  o.phase = Phase::decode;
-  EXPECT_FALSE(streamed_view(copy.path(), so, "counters", o, notes));
 }
 
 }  // namespace
