@@ -4,8 +4,14 @@
 // Simulated data: the run is marked simulated.
 #pragma once
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "core/store/capture_db.hpp"
@@ -59,6 +65,30 @@ inline void build_decode_loop_capture(const std::filesystem::path& path, int64_t
   }
   loader.end_file(n);
   loader.commit();
+}
+
+// Builds it in a child process: Linux carries a process's peak RSS over exec (exec_mmap keeps the
+// old image's high-water mark: torvalds/linux fs/exec.c, setmax_mm_hiwater_rss), so a bench that
+// grew while building would inflate the figure of every contender it forks afterwards. `tool`
+// prefixes the child's error message.
+inline void build_decode_loop_capture_in_child(const std::filesystem::path& path, int64_t n,
+                                               const DecodeLoopShape& shape, const char* tool) {
+  std::fflush(stdout);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    try {
+      build_decode_loop_capture(path, n, shape);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: building %s: %s\n", tool, path.c_str(), e.what());
+      std::_Exit(1);
+    }
+    std::_Exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("building " + path.string() + " failed");
 }
 
 }  // namespace kprof::bench

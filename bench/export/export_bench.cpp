@@ -33,29 +33,11 @@ using namespace kprof;
 namespace fs = std::filesystem;
 using bench::Contender;
 
-// Built in a child process: Linux carries a process's peak RSS over exec (torvalds/linux
-// fs/exec.c, setmax_mm_hiwater_rss), so a bench that grew while building would inflate the
-// figure of every contender it forks afterwards.
 void build(const fs::path& path, int64_t n) {
-  std::fflush(stdout);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    try {
-      bench::DecodeLoopShape shape;
-      shape.run_name = "export-bench";
-      shape.two_queues = true;
-      bench::build_decode_loop_capture(path, n, shape);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "export_bench: building %s: %s\n", path.c_str(), e.what());
-      std::_Exit(1);
-    }
-    std::_Exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("building " + path.string() + " failed");
+  bench::DecodeLoopShape shape;
+  shape.run_name = "export-bench";
+  shape.two_queues = true;
+  bench::build_decode_loop_capture_in_child(path, n, shape, "export_bench");
 }
 
 // The trace pass's rows as a user would dump them with the sqlite3 shell.

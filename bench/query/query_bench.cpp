@@ -34,29 +34,11 @@ namespace {
 using namespace kprof;
 using bench::Contender;
 
-// Built in a child process: Linux carries a process's peak RSS over exec (exec_mmap keeps the
-// old image's high-water mark: torvalds/linux fs/exec.c, setmax_mm_hiwater_rss), so a bench that
-// grew while building would inflate the figure of every contender it forks afterwards.
 void build(const std::filesystem::path& path, int64_t n) {
-  std::fflush(stdout);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    try {
-      bench::DecodeLoopShape shape;
-      shape.run_name = "bench";
-      shape.two_queues = false;
-      bench::build_decode_loop_capture(path, n, shape);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "query_bench: building %s: %s\n", path.c_str(), e.what());
-      std::_Exit(1);
-    }
-    std::_Exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("building " + path.string() + " failed");
+  bench::DecodeLoopShape shape;
+  shape.run_name = "bench";
+  shape.two_queues = false;
+  bench::build_decode_loop_capture_in_child(path, n, shape, "query_bench");
 }
 
 // `top`'s aggregation, as a user would type it into the sqlite3 shell.
