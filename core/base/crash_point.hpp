@@ -9,8 +9,9 @@
 //                                 crash test counts an uninterrupted run's hits with it).
 //
 // Unset (every normal run), a crash point costs one branch on a cached flag. Call sites are one
-// line, `crash_point("launch.after_spawn");`, so they survive refactors of the code around them;
-// the names are listed in tests/crash/crash_points.hpp with the step each one stands for.
+// line, `crash_point("launch.spawned");`, so they survive refactors of the code around them;
+// the names are listed in tests/crash/crash_harness.cpp (run_hooks, ingest_hooks) with the state
+// the database is in at each.
 #pragma once
 
 namespace kprof {

@@ -227,7 +227,8 @@ IngestReport ingest_capture(const IngestRequest& request) {
     // declared first so that it outlives the connection.
     RunLock lock(request.db);
     store::CaptureDb db(request.db);
-    // bulk_load: foreign keys checked once before COMMIT, not per row (core/store/pass_loader.cpp).
+    // bulk_load: foreign keys checked once before COMMIT, not per row
+    // (core/store/write_transaction.cpp).
     store::WriteTransaction tx(db, store::WriteKind::bulk_load);
     Loader loader(db, request);
     for (const auto& run : plan.runs) report.runs.push_back(loader.load_run(run));

@@ -4,7 +4,7 @@
 // (planned → running → done | failed | interrupted) and never learns how an attempt runs.
 // Implementations:
 //   - LocalLauncher (local_launcher.hpp): a child process group on this host (process_runner);
-//   - the fake of the executor's unit tests (tests/exec/fake_launcher.hpp): no process at all;
+//   - the fake of the executor's unit tests (tests/exec/fakes.hpp): no process at all;
 //   - SlurmLauncher (slurm_launcher.hpp): tasks of `sbatch --array` jobs, id "<job>_<task>".
 // The owner record of a running attempt is (launcher name, attempt id), stored with the pass, so a
 // later `kprof resume` asks the launcher that started it to stop what a killed kprof left behind.
