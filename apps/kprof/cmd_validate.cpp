@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
+#include "core/exec/registered_names.hpp"
 #include "core/runbook/normalized.hpp"
 #include "core/runbook/runbook.hpp"
 
@@ -22,6 +23,7 @@ int cmd_validate(const kprof::app::Args& args) {
   if (!vm->count("runbook"))
     throw kprof::Error::input("no runbook given", "write 'kprof validate path/to/runbook.yaml'");
   const auto rb = kprof::runbook::load_runbook((*vm)["runbook"].as<std::string>());
+  kprof::exec::check_registered_names(rb);  // launcher.type, profiler.backend: core/exec's names
   if (!vm->count("quiet")) std::cout << kprof::runbook::format_normalized(rb);
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "core/exec/pass_plan.hpp"
 #include "core/exec/process_runner.hpp"
 #include "core/exec/profiler_backend.hpp"
+#include "core/exec/registered_names.hpp"
 #include "core/exec/run_lock.hpp"
 #include "core/exec/run_status.hpp"
 #include "core/exec/status_view.hpp"
@@ -113,6 +114,7 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
                        const ExecSeams& seams) {
   runbook::Runbook rb = given;
   if (options.db) runbook::use_database(rb, *options.db);
+  check_registered_names(rb);
   const auto backend = backend_of(seams, rb, {options.simulate, std::nullopt});
   // Planned before the database is touched: a bad runbook or plan leaves no trace. The commands
   // are made again with the run's id once it exists (their paths hold it).
@@ -212,6 +214,7 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
   // profiler version gives the command lines the run started with.
   std::optional<std::string> recorded_version;
   if (!run->profiler_version.empty()) recorded_version = run->profiler_version;
+  check_registered_names(rb);
   const auto backend = backend_of(seams, rb, {run->simulated, recorded_version});
   const auto chosen = chosen_launcher(rb, options, seams);
   LocalLauncher local;

@@ -4,19 +4,37 @@
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
+#include "core/exec/registered_names.hpp"
 #include "core/exec/slurm_launcher.hpp"
 
 namespace kprof::exec {
 
-bool wants_slurm(const runbook::Runbook& rb, const LauncherFlags& f) {
+namespace {
+
+// The launcher's registered name: --launcher, else the runbook's `launcher.type`; each refused
+// with the names this kprof has (pass_launchers.cpp).
+std::string launcher_name(const runbook::Runbook& rb, const LauncherFlags& f) {
+  const auto names = pass_launcher_names();
+  const auto known = [&](const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
   if (f.type) {
-    const auto names = pass_launcher_names();
-    if (std::find(names.begin(), names.end(), *f.type) == names.end())
+    if (!known(*f.type))
       throw Error::input("unknown launcher '" + *f.type + "'",
                          "use --launcher " + join(names, " or "));
-    return *f.type == "slurm";
+    return *f.type;
   }
-  return rb.launcher.type.value == runbook::LauncherKind::slurm;
+  if (!known(rb.launcher.type.value))
+    throw Error(ErrorKind::input,
+                unregistered_name(rb, rb.launcher.type, "launcher.type", pass_launcher_names()));
+  return rb.launcher.type.value;
+}
+
+}  // namespace
+
+// Slurm is the one launcher with settings of its own (the runbook's Slurm keys and the flags).
+bool wants_slurm(const runbook::Runbook& rb, const LauncherFlags& f) {
+  return launcher_name(rb, f) == "slurm";
 }
 
 SbatchOptions sbatch_options(const runbook::Runbook& rb, const LauncherFlags& f) {
@@ -54,7 +72,8 @@ std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const La
       throw Error::input("--partition, --time, --gpus-per-task and --sbatch-arg are Slurm settings",
                          "add --slurm, or set `launcher: {type: slurm}` in the runbook");
     // Any other launcher but the local default, by its registered name (pass_launchers.cpp).
-    return f.type && *f.type != "local" ? make_pass_launcher(*f.type) : nullptr;
+    const std::string name = launcher_name(rb, f);
+    return name != "local" ? make_pass_launcher(name) : nullptr;
   }
   const auto poll =
       std::chrono::milliseconds(static_cast<int64_t>(1000 * f.poll_seconds.value_or(1.0)));

@@ -1,5 +1,6 @@
-// Which pass launcher a run uses: the runbook's `launcher:` section (type local or slurm, and the
-// Slurm settings), overridden by `kprof run/resume` flags (--launcher/--slurm, --partition, --time,
+// Which pass launcher a run uses: the runbook's `launcher:` section (type: a registered name, and
+// the Slurm settings), overridden by `kprof run/resume` flags (--launcher/--slurm, --partition,
+// --time,
 // --gpus-per-task, --sbatch-arg). The executor asks this when its caller gave no launcher.
 #pragma once
 
@@ -36,8 +37,9 @@ SbatchOptions sbatch_options(const runbook::Runbook& rb, const LauncherFlags& fl
 std::vector<std::string> launcher_flag_args(const LauncherFlags& flags);
 
 // A SlurmLauncher when the run goes to Slurm (with the runbook's and the flags' settings); for
-// another --launcher NAME, make_pass_launcher(NAME); nullptr for local (the executor's own
-// default). Throws Error(input) for an unknown --launcher and for Slurm settings without Slurm.
+// another registered name (--launcher NAME, else the runbook's launcher.type),
+// make_pass_launcher(NAME); nullptr for local (the executor's own default). Throws Error(input) for
+// an unknown --launcher or launcher.type (at its position) and for Slurm settings without Slurm.
 std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const LauncherFlags& flags);
 
 // `kprof plan --emit-sbatch`: the batch script of every pass of `plan` (run `run_id`) as ONE job

@@ -3,7 +3,8 @@
 //   - Rocprofv3Backend (rocprofv3_backend.hpp): AMD's rocprofv3, and the test double
 //     rocprofv3-sim as a variant of it (same command lines; the double's model, seed and, for the
 //     workload, the simulation stand-ins in the environment);
-//   - later: NVIDIA's ncu (one new file plus one line in make_profiler_backend()).
+//   - later: NVIDIA's ncu (its files plus one line in k_backends, profiler_backends.cpp; the
+//     runbook names it in `profiler.backend`).
 // Callers: the pass-plan use case (pass_plan.hpp: `kprof plan` and `kprof run` build every command
 // line through it) and the executor (failure classification).
 #pragma once
@@ -90,12 +91,14 @@ struct BackendChoice {
   std::optional<std::string> recorded_version;
 };
 
-// The one place that decides which profiler runs: the runbook's `profiler.path` (default
-// "rocprofv3" on PATH), or with `simulate` the double rocprofv3-sim from beside the kprof
-// executable. A runbook whose profiler already is rocprofv3-sim is simulated as well. Reads the
-// version (runs `<profiler> --version`) unless `recorded_version` is given. Throws Error (runtime)
-// when --simulate is asked and the double is missing.
+// The one place that decides which profiler runs (profiler_backends.cpp): the backend the
+// runbook's `profiler.backend` names (default rocprofv3), made by its registered function, which
+// reads `profiler.path` and `choice`. Throws Error(input) at `profiler.backend` for a name this
+// kprof has not registered, listing those it has.
 std::unique_ptr<ProfilerBackend> make_profiler_backend(const runbook::Runbook& rb,
                                                        const BackendChoice& choice);
+
+// The names make_profiler_backend knows, in registration order ("rocprofv3" first).
+std::vector<std::string> profiler_backend_names();
 
 }  // namespace kprof::exec

@@ -194,8 +194,8 @@ bool read_rocprofv3_kernel_replay(const std::string& executable, const store::En
   return offered;
 }
 
-std::unique_ptr<ProfilerBackend> make_profiler_backend(const runbook::Runbook& rb,
-                                                       const BackendChoice& choice) {
+std::unique_ptr<ProfilerBackend> make_rocprofv3_backend(const runbook::Runbook& rb,
+                                                        const BackendChoice& choice) {
   Rocprofv3Options o;
   o.executable = rb.profiler.path.value.empty() ? std::string("rocprofv3") : rb.profiler.path.value;
   if (choice.simulate) {

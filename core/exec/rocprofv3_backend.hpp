@@ -51,6 +51,14 @@ class Rocprofv3Backend final : public ProfilerBackend {
   store::EnvDelta m_env;
 };
 
+// The backend registered as "rocprofv3" (profiler_backends.cpp): the runbook's `profiler.path`
+// (default "rocprofv3" on PATH), or with `choice.simulate` the double rocprofv3-sim from beside
+// the kprof executable; a runbook whose profiler already is rocprofv3-sim is simulated as well.
+// Reads the version (runs `<profiler> --version`) unless `choice.recorded_version` is given.
+// Throws Error(runtime) when --simulate is asked and the double is missing.
+std::unique_ptr<ProfilerBackend> make_rocprofv3_backend(const runbook::Runbook& rb,
+                                                        const BackendChoice& choice);
+
 // The rocprofiler-sdk text of ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT (error 38) as rocprofv3
 // logs it before abort() (ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/
 // rocprofiler-sdk-tool/tool.cpp, release/rocm-rel-7.0, the ROCP_FATAL after

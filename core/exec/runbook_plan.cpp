@@ -4,6 +4,7 @@
 #include "core/exec/gpu_list.hpp"
 #include "core/exec/gpu_select.hpp"
 #include "core/exec/profiler_backend.hpp"
+#include "core/exec/registered_names.hpp"
 
 namespace kprof::exec {
 
@@ -28,6 +29,7 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
   out.rb = runbook::load_runbook(request.runbook);
   const runbook::Runbook& rb = out.rb;
   if (request.db) runbook::use_database(out.rb, *request.db);
+  check_registered_names(rb);
   const auto backend = make_profiler_backend(rb, {request.simulate, std::nullopt});
   if (request.gpus) out.gpus = parse_gpu_list(*request.gpus);
   out.slot_envs = gpu_slot_envs(out.gpus, rb, current_environment());

@@ -2,13 +2,14 @@
 
 #include <regex>
 
+#include "core/runbook/checks.hpp"
+
 namespace kprof::runbook::detail {
 
 namespace {
 
 const std::vector<std::string> k_keys = {"type", "partition", "time", "gpus_per_task",
                                          "sbatch_args"};
-const std::vector<std::string> k_types = {"local", "slurm"};
 
 // sbatch options kprof writes itself (core/exec/slurm_script.cpp), with what to use instead.
 struct Owned {
@@ -53,9 +54,17 @@ void parse_launcher(Reader& r, const Entry& e, Launcher& out) {
   auto m = r.map(e.value, e.value_pos, "launcher", k_keys);
   if (!m) return;
   out.present = true;
-  if (const Entry* c = m->find("type"))
-    if (auto i = r.choice(c->value, c->value_pos, "launcher.type", k_types))
-      set(out.type, static_cast<LauncherKind>(*i), *c);
+  // A launcher's name as written: the registry that knows the names is core/exec's, which checks
+  // it (registered_names.hpp); here only its form.
+  if (const Entry* c = m->find("type")) {
+    if (auto v = r.string(c->value, c->value_pos, "launcher.type")) {
+      if (!is_valid_name(*v))
+        r.error(c->value_pos, "launcher.type: '" + *v + "' is not a launcher name",
+                "write a name as `kprof run --help` lists them under --launcher, e.g. slurm");
+      else
+        set(out.type, *v, *c);
+    }
+  }
   if (const Entry* c = m->find("partition")) {
     if (auto v = r.string(c->value, c->value_pos, "launcher.partition")) {
       static const std::regex k_name("[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*");
@@ -113,7 +122,7 @@ void parse_launcher(Reader& r, const Entry& e, Launcher& out) {
       }
     }
   }
-  if (out.type.value == LauncherKind::local) {
+  if (out.type.value != "slurm") {
     for (const char* key : {"partition", "time", "gpus_per_task", "sbatch_args"}) {
       if (const Entry* c = m->find(key))
         r.error(c->key_pos, std::string("launcher.") + key + " is a Slurm setting",

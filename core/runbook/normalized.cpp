@@ -119,6 +119,7 @@ std::string format_normalized(const Runbook& rb) {
 
   const Profiler& pr = rb.profiler;
   p.section(0, "profiler");
+  p.line(1, "backend", scalar(pr.backend.value), pr.backend);
   p.line(1, "path", scalar(pr.path.value), pr.path, "found on PATH");
   // Unwritten, the profiler's own default applies (core/exec/rocprofv3_backend.hpp).
   p.line(1, "output_format",
@@ -190,8 +191,8 @@ std::string format_normalized(const Runbook& rb) {
   if (rb.launcher.present) {
     const Launcher& l = rb.launcher;
     p.section(0, "launcher");
-    p.line(1, "type", std::string(to_string(l.type.value)), l.type);
-    if (l.type.value == LauncherKind::slurm) {
+    p.line(1, "type", scalar(l.type.value), l.type);
+    if (l.type.value == "slurm") {
       p.line(1, "partition", scalar(l.partition.value), l.partition);
       p.line(1, "time", scalar(l.time.value), l.time);
       p.line(1, "gpus_per_task", std::to_string(l.gpus_per_task.value), l.gpus_per_task);

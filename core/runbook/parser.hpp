@@ -23,7 +23,8 @@ inline const std::vector<std::string> k_top_keys = {
 inline const std::vector<std::string> k_workload_keys = {"command", "shell",   "env",
                                                          "cwd",     "timeout", "repeat_option"};
 inline const std::vector<std::string> k_profiler_keys = {
-    "path", "output_format", "selected_regions", "truncate_kernels", "extra_args", "agent_index"};
+    "backend",          "path",       "output_format", "selected_regions",
+    "truncate_kernels", "extra_args", "agent_index"};
 inline const std::vector<std::string> k_target_keys = {"arch"};
 inline const std::vector<std::string> k_passes_keys = {"trace", "counters"};
 inline const std::vector<std::string> k_trace_keys = {"enabled", "stats", "markers"};

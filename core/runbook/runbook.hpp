@@ -56,10 +56,7 @@ enum class Replay { automatic, application, rotate, kernel };
 // The spelling in runbooks (and in `kprof validate`): "csv", "type-relative", "total_duration".
 std::string_view to_string(OutputFormat v);
 std::string_view to_string(AgentIndex v);
-// Where passes run (the `launcher:` map below).
-enum class LauncherKind { local, slurm };
 std::string_view to_string(RankBy v);
-std::string_view to_string(LauncherKind v);
 std::string_view to_string(Replay v);  // "auto", "application", "rotate", "kernel"
 
 struct EnvVar {
@@ -85,6 +82,11 @@ struct Workload {
 };
 
 struct Profiler {
+  // The profiler backend, by a name of core/exec's registry (profiler_backends.cpp), kept as
+  // written: core/runbook cannot see the registry, so core/exec checks the name
+  // (check_registered_names, registered_names.hpp) before validate, plan, run or resume go on.
+  // Default "rocprofv3". The keys below are rocprofv3's.
+  LocatedString backend{"rocprofv3", {}, false};
   // "rocprofv3" (default, searched on PATH) or, when written with a '/', an absolute normalised
   // path resolved against the runbook's folder.
   LocatedString path;
@@ -166,12 +168,15 @@ struct Analysis {
   Located<std::vector<FamilyRule>> families;  // first match wins, in the order written
 };
 
-// Where passes run: `local` (processes on this host, the default) or `slurm` (tasks of a Slurm job
-// array, core/exec/slurm_launcher.hpp). The Slurm keys are sbatch's options of the same meaning
-// (https://slurm.schedmd.com/archive/slurm-22.05.8/sbatch.html).
+// Where passes run: `type` names a pass launcher of core/exec's registry (pass_launchers.cpp):
+// `local` (processes on this host, the default), `slurm` (tasks of a Slurm job array,
+// core/exec/slurm_launcher.hpp), or any other registered one. The name is kept as written and
+// checked by core/exec (check_registered_names, registered_names.hpp), which sees the registry.
+// The other keys are Slurm's: sbatch's options of the same meaning
+// (https://slurm.schedmd.com/archive/slurm-22.05.8/sbatch.html), refused with another type.
 struct Launcher {
   bool present = false;  // the runbook has a `launcher` map
-  Located<LauncherKind> type;
+  LocatedString type{"local", {}, false};
   LocatedString partition;     // --partition; '' = the cluster's default
   LocatedString time;          // --time in Slurm's syntax ("30", "1:00:00", "1-0"); '' = default
   Located<int> gpus_per_task;  // --gres=gpu:N, 0..64; default 1

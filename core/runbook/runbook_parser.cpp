@@ -35,6 +35,7 @@ void Parser::defaults(Runbook& rb) {
   def(rb.workload.cwd, m_dir);
   def(rb.workload.timeout, std::optional<std::chrono::milliseconds>{});
   def(rb.workload.repeat_option, std::optional<std::string>{});
+  def(rb.profiler.backend, std::string("rocprofv3"));
   def(rb.profiler.path, std::string("rocprofv3"));
   def(rb.profiler.output_format, OutputFormat::csv);
   def(rb.profiler.selected_regions, false);
@@ -61,7 +62,7 @@ void Parser::defaults(Runbook& rb) {
   def(rb.analysis.layers, std::optional<int>{});
   def(rb.analysis.output_tokens, std::optional<int>{});
   def(rb.analysis.families, std::vector<FamilyRule>{});
-  def(rb.launcher.type, LauncherKind::local);
+  def(rb.launcher.type, std::string("local"));
   def(rb.launcher.partition, std::string());
   def(rb.launcher.time, std::string());
   def(rb.launcher.gpus_per_task, 1);
@@ -178,7 +179,6 @@ std::string read_bytes(const fs::path& file) {
 std::string_view to_string(OutputFormat v) { return k_output_formats[static_cast<size_t>(v)]; }
 std::string_view to_string(AgentIndex v) { return k_agent_indexes[static_cast<size_t>(v)]; }
 std::string_view to_string(RankBy v) { return k_rank_by[static_cast<size_t>(v)]; }
-std::string_view to_string(LauncherKind v) { return v == LauncherKind::slurm ? "slurm" : "local"; }
 std::string_view to_string(Replay v) { return k_replays[static_cast<size_t>(v)]; }
 
 Runbook parse_runbook(std::string_view text, const fs::path& file, const LoadOptions& options) {

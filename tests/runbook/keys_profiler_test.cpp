@@ -34,6 +34,20 @@ TEST_F(Keys, ProfilerPath) {
             "rb.yaml:6:3: unknown key 'profiler.paht' (did you mean 'path'?)");
 }
 
+// The backend's name is kept as written; core/exec's registry checks it
+// (tests/exec/registered_names_test.cpp).
+TEST_F(Keys, ProfilerBackend) {
+  EXPECT_EQ(load(k_minimal).profiler.backend.value, "rocprofv3");
+  EXPECT_FALSE(load(k_minimal).profiler.backend.from_file);
+  const Runbook rb = load(with("profiler:\n  backend: ncu\n"));
+  EXPECT_EQ(rb.profiler.backend.value, "ncu");
+  EXPECT_EQ(rb.profiler.backend.pos.line, 6);
+  EXPECT_EQ(rb.profiler.backend.pos.col, 12);
+  EXPECT_EQ(error(with("profiler:\n  backend: \"\"\n")),
+            "rb.yaml:6:12: profiler.backend: '' is not a backend name (remove the key to use "
+            "rocprofv3)");
+}
+
 TEST_F(Keys, ProfilerOutputFormat) {
   EXPECT_EQ(load(with("profiler:\n  output_format: rocpd\n")).profiler.output_format.value,
             OutputFormat::rocpd);

@@ -14,7 +14,7 @@ class Launcher : public RunbookTest {};
 TEST_F(Launcher, DefaultIsLocal) {
   const Runbook rb = load(k_minimal);
   EXPECT_FALSE(rb.launcher.present);
-  EXPECT_EQ(rb.launcher.type.value, LauncherKind::local);
+  EXPECT_EQ(rb.launcher.type.value, "local");
   EXPECT_EQ(rb.launcher.gpus_per_task.value, 1);
   EXPECT_TRUE(rb.launcher.sbatch_args.value.empty());
 }
@@ -24,7 +24,7 @@ TEST_F(Launcher, SlurmSettingsWithPositions) {
       load(with("launcher:\n  type: slurm\n  partition: mi300x\n  time: \"1:30:00\"\n"
                 "  gpus_per_task: 2\n  sbatch_args: [--account=proj, --qos=high]\n"));
   EXPECT_TRUE(rb.launcher.present);
-  EXPECT_EQ(rb.launcher.type.value, LauncherKind::slurm);
+  EXPECT_EQ(rb.launcher.type.value, "slurm");
   EXPECT_EQ(rb.launcher.type.pos.line, 6);
   EXPECT_EQ(rb.launcher.partition.value, "mi300x");
   EXPECT_EQ(rb.launcher.time.value, "1:30:00");
@@ -34,9 +34,23 @@ TEST_F(Launcher, SlurmSettingsWithPositions) {
   EXPECT_EQ(rb.launcher.sbatch_args.value[1].pos.line, 10);
 }
 
+// The name is kept as written: the launchers are core/exec's registry, which checks it
+// (tests/exec/registered_names_test.cpp refuses 'lsf' there, with the registered names).
+TEST_F(Launcher, TypeIsKeptAsWrittenWithItsPosition) {
+  const Runbook rb = load(with("launcher:\n  type: k8s\n"));
+  EXPECT_EQ(rb.launcher.type.value, "k8s");
+  EXPECT_EQ(rb.launcher.type.pos.line, 6);
+  EXPECT_EQ(rb.launcher.type.pos.col, 9);
+  EXPECT_TRUE(rb.launcher.type.from_file);
+}
+
 TEST_F(Launcher, Refusals) {
-  EXPECT_EQ(error(with("launcher:\n  type: lsf\n")),
-            "rb.yaml:6:9: launcher.type: unknown value 'lsf' (use local or slurm)");
+  EXPECT_EQ(error(with("launcher:\n  type: \"a b\"\n")),
+            "rb.yaml:6:9: launcher.type: 'a b' is not a launcher name (write a name as `kprof run "
+            "--help` lists them under --launcher, e.g. slurm)");
+  EXPECT_EQ(error(with("launcher:\n  type: k8s\n  partition: mi300x\n")),
+            "rb.yaml:7:3: launcher.partition is a Slurm setting (add 'type: slurm' to the "
+            "launcher map, or remove it)");
   EXPECT_EQ(error(with("launcher:\n  type: slurm\n  time: soon\n")),
             "rb.yaml:7:9: launcher.time: 'soon' is not a Slurm time limit (write it as sbatch "
             "--time reads it: \"30\" (minutes), \"1:30:00\", \"1-12\" (days-hours))");

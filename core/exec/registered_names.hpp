@@ -1,0 +1,28 @@
+// The runbook names its pass launcher (`launcher.type`) and its profiler backend
+// (`profiler.backend`) as written: the registries that know the names (pass_launchers.cpp,
+// profiler_backends.cpp) are core/exec's, which core/runbook may not include (ARCHITECTURE.md), so
+// the names are checked here, by `kprof validate`, `plan`, `run` and `resume`, before anything
+// runs or is recorded. A new launcher or backend is then accepted by its registration line alone.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/error.hpp"
+#include "core/runbook/runbook.hpp"
+
+namespace kprof::exec {
+
+// "<file>:<line>:<col>: <key>: unknown value '<name>' (use a or b)", with a did-you-mean before
+// the names when one is near, and the runbook line for the caret.
+Diagnostic unregistered_name(const runbook::Runbook& rb, const runbook::LocatedString& name,
+                             std::string_view key, const std::vector<std::string>& names);
+
+// One diagnostic per name of the runbook that no registry holds; empty when all are known.
+std::vector<Diagnostic> unregistered_names(const runbook::Runbook& rb);
+
+// Throws Error(input) with every diagnostic of unregistered_names(rb).
+void check_registered_names(const runbook::Runbook& rb);
+
+}  // namespace kprof::exec
