@@ -11,8 +11,7 @@
 // peak RSS grows per added dispatch. Simulated data, labelled as such. Asserts nothing.
 //
 //   export_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]
-// --db-dir keeps the databases in DIR and reuses one that is there (a 10M database takes minutes
-// to build), instead of building them in a temporary folder removed at the end.
+//   (bench/common/database_bench.hpp)
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/common/decode_loop_capture.hpp"
+#include "bench/common/database_bench.hpp"
 #include "bench/harness/side_by_side.hpp"
 #include "core/store/capture_db.hpp"
 
@@ -32,13 +31,6 @@ namespace {
 using namespace kprof;
 namespace fs = std::filesystem;
 using bench::Contender;
-
-void build(const fs::path& path, int64_t n) {
-  bench::DecodeLoopShape shape;
-  shape.run_name = "export-bench";
-  shape.two_queues = true;
-  bench::build_decode_loop_capture_in_child(path, n, shape, "export_bench");
-}
 
 // The trace pass's rows as a user would dump them with the sqlite3 shell.
 const char* k_dump =
@@ -57,27 +49,9 @@ double mib(const fs::path& p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int64_t> sizes;
-  int rounds = 3;
-  std::string kprof = (fs::path(argv[0]).parent_path() / "kprof").string();
-  std::string db_dir;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--rounds" && i + 1 < argc)
-      rounds = std::atoi(argv[++i]);
-    else if (a == "--kprof" && i + 1 < argc)
-      kprof = argv[++i];
-    else if (a == "--db-dir" && i + 1 < argc)
-      db_dir = argv[++i];
-    else if (!a.empty() && a[0] != '-')
-      sizes.push_back(std::atoll(a.c_str()));
-    else {
-      std::fprintf(stderr,
-                   "usage: export_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]\n");
-      return 2;
-    }
-  }
-  if (sizes.empty()) sizes = {1'000'000, 10'000'000};
+  const auto args = bench::parse_database_bench_args(argc, argv, "export_bench");
+  if (!args) return 2;
+  const auto& [sizes, rounds, kprof, db_dir] = *args;
   const fs::path tmp =
       fs::temp_directory_path() / ("kprof_export_bench_" + std::to_string(::getpid()));
   const fs::path dir = db_dir.empty() ? tmp : fs::path(db_dir);
@@ -93,21 +67,10 @@ int main(int argc, char** argv) {
   try {
     for (int64_t n : sizes) {
       const fs::path db = dir / ("export_" + std::to_string(n) + ".db");
-      const double t0 = bench::now_s();
-      const bool reused = !db_dir.empty() && fs::exists(db);
-      if (!reused) {
-        fs::path part = db;
-        part += ".part";  // a build cut short is never reused
-        fs::remove(part);
-        build(part, n);
-        fs::rename(part, db);
-      }
-      std::printf(
-          "\n%lld dispatches (database %s in %.1f s, %.1f MB), best of %d interleaved rounds "
-          "(load average before: %s)\n",
-          static_cast<long long>(n), reused ? "reused" : "built", bench::now_s() - t0,
-          static_cast<double>(fs::file_size(db)) / 1e6, rounds, bench::load_average().c_str());
-      std::fflush(stdout);
+      bench::DecodeLoopShape shape;
+      shape.run_name = "export-bench";
+      shape.two_queues = true;  // the export's per-queue tracks
+      bench::prepare_database(db, n, *args, shape, "export_bench");
       const fs::path json = tmp / "trace.json", dump = tmp / "dump.json";
       std::vector<Contender> cs(2);
       cs[0].label = "sqlite3 -json: the rows as JSON (baseline)";

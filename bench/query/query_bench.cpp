@@ -12,8 +12,7 @@
 // last. Simulated data, labelled as such. Asserts nothing.
 //
 //   query_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]
-// --db-dir keeps the databases in DIR and reuses one that is there (a 10M database takes minutes
-// to build), instead of building them in a temporary folder removed at the end.
+//   (bench/common/database_bench.hpp)
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench/common/decode_loop_capture.hpp"
+#include "bench/common/database_bench.hpp"
 #include "bench/harness/side_by_side.hpp"
 #include "core/store/capture_db.hpp"
 
@@ -33,13 +32,6 @@ namespace {
 
 using namespace kprof;
 using bench::Contender;
-
-void build(const std::filesystem::path& path, int64_t n) {
-  bench::DecodeLoopShape shape;
-  shape.run_name = "bench";
-  shape.two_queues = false;
-  bench::build_decode_loop_capture_in_child(path, n, shape, "query_bench");
-}
 
 // `top`'s aggregation, as a user would type it into the sqlite3 shell.
 const char* k_group_by =
@@ -51,27 +43,9 @@ const char* k_group_by =
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int64_t> sizes;
-  int rounds = 3;
-  std::string kprof = (std::filesystem::path(argv[0]).parent_path() / "kprof").string();
-  std::string db_dir;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--rounds" && i + 1 < argc)
-      rounds = std::atoi(argv[++i]);
-    else if (a == "--kprof" && i + 1 < argc)
-      kprof = argv[++i];
-    else if (a == "--db-dir" && i + 1 < argc)
-      db_dir = argv[++i];
-    else if (!a.empty() && a[0] != '-')
-      sizes.push_back(std::atoll(a.c_str()));
-    else {
-      std::fprintf(stderr,
-                   "usage: query_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]\n");
-      return 2;
-    }
-  }
-  if (sizes.empty()) sizes = {1'000'000, 10'000'000};
+  const auto args = bench::parse_database_bench_args(argc, argv, "query_bench");
+  if (!args) return 2;
+  const auto& [sizes, rounds, kprof, db_dir] = *args;
   const auto dir = db_dir.empty() ? std::filesystem::temp_directory_path() /
                                         ("kprof_query_bench_" + std::to_string(::getpid()))
                                   : std::filesystem::path(db_dir);
@@ -86,22 +60,9 @@ int main(int argc, char** argv) {
   try {
     for (int64_t n : sizes) {
       const auto path = dir / ("bench_" + std::to_string(n) + ".db");
-      const double t0 = bench::now_s();
-      const bool reused = !db_dir.empty() && std::filesystem::exists(path);
-      if (!reused) {
-        auto part = path;
-        part += ".part";  // a build cut short is never reused
-        std::filesystem::remove(part);
-        build(part, n);
-        std::filesystem::rename(part, path);
-      }
-      std::printf(
-          "\n%lld dispatches (database %s in %.1f s, %.1f MB), best of %d interleaved "
-          "rounds (load average before: %s)\n",
-          static_cast<long long>(n), reused ? "reused" : "built", bench::now_s() - t0,
-          static_cast<double>(std::filesystem::file_size(path)) / 1e6, rounds,
-          bench::load_average().c_str());
-      std::fflush(stdout);
+      bench::DecodeLoopShape shape;
+      shape.run_name = "bench";
+      bench::prepare_database(path, n, *args, shape, "query_bench");
       std::vector<Contender> cs(4);
       cs[0].label = "sqlite3 shell: top's GROUP BY";
       cs[0].argv = {"sqlite3", "-readonly", path.string(), k_group_by};
