@@ -12,10 +12,12 @@
 #include <sstream>
 
 #include "core/exec/process_runner.hpp"
+#include "tests/common/canonical_dump.hpp"
 
 namespace kprof::crash {
 
 namespace fs = std::filesystem;
+using test_db::canonical_dump;
 
 namespace {
 
@@ -135,41 +137,6 @@ const std::vector<Hook>& ingest_hooks() {
 
 std::string Point::label() const {
   return command + " " + hook + ":" + std::to_string(hit) + (tree ? " tree" : " alone");
-}
-
-std::vector<std::string> canonical_dump(const fs::path& db_path) {
-  static const std::set<std::string> k_skip = {
-      "runbook_path", "host",   "output_dir", "log_path",     "path",          "argv",
-      "env",          "pid",    "tid",        "owner_pid",    "owner_host",    "attempts",
-      "log_excerpt",  "sha256", "size_bytes", "runbook_text", "runbook_sha256"};
-  SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
-  std::vector<std::string> tables;
-  SQLite::Statement t(db,
-                      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE "
-                      "'sqlite_%' AND name <> 'run_lock' ORDER BY name");
-  while (t.executeStep()) tables.push_back(t.getColumn(0).getString());
-  std::vector<std::string> lines;
-  for (const auto& table : tables) {
-    SQLite::Statement q(db, "SELECT * FROM \"" + table + "\"");
-    std::vector<int> keep;
-    for (int c = 0; c < q.getColumnCount(); ++c) {
-      const std::string name = q.getColumnName(c);
-      const bool time = name.size() > 3 && name.compare(name.size() - 3, 3, "_ms") == 0;
-      if (!k_skip.count(name) && !time) keep.push_back(c);
-    }
-    while (q.executeStep()) {
-      std::string line = table + ":";
-      for (int c : keep) {
-        line += ' ';
-        line += q.getColumnName(c);
-        line += '=';
-        line += q.getColumn(c).isNull() ? std::string("NULL") : q.getColumn(c).getString();
-      }
-      lines.push_back(std::move(line));
-    }
-  }
-  std::sort(lines.begin(), lines.end());
-  return lines;
 }
 
 std::string integrity(const fs::path& db_path) {

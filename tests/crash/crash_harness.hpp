@@ -71,10 +71,6 @@ class Harness {
   int m_next = 0;
 };
 
-// Every row of every table as sorted text lines, leaving out what differs between two runs by
-// nature: times (*_ms), hosts, pids and tids, paths and what embeds them, attempts, log excerpts,
-// file hashes and sizes (files carry pids), and the lock table.
-std::vector<std::string> canonical_dump(const std::filesystem::path& db);
 // "ok" or the integrity_check's first complaint.
 std::string integrity(const std::filesystem::path& db);
 

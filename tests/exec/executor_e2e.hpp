@@ -6,15 +6,8 @@
 // build/bin, shell scripts as workloads, real SQLite files. Interruptions are real signals.
 //
 // "Equal databases" (after a resume vs an uninterrupted run with the same seed) compares every
-// table row for row, leaving out only what differs between any two runs by nature:
-//   - wall-clock times (*_ms columns), host names, absolute paths (runbook_path, output_dir,
-//     log_path, ingest_stats.path) and what embeds them (passes.argv, passes.env);
-//   - process and thread ids (pid, tid, owner_pid) and what embeds them (passes.log_excerpt, and
-//     ingest_stats.sha256/size_bytes of files whose rows carry Process_Id/Thread_Id);
-//   - passes.attempts (a pass whose kprof was killed was started once more) and the run lock
-//     table;
-//   - runs.runbook_text/runbook_sha256: the two runs' runbooks name workloads in different temp
-//     folders (equal runbooks are checked by ChangedRunbookIsRefusedUnlessForced instead).
+// table row for row (canonical_dump, tests/common/canonical_dump.hpp, which lists what it leaves
+// out; equal runbooks are checked by ChangedRunbookIsRefusedUnlessForced instead).
 // The double's timestamps are fixed with ROCPROF_SIM_CLOCK_BASE_NS so start/end_ns are compared.
 #pragma once
 
@@ -37,12 +30,17 @@
 
 #include "core/base/text.hpp"
 #include "core/exec/process_runner.hpp"
+#include "tests/common/canonical_dump.hpp"
+#include "tests/exec/runbook_yaml.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec::e2e {
 
 using namespace std::chrono_literals;
+using test_db::canonical_dump;
 using testing::read_text;
+using testing::runbook_yaml;
+using testing::RunbookYaml;
 using testing::TempDir;
 using testing::write_file;
 using testing::write_script;
@@ -130,67 +128,17 @@ inline std::filesystem::path small_runbook(const TempDir& dir, const std::string
           : workload_body;
   write_script(dir / "work.sh", body);
   const auto rb = dir / "small.yaml";
-  write_file(rb,
-             "schema_version: 1\n"
-             "name: small\n"
-             "workload:\n"
-             "  command: [\"" +
-                 (dir / "work.sh").string() +
-                 "\"]\n"
-                 "  timeout: 60s\n"
-                 "profiler:\n"
-                 "  output_format: csv\n"
-                 "target:\n"
-                 "  arch: gfx942\n"
-                 "passes:\n"
-                 "  trace:\n"
-                 "    enabled: true\n"
-                 "    stats: true\n"
-                 "  counters:\n"
-                 "    counters: [GRBM_COUNT, GRBM_GUI_ACTIVE, GRBM_CP_BUSY, SQ_WAVES]\n"
-                 "    kernels:\n"
-                 "      from_trace: {top: 2, by: total_duration}\n"
-                 "retry:\n"
-                 "  attempts: 2\n"
-                 "  backoff: 100ms\n"
-                 "database: small.db\n"
-                 "sim:\n"
-                 "  model: doc-vector-ops\n"
-                 "  seed: 7\n" +
-                 extra);
+  RunbookYaml y;
+  y.command = "[\"" + (dir / "work.sh").string() + "\"]";
+  y.timeout = "60s";
+  y.stats = true;
+  y.counters = "GRBM_COUNT, GRBM_GUI_ACTIVE, GRBM_CP_BUSY, SQ_WAVES";
+  y.top_two_from_trace = true;
+  y.retry = "  attempts: 2\n  backoff: 100ms\n";
+  y.database = "small.db";
+  y.more = "sim:\n  model: doc-vector-ops\n  seed: 7\n" + extra;
+  write_file(rb, runbook_yaml(y));
   return rb;
-}
-
-// Every table, row for row, as sorted text lines; see the file comment for what is left out.
-inline std::vector<std::string> dump_db(const std::filesystem::path& db_path) {
-  static const std::set<std::string> k_skip_columns = {
-      "runbook_path", "host",   "output_dir", "log_path",     "path",          "argv",
-      "env",          "pid",    "tid",        "owner_pid",    "owner_host",    "attempts",
-      "log_excerpt",  "sha256", "size_bytes", "runbook_text", "runbook_sha256"};
-  SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
-  std::vector<std::string> tables;
-  SQLite::Statement t(db,
-                      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                      "'sqlite_%' ORDER BY name");
-  while (t.executeStep()) tables.push_back(t.getColumn(0).getString());
-  std::vector<std::string> lines;
-  for (const auto& table : tables) {
-    if (table.find("lock") != std::string::npos) continue;
-    SQLite::Statement q(db, "SELECT * FROM \"" + table + "\"");
-    while (q.executeStep()) {
-      std::string line = table + ":";
-      for (int c = 0; c < q.getColumnCount(); ++c) {
-        const std::string name = q.getColumnName(c);
-        if (k_skip_columns.count(name) ||
-            (name.size() > 3 && name.substr(name.size() - 3) == "_ms"))
-          continue;
-        line += " " + name + "=" + (q.getColumn(c).isNull() ? "NULL" : q.getColumn(c).getString());
-      }
-      lines.push_back(line);
-    }
-  }
-  std::sort(lines.begin(), lines.end());
-  return lines;
 }
 
 inline std::string pass_field(const std::filesystem::path& db_path, int ordinal,
@@ -215,7 +163,7 @@ inline std::vector<std::string> reference_dump() {
     const auto rb = small_runbook(ref);
     Kprof k = kprof(ref, {"run", rb.string(), "--simulate", "--quiet"});
     EXPECT_EQ(k.result.exit_code, 0) << k.output;
-    return dump_db(ref / "small.db");
+    return canonical_dump(ref / "small.db");
   }();
   return dump;
 }

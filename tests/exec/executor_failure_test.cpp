@@ -56,7 +56,7 @@ TEST(Executor, SecondKprofThroughAnotherNameOfTheDatabaseIsRefused) {
   EXPECT_EQ(scalar(dir / "small.db", "SELECT count(*) FROM runs"), 1);
   Kprof resume = kprof(dir, {"resume", (dir / "link.db").string(), "--quiet"}, "resume.out");
   EXPECT_EQ(resume.result.exit_code, 0) << resume.output;
-  expect_same_db(reference_dump(), dump_db(dir / "small.db"));
+  expect_same_db(reference_dump(), canonical_dump(dir / "small.db"));
 }
 
 TEST(Executor, HangingWorkloadTimesOut) {
@@ -98,21 +98,12 @@ TEST(Executor, AttemptLineInThePassLogRerunsTheSameCommand) {
                "D=$(dirname \"$0\")\n"
                "{ echo \"argc=$#\"; for a in \"$@\"; do echo \"[$a]\"; done; } >> \"$D/args\"\n");
   const auto rb = dir / "quoting.yaml";
-  write_file(rb,
-             "schema_version: 1\n"
-             "name: quoting\n"
-             "workload:\n"
-             "  command: [\"" +
-                 (dir / "work.sh").string() +
-                 "\", \"a b\", \"it's\", \"$HOME\", \"x;y\", \"\\\"q\\\"\"]\n"
-                 "  timeout: 60s\n"
-                 "profiler:\n"
-                 "  output_format: csv\n"
-                 "target:\n"
-                 "  arch: gfx942\n"
-                 "passes:\n"
-                 "  trace:\n"
-                 "    enabled: true\n");
+  RunbookYaml y;
+  y.name = "quoting";
+  y.command = "[\"" + (dir / "work.sh").string() +
+              "\", \"a b\", \"it's\", \"$HOME\", \"x;y\", \"\\\"q\\\"\"]";
+  y.timeout = "60s";
+  write_file(rb, runbook_yaml(y));
   Kprof k = kprof(dir, {"run", rb.string(), "--simulate", "--quiet"});
   ASSERT_EQ(k.result.exit_code, 0) << k.output;
   const std::string first = read_text(dir / "args");

@@ -42,7 +42,7 @@ TEST(Executor, SigintMidPassThenResumeEqualsUninterrupted) {
   EXPECT_NE(read_text(pass_field(db, 1, "log_path"))
                 .find("interrupted (SIGINT): stopped by the user, not counted as an attempt"),
             std::string::npos);
-  expect_same_db(want, dump_db(db));
+  expect_same_db(want, canonical_dump(db));
 }
 
 TEST(Executor, Kill9MidPassThenResumeEqualsUninterrupted) {
@@ -63,7 +63,7 @@ TEST(Executor, Kill9MidPassThenResumeEqualsUninterrupted) {
   std::filesystem::remove(dir / "slow");
   Kprof k = kprof(dir, {"resume", db.string()}, "resume.out");
   ASSERT_EQ(k.result.exit_code, 0) << k.output;
-  expect_same_db(want, dump_db(db));
+  expect_same_db(want, canonical_dump(db));
 }
 
 // A pass's rows and its `done` are one transaction: kprof killed after loading the trace pass and
@@ -82,7 +82,7 @@ TEST(Executor, Kill9BetweenAPassRowsAndItsDoneStateKeepsNeither) {
   EXPECT_EQ(scalar(db, "SELECT count(*) FROM ingest_stats"), 0);
   Kprof r = kprof(dir, {"resume", db.string()}, "resume.out");
   ASSERT_EQ(r.result.exit_code, 0) << r.output;
-  expect_same_db(want, dump_db(db));
+  expect_same_db(want, canonical_dump(db));
 }
 
 // What a terminal shows of `raw`: '\r' returns to the line's start, ESC [ K erases to its end (the
@@ -180,7 +180,7 @@ TEST(Executor, CtrlCInATerminalEndsWithTheResumeCommand) {
   std::filesystem::remove(dir / "slow");
   Kprof k = kprof(dir, {"resume", db.string()}, "resume.out");
   ASSERT_EQ(k.result.exit_code, 0) << k.output;
-  expect_same_db(want, dump_db(db));
+  expect_same_db(want, canonical_dump(db));
 }
 
 TEST(Executor, ChangedRunbookIsRefusedUnlessForced) {

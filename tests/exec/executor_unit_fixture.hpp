@@ -18,6 +18,7 @@
 #include "core/exec/run_lock.hpp"
 #include "core/runbook/runbook.hpp"
 #include "tests/exec/fakes.hpp"
+#include "tests/exec/runbook_yaml.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec::unit {
@@ -84,25 +85,14 @@ struct Fixture {
   std::ostringstream out;
 
   explicit Fixture(const std::string& retry = "  attempts: 2\n  backoff: 0s\n") {
-    write_file(dir / "small.yaml",
-               "schema_version: 1\n"
-               "name: small\n"
-               "workload:\n"
-               "  command: [\"./app\", \"--tokens\", \"8\"]\n"
-               "  timeout: 90s\n"
-               "profiler:\n"
-               "  output_format: csv\n"
-               "target:\n"
-               "  arch: gfx942\n"
-               "passes:\n"
-               "  trace:\n"
-               "    enabled: true\n"
-               "  counters:\n"
-               "    counters: [GRBM_COUNT, GRBM_GUI_ACTIVE, GRBM_CP_BUSY, SQ_WAVES]\n"
-               "    kernels:\n"
-               "      from_trace: {top: 2, by: total_duration}\n"
-               "retry:\n" +
-                   retry + "database: small.db\n");
+    testing::RunbookYaml y;
+    y.command = "[\"./app\", \"--tokens\", \"8\"]";
+    y.timeout = "90s";
+    y.counters = "GRBM_COUNT, GRBM_GUI_ACTIVE, GRBM_CP_BUSY, SQ_WAVES";
+    y.top_two_from_trace = true;
+    y.retry = retry;
+    y.database = "small.db";
+    write_file(dir / "small.yaml", testing::runbook_yaml(y));
     rb = runbook::load_runbook(dir / "small.yaml");
     options.out = &out;
     options.tty = false;

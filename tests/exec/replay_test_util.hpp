@@ -111,6 +111,34 @@ inline std::map<std::pair<std::string, std::string>, Stat> samples(const TempDir
   return out;
 }
 
+// A one-run replay's per-launch statistics (`other`: rotation or kernel replay) against application
+// replay's (`app`), per variant and counter: every variant of `app` is in `other` (with as many
+// samples where `same_n`: kernel replay counts every launch with every group), and the means agree
+// within the launches' own noise (4 standard errors of each side), exactly where neither side has
+// any, skipping a variant with one launch a request (no spread to compare against). At least one
+// comparison must have had noise, else it was trivial.
+inline void expect_agrees_with_application_replay(
+    const std::map<std::pair<std::string, std::string>, Stat>& app,
+    const std::map<std::pair<std::string, std::string>, Stat>& other, bool same_n) {
+  size_t compared = 0;
+  for (const auto& [key, x] : app) {
+    const auto it = other.find(key);
+    ASSERT_NE(it, other.end()) << key.first << " " << key.second;
+    const Stat& y = it->second;
+    if (same_n) {
+      EXPECT_EQ(y.n, x.n) << key.first << " " << key.second;
+    }
+    if (x.se < 0) continue;  // one launch a request (div): no spread to compare against
+    if (x.se == 0 && y.se == 0) {
+      EXPECT_DOUBLE_EQ(x.mean, y.mean) << key.first << " " << key.second;  // an exact count
+      continue;
+    }
+    EXPECT_NEAR(y.mean, x.mean, 4 * (x.se + y.se)) << key.first << " " << key.second;
+    ++compared;
+  }
+  EXPECT_GT(compared, 0u) << "no counter with per-launch noise: the comparison is trivial";
+}
+
 // Passes (application runs) of run 1 in `kprof query DB passes --format csv`: the trace pass and
 // the counter passes.
 inline size_t passes_of_run(const TempDir& dir, const std::string& db) {

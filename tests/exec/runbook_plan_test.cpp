@@ -9,11 +9,14 @@
 
 #include "core/base/error.hpp"
 #include "core/exec/plan_view.hpp"
+#include "tests/exec/runbook_yaml.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec {
 namespace {
 
+using testing::runbook_yaml;
+using testing::RunbookYaml;
 using testing::TempDir;
 using testing::write_file;
 using testing::write_script;
@@ -26,24 +29,13 @@ struct PlanFixture {
     write_script(dir / "rocprofv3",
                  "echo '         version: 1.0.0'\n"
                  "echo '    rocm_version: 7.0.2'\n");
-    write_file(dir / "p.yaml",
-               "schema_version: 1\n"
-               "name: p\n"
-               "workload:\n"
-               "  command: [\"./app\"]\n"
-               "profiler:\n"
-               "  path: ./rocprofv3\n"
-               "  output_format: csv\n"
-               "target:\n"
-               "  arch: gfx942\n"
-               "passes:\n"
-               "  trace:\n"
-               "    enabled: true\n"
-               "  counters:\n"
-               "    counters: [" +
-                   counters +
-                   "]\n"
-                   "database: p.db\n");
+    RunbookYaml y;
+    y.name = "p";
+    y.command = "[\"./app\"]";
+    y.profiler = "  path: ./rocprofv3\n  output_format: csv\n";
+    y.counters = counters;
+    y.database = "p.db";
+    write_file(dir / "p.yaml", runbook_yaml(y));
     request.runbook = dir / "p.yaml";
   }
 };
