@@ -3,23 +3,15 @@
 // names this kprof has.
 #include <gtest/gtest.h>
 
-#include <functional>
-
 #include "core/base/error.hpp"
 #include "core/exec/launcher_choice.hpp"
 #include "core/exec/pass_launcher.hpp"
+#include "tests/exec/test_util.hpp"
 
 namespace kprof::exec {
 namespace {
 
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using testing::what_of;
 
 TEST(PassLaunchers, EveryRegisteredNameMakesItsLauncher) {
   EXPECT_EQ(pass_launcher_names(), (std::vector<std::string>{"local", "slurm"}));

@@ -5,9 +5,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
+
+#include "core/base/error.hpp"
 
 namespace kprof::exec::testing {
 
@@ -48,6 +51,16 @@ inline std::string read_text(const std::filesystem::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// What `f` throws as kprof::Error (every diagnostic's line), or "<no error>".
+inline std::string what_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "<no error>";
 }
 
 }  // namespace kprof::exec::testing
