@@ -2,8 +2,6 @@
 
 #include <regex>
 
-#include "core/runbook/checks.hpp"
-
 namespace kprof::runbook::detail {
 
 namespace {
@@ -56,15 +54,11 @@ void parse_launcher(Reader& r, const Entry& e, Launcher& out) {
   out.present = true;
   // A launcher's name as written: the registry that knows the names is core/exec's, which checks
   // it (registered_names.hpp); here only its form.
-  if (const Entry* c = m->find("type")) {
-    if (auto v = r.string(c->value, c->value_pos, "launcher.type")) {
-      if (!is_valid_name(*v))
-        r.error(c->value_pos, "launcher.type: '" + *v + "' is not a launcher name",
-                "write a name as `kprof run --help` lists them under --launcher, e.g. slurm");
-      else
-        set(out.type, *v, *c);
-    }
-  }
+  if (const Entry* c = m->find("type"))
+    if (auto v = r.name(c->value, c->value_pos, "launcher.type", "a launcher name",
+                        "write a name as `kprof run --help` lists them under --launcher, e.g. "
+                        "slurm"))
+      set(out.type, *v, *c);
   if (const Entry* c = m->find("partition")) {
     if (auto v = r.string(c->value, c->value_pos, "launcher.partition")) {
       static const std::regex k_name("[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*");

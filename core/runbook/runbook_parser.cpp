@@ -93,13 +93,9 @@ void Parser::parse(const YAML::Node& root, Runbook& rb) {
   }
 
   if (const Entry* e = top->find("name")) {
-    if (auto v = m_r.string(e->value, e->value_pos, "name")) {
-      if (!detail::is_valid_name(*v))
-        m_r.error(e->value_pos, "name: '" + *v + "' is not a valid name",
-                  "use letters, digits, '.', '_' and '-', starting with a letter or digit");
-      else
-        set(rb.name, *v, *e);
-    }
+    if (auto v = m_r.name(e->value, e->value_pos, "name", "a valid name",
+                          "use letters, digits, '.', '_' and '-', starting with a letter or digit"))
+      set(rb.name, *v, *e);
   } else {
     m_r.missing(*top, "name", "add e.g. 'name: qwen3-decode'; it names runs and the database");
   }

@@ -122,15 +122,10 @@ void Parser::profiler(const Entry& e, Profiler& p) {
   auto m = map(e, "profiler", k_profiler_keys);
   if (!m) return;
   // A backend's name as written: core/exec's registry checks it (registered_names.hpp).
-  if (const Entry* c = m->find("backend")) {
-    if (auto s = m_r.string(c->value, c->value_pos, "profiler.backend")) {
-      if (!is_valid_name(*s))
-        m_r.error(c->value_pos, "profiler.backend: '" + *s + "' is not a backend name",
-                  "remove the key to use rocprofv3");
-      else
-        set(p.backend, *s, *c);
-    }
-  }
+  if (const Entry* c = m->find("backend"))
+    if (auto s = m_r.name(c->value, c->value_pos, "profiler.backend", "a backend name",
+                          "remove the key to use rocprofv3"))
+      set(p.backend, *s, *c);
   if (const Entry* c = m->find("path")) {
     if (auto s = m_r.string(c->value, c->value_pos, "profiler.path")) {
       if (s->empty()) {

@@ -79,6 +79,11 @@ class Reader {
                                                     const std::string& path,
                                                     std::chrono::milliseconds max,
                                                     std::string_view max_text);
+  // A name (letters, digits, '.', '_', '-', starting with a letter or digit: it may become a file
+  // name or a registry's key); otherwise "<path>: '<value>' is not <what> (<hint>)".
+  std::optional<std::string> name(const YAML::Node& node, const SourcePos& pos,
+                                  const std::string& path, const std::string& what,
+                                  const std::string& hint);
   // One of `names` (exact spelling); returns its index.
   std::optional<size_t> choice(const YAML::Node& node, const SourcePos& pos,
                                const std::string& path, const std::vector<std::string>& names);

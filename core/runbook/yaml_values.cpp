@@ -7,6 +7,7 @@
 
 #include "core/base/duration.hpp"
 #include "core/base/text.hpp"
+#include "core/runbook/checks.hpp"
 #include "core/runbook/yaml_reader.hpp"
 
 namespace kprof::runbook::detail {
@@ -217,6 +218,15 @@ std::optional<std::chrono::milliseconds> Reader::duration(const YAML::Node& node
     return std::nullopt;
   }
   return parse_duration(node.Scalar());
+}
+
+std::optional<std::string> Reader::name(const YAML::Node& node, const SourcePos& pos,
+                                        const std::string& path, const std::string& what,
+                                        const std::string& hint) {
+  auto s = string(node, pos, path);
+  if (!s || is_valid_name(*s)) return s;
+  error(pos, path + ": '" + *s + "' is not " + what, hint);
+  return std::nullopt;
 }
 
 std::optional<size_t> Reader::choice(const YAML::Node& node, const SourcePos& pos,
