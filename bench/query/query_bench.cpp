@@ -12,7 +12,8 @@
 // last. Simulated data, labelled as such. Asserts nothing.
 //
 //   query_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]
-//   (bench/common/database_bench.hpp)
+// --db-dir keeps the databases in DIR and reuses one that is there (a 10M database takes minutes
+// to build), instead of building them in a temporary folder removed at the end.
 #include <sys/wait.h>
 #include <unistd.h>
 
