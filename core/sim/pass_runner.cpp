@@ -63,8 +63,7 @@ class PassRunner {
     std::cerr << timer_line(getpid(), "tool initialization", double(monotonic_ns() - t0) * 1e-9);
     m_events = make_events_file();
     prepare_app_environment(m_events, m_ctx.visibility);
-    const pid_t pid = spawn_app(app);
-    g_child = pid;
+    const pid_t pid = spawn_app(app);   // g_child from here on
     if (g_signal) kill(pid, g_signal);  // arrived before the child existed
     const uint64_t clock_base = env("ROCPROF_SIM_CLOCK_BASE_NS").empty()
                                     ? t0

@@ -205,20 +205,13 @@ Outcome run_tool(const std::vector<std::string>& args) {
     // after the other; the first failing pass stops the run (rocprofv3.py, subprocess.check_call).
     install_handlers();
     for (size_t i = 0; i < jobs.size(); ++i) {
-      const pid_t pid = fork();
-      if (pid < 0) throw Error::runtime("fork failed", "retry");
-      if (pid == 0) {
-        // Re-run this executable for one job, as the launcher re-runs the app per pass.
-        setenv("ROCPROF_SIM_INTERNAL_JOB", std::to_string(i).c_str(), 1);
-        std::vector<char*> argv;
-        const std::string self = "/proc/self/exe";
-        argv.push_back(const_cast<char*>("rocprofv3"));
-        for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-        argv.push_back(nullptr);
-        execv(self.c_str(), argv.data());
-        _exit(127);
-      }
-      g_child = pid;
+      // Re-run this executable for one job, as the launcher re-runs the app per pass.
+      setenv("ROCPROF_SIM_INTERNAL_JOB", std::to_string(i).c_str(), 1);
+      std::vector<std::string> argv{"rocprofv3"};
+      argv.insert(argv.end(), args.begin(), args.end());
+      const pid_t pid = fork_exec_child("/proc/self/exe", argv);  // g_child from here on
+      unsetenv("ROCPROF_SIM_INTERNAL_JOB");
+      if (g_signal) kill(pid, g_signal);  // arrived before this job's process existed
       const int status = wait_child(pid);
       g_child = 0;
       if (WIFSIGNALED(status)) {

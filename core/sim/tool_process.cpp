@@ -185,20 +185,36 @@ Faults read_faults() {
   return f;
 }
 
-pid_t spawn_app(const std::vector<std::string>& app) {
+pid_t fork_exec_child(const std::string& file, const std::vector<std::string>& args) {
   std::vector<char*> argv;
-  for (const auto& a : app) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  sigset_t handled, before;
+  sigemptyset(&handled);
+  for (int s : {SIGINT, SIGTERM, SIGQUIT}) sigaddset(&handled, s);
+  sigprocmask(SIG_BLOCK, &handled, &before);
   const pid_t pid = fork();
-  if (pid < 0) throw Error::runtime(std::string("fork failed: ") + std::strerror(errno), "retry");
   if (pid == 0) {
-    execvp(argv[0], argv.data());
+    // Default actions first, then unblock: a signal forwarded meanwhile ends the child as it
+    // would end the application (https://man7.org/linux/man-pages/man2/fork.2.html: the child
+    // inherits the handlers and the signal mask; execve resets handled signals to default).
+    for (int s : {SIGINT, SIGTERM, SIGQUIT}) signal(s, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &before, nullptr);
+    execvp(file.c_str(), argv.data());
     // Only the forked child gets here; it must not return into the parent's code.
-    std::fprintf(stderr, "rocprofv3-sim: cannot execute '%s': %s\n", argv[0], std::strerror(errno));
+    std::fprintf(stderr, "rocprofv3-sim: cannot execute '%s': %s\n", file.c_str(),
+                 std::strerror(errno));
     _exit(127);
   }
+  const int fork_errno = errno;
+  if (pid > 0) g_child = pid;
+  sigprocmask(SIG_SETMASK, &before, nullptr);  // a signal held meanwhile now reaches g_child
+  if (pid < 0)
+    throw Error::runtime(std::string("fork failed: ") + std::strerror(fork_errno), "retry");
   return pid;
 }
+
+pid_t spawn_app(const std::vector<std::string>& app) { return fork_exec_child(app.at(0), app); }
 
 // Waits for `pid`, forwarding signals that reach us meanwhile (the handler already sent them).
 int wait_child(pid_t pid) {

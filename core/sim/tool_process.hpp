@@ -42,6 +42,13 @@ struct Faults {
 };
 
 Faults read_faults();
+// Forks a child that execs `argv` (execvp; argv[0] is looked up on PATH) and makes it g_child,
+// with no window in which a forwarded signal is lost: the handled signals are blocked across
+// fork(), the child restores their default action before it unblocks them and execs, and the
+// parent sets g_child before it unblocks them. (Without this, a SIGTERM that reached the double
+// between fork and exec was forwarded to a child still running the double's own handler, which
+// swallowed it: the application then ran to its end. Seen as a 60 s `sleep 60` under load.)
+pid_t fork_exec_child(const std::string& file, const std::vector<std::string>& argv);
 pid_t spawn_app(const std::vector<std::string>& app);
 int wait_child(pid_t pid);
 void sleep_ms(int ms);
