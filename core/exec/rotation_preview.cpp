@@ -1,5 +1,7 @@
 // GCC 12's -Wmaybe-uninitialized misfires inside std::regex (see core/sim/stream.cpp).
+#if !defined(__clang__)  // clang has no such warning (the ASan build is clang)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include "core/exec/rotation_preview.hpp"
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <tuple>
 
 #include "core/report/html.hpp"
 
@@ -143,8 +144,11 @@ std::string roofline_svg(const Roofline& r, const FamilyColours& colours) {
   xhi = std::max(xhi, ridge * 4);
   ylo = std::min(ylo, r.hbm_bytes_per_s * xlo);
   if (!(ylo > 0)) ylo = 1e9;
-  const auto [x0, x1] = decades(xlo, xhi);
-  const auto [y0, y1] = decades(ylo, yhi * 1.5);
+  // std::tie, not structured bindings: the lambdas below capture these, which clang 14 (the
+  // sanitizer build's compiler) refuses for structured bindings (P1091R3, clang 16).
+  double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+  std::tie(x0, x1) = decades(xlo, xhi);
+  std::tie(y0, y1) = decades(ylo, yhi * 1.5);
   auto X = [&](double v) { return left + pw * std::log10(v / x0) / std::log10(x1 / x0); };
   auto Y = [&](double v) { return top + ph - ph * std::log10(v / y0) / std::log10(y1 / y0); };
   std::ostringstream o;
