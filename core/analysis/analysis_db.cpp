@@ -169,4 +169,32 @@ Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
   return cap;
 }
 
+RunCounts run_counts(const Capture& cap) {
+  RunCounts out;
+  out.trace = {cap.trace.pass_id, cap.trace.ordinal,
+               static_cast<int64_t>(cap.trace.dispatches.size())};
+  for (const auto& c : cap.counters)
+    out.counters.push_back({c.pass_id, c.ordinal, static_cast<int64_t>(c.dispatches.size())});
+  return out;
+}
+
+RunCounts run_counts(store::CaptureDb& db, const RunTrace& rt) {
+  // The narrow rows, as load_pass counts them (the dispatches view joins every row to its
+  // variant and name).
+  SQLite::Statement n(db.sql(), "SELECT count(*) FROM dispatch_rows WHERE pass_id = ?");
+  auto count = [&](int64_t pass_id) {
+    n.reset();
+    n.bind(1, pass_id);
+    n.executeStep();
+    return n.getColumn(0).getInt64();
+  };
+  RunCounts out;
+  out.trace = {rt.trace.id, rt.trace.ordinal, count(rt.trace.id)};
+  // list_passes returns them by ordinal, as load_capture keeps them.
+  for (const auto& p : rt.passes)
+    if (p.kind == store::PassKind::counters)
+      if (const int64_t k = count(p.id); k > 0) out.counters.push_back({p.id, p.ordinal, k});
+  return out;
+}
+
 }  // namespace kprof::analysis

@@ -68,8 +68,21 @@ struct JoinSummary {
   int64_t jump_bound = 0, jumps = 0, max_jump = 0;
 };
 
+// A pass of a run and its dispatch count: what the stored analysis (join mapping, outline) is
+// checked against, known without loading the rows (run_counts(db, ...) counts them in SQL).
+struct PassCount {
+  int64_t pass_id = 0, ordinal = 0, dispatches = 0;
+};
+struct RunCounts {
+  PassCount trace;
+  std::vector<PassCount> counters;  // counter passes with dispatches, by ordinal (as Capture's)
+};
+RunCounts run_counts(const Capture& cap);
+RunCounts run_counts(store::CaptureDb& db, const RunTrace& rt);
+
 // True when the analysis tables exist and every counter pass of `cap` has a current mapping.
 bool joins_current(store::CaptureDb& db, const Capture& cap);
+bool joins_current(store::CaptureDb& db, const RunCounts& counts);
 // Creates the analysis tables/views and computes the mapping of every counter pass that has none
 // or a stale one, each pass in one transaction. Needs a read-write database.
 std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap);
@@ -85,6 +98,7 @@ ComputedJoins compute_joins(const Capture& cap);
 bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoins& joins);
 // The stored summaries (empty when the tables do not exist yet).
 std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap);
+std::vector<JoinSummary> read_joins(store::CaptureDb& db, const RunCounts& counts);
 
 // Counter values of every counter pass moved onto the trace dispatches through the stored mapping.
 // Passes whose join failed its self-check are left out unless `use_unreliable` (--force-join).

@@ -61,6 +61,45 @@ CREATE TABLE IF NOT EXISTS analysis_unmatched (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS analysis_unmatched_by_pass ON analysis_unmatched(counter_pass_id);
 
+-- The run's outline as `kprof export --perfetto` needs it before its first slice, stored so that
+-- an export reads O(steps) rows instead of loading the capture (issue #16: phase detection needs the
+-- main stream's whole kernel sequence in memory, about 60 bytes per dispatch; the outline it yields
+-- grows with steps only). One row per trace pass; current while `version` and every pass's
+-- dispatch count are as stored (a re-ingest changes a count; core/analysis/run_outline.hpp).
+CREATE TABLE IF NOT EXISTS analysis_outline (
+  trace_pass_id INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,  -- the trace pass
+  version       INTEGER NOT NULL,  -- kprof's outline format and phase detection (run_outline.cpp)
+  arch          TEXT NOT NULL,     -- the trace's GPU agent ('' when unknown)
+  product       TEXT NOT NULL,     -- its product name
+  main_pid      INTEGER NOT NULL,  -- the main stream phase detection analysed (phases.hpp)
+  main_agent    INTEGER NOT NULL
+) STRICT;
+
+-- Per pass of the outlined run with dispatches (the trace pass and its counter passes): its
+-- dispatch count when outlined, its clock and the reorder window of its start order.
+CREATE TABLE IF NOT EXISTS analysis_outline_passes (
+  trace_pass_id  INTEGER NOT NULL REFERENCES analysis_outline(trace_pass_id) ON DELETE CASCADE,
+  pass_id        INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,
+  dispatches     INTEGER NOT NULL,  -- rows in dispatches when outlined
+  base_ns        INTEGER NOT NULL,  -- its first dispatch's start (each pass has its own clock)
+  reorder_window INTEGER NOT NULL,  -- most earlier dispatches of one process starting after one
+  PRIMARY KEY (trace_pass_id, pass_id)
+) STRICT, WITHOUT ROWID;
+
+-- The main stream's segments in Dispatch_Id order (they cover it): steps and what lies between
+-- them, as phase detection found them (core/analysis/phases.hpp).
+CREATE TABLE IF NOT EXISTS analysis_outline_segments (
+  trace_pass_id INTEGER NOT NULL REFERENCES analysis_outline(trace_pass_id) ON DELETE CASCADE,
+  first_id      INTEGER NOT NULL,  -- Dispatch_Id of the segment's first dispatch
+  phase         TEXT NOT NULL,     -- prefill, decode, step, irregular, partial or unknown
+  step          INTEGER NOT NULL,  -- 1-based number among the steps (0: not a step)
+  start_ns      INTEGER NOT NULL,  -- start of its first dispatch
+  end_ns        INTEGER NOT NULL,  -- latest end of its dispatches, cut at the next one's start
+  dispatches    INTEGER NOT NULL,
+  window_no     INTEGER NOT NULL,  -- the window (stretch without missing ids) it lies in
+  PRIMARY KEY (trace_pass_id, first_id)
+) STRICT, WITHOUT ROWID;
+
 -- View: every dispatch with its kernel name and run, for --sql users.
 --   run_id, pass_id, ordinal, kind (trace|counters), pid, dispatch_id, kernel_id, kernel_name,
 --   agent, start_ns, end_ns, duration_ns (end - start), grid_x..z, wg_x..z, lds, scratch, vgpr,

@@ -24,11 +24,15 @@ int64_t stored_count(SQLite::Database& sql, int64_t pass_id) {
 }  // namespace
 
 bool joins_current(store::CaptureDb& db, const Capture& cap) {
+  return joins_current(db, run_counts(cap));
+}
+
+bool joins_current(store::CaptureDb& db, const RunCounts& counts) {
   auto& sql = db.sql();
   if (!detail::has_table(db, "analysis_join_passes") ||
       !detail::has_table(db, "analysis_join_checks"))
-    return cap.counters.empty();
-  for (const auto& c : cap.counters) {
+    return counts.counters.empty();
+  for (const auto& c : counts.counters) {
     SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
     chk.bind(1, c.pass_id);
     if (!chk.executeStep()) return false;
@@ -37,9 +41,9 @@ bool joins_current(store::CaptureDb& db, const Capture& cap) {
                         "analysis_join_passes WHERE counter_pass_id = ?");
     q.bind(1, c.pass_id);
     if (!q.executeStep()) return false;
-    if (q.getColumn(0).getInt64() != static_cast<int64_t>(c.dispatches.size()) ||
-        q.getColumn(1).getInt64() != static_cast<int64_t>(cap.trace.dispatches.size()) ||
-        q.getColumn(2).getInt64() != cap.trace.pass_id)
+    if (q.getColumn(0).getInt64() != c.dispatches ||
+        q.getColumn(1).getInt64() != counts.trace.dispatches ||
+        q.getColumn(2).getInt64() != counts.trace.pass_id)
       return false;
   }
   return true;
@@ -206,10 +210,14 @@ bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoi
 }
 
 std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap) {
+  return read_joins(db, run_counts(cap));
+}
+
+std::vector<JoinSummary> read_joins(store::CaptureDb& db, const RunCounts& counts) {
   std::vector<JoinSummary> out;
   auto& sql = db.sql();
   if (!detail::has_table(db, "analysis_join_passes")) return out;
-  for (const auto& c : cap.counters) {
+  for (const auto& c : counts.counters) {
     SQLite::Statement q(sql,
                         "SELECT trace_pass_id, counter_dispatches, trace_considered, matched, "
                         "matched_share, filtered, streams, "

@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
 
+#include "core/analysis/joined_stream.hpp"
 #include "core/analysis/metrics.hpp"
 #include "core/base/text.hpp"
 #include "core/report/start_order.hpp"
@@ -158,9 +160,10 @@ class Variants {
 // A dispatch read from the store, waiting for its place in start order.
 struct Pending {
   int64_t start = 0, end = 0, dispatch_id = 0, pid = 0, agent = 0, queue = 0;
-  int64_t step = 0;     // 1-based step number, 0: none
-  int64_t joined = -1;  // PerfettoOutline::joined index
-  uint32_t what = 0;    // trace: a Variants index; counter pass: a Kernels id
+  int64_t step = 0;                        // 1-based step number, 0: none
+  int64_t joined = -1;                     // PerfettoOutline::joined index
+  std::vector<an::CounterSample> samples;  // streamed joined counters (PerfettoOutline::counts)
+  uint32_t what = 0;                       // trace: a Variants index; counter pass: a Kernels id
   an::Phase phase = an::Phase::other;
   int64_t duration() const { return end > start ? end - start : 0; }
 };
@@ -192,11 +195,11 @@ void stream_pass(store::CaptureDb& db, int64_t pass_id, StartOrder<Pending>& ord
 
 }  // namespace
 
-PerfettoExport PerfettoExport::open(const std::filesystem::path& db,
-                                    std::optional<int64_t> run_id) {
+PerfettoExport PerfettoExport::open(const std::filesystem::path& db, std::optional<int64_t> run_id,
+                                    bool use_stored) {
   PerfettoExport e;
   e.m_db = std::make_unique<store::CaptureDb>(db, store::OpenMode::read_only);
-  e.m_outline = outline_run(*e.m_db, run_id);
+  e.m_outline = outline_run(*e.m_db, run_id, use_stored);
   return e;
 }
 
@@ -226,6 +229,10 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
 
   Kernels kernels(o.rules);
   Variants variants;
+  std::optional<an::JoinedCounterStream> stream;
+  if (o.stream_joined) stream.emplace(*m_db, o.counts);
+  an::JoinedCounters streamed;  // one dispatch's streamed samples at a time
+  streamed.by_dispatch.resize(1);
   StartOrder<Pending> trace_order(o.trace_window, [&](Pending& p) {
     if (named.insert(p.pid).second)
       w.name_process(p.pid, "process " + std::to_string(p.pid) + " trace pass" + sim, 1);
@@ -239,14 +246,22 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
               {"grid", dims(v.grid)},
               {"workgroup", dims(v.wg)}};
     if (p.step > 0) args["step"] = p.step;
+    // The joined counters: held in the outline, or streamed alongside the rows into `streamed`.
+    const an::JoinedCounters* jc = nullptr;
+    size_t k = 0;
     if (p.joined >= 0) {
-      const auto k = static_cast<size_t>(p.joined);
+      jc = &o.joined;
+      k = static_cast<size_t>(p.joined);
+    } else if (!p.samples.empty()) {
+      streamed.by_dispatch[0] = std::move(p.samples);
+      jc = &streamed;
+    }
+    if (jc) {
       json counters = json::object();
-      for (const auto& s : o.joined.by_dispatch[k])
-        counters[o.joined.counters.name(s.counter)] = s.value;
+      for (const auto& s : jc->by_dispatch[k]) counters[jc->counters.name(s.counter)] = s.value;
       args["counters"] = std::move(counters);
       if (o.target) {
-        const auto dm = an::dispatch_metrics(*o.target, o.joined, k);
+        const auto dm = an::dispatch_metrics(*o.target, *jc, k);
         if (dm.has_flops()) args["flops"] = dm.flops();
         if (dm.has_bytes()) args["hbm_bytes"] = dm.bytes();
         if (dm.has_flops() && dm.has_bytes() && dm.bytes() > 0)
@@ -267,6 +282,7 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
       p.step = seg->step;
     }
     p.joined = o.joined_keys.empty() ? -1 : o.joined_index(r.pid, r.dispatch_id);
+    if (stream) p.samples = stream->take(r.pid, r.dispatch_id, streamed.counters);
     return p;
   });
 

@@ -12,12 +12,13 @@
 // Dispatches that overlap on one queue go to an "overlap" lane, since slices of one thread must
 // nest (Perfetto's JSON importer, google/perfetto src/trace_processor/importers/json/).
 //
-// Streamed (issue #16: a 10M-dispatch export in bounded memory). `open` loads the run once as the
-// compact analysis capture to find its phases and steps (perfetto_outline.hpp: 40 bytes per
-// dispatch while the phases are detected, then dropped); `write` then reads every pass's
-// dispatches from the store one row at a time (store::CaptureDb::for_each_dispatch) and writes
-// each event as it is made, each process's slices in start order (start_order.hpp). Nothing
-// written holds memory that grows with the number of dispatches.
+// Streamed (issue #16: a 10M-dispatch export in bounded memory). `open` reads the run's outline
+// (perfetto_outline.hpp: phases, steps, each pass's clock and reorder window) from the analysis
+// tables when stored and current, else computes it once from the capture and stores it; `write`
+// then reads every pass's dispatches from the store one row at a time
+// (store::CaptureDb::for_each_dispatch), with the joined counters streamed beside them from the
+// stored mapping, and writes each event as it is made, each process's slices in start order
+// (start_order.hpp). With a stored outline nothing held grows with the number of dispatches.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +43,9 @@ class PerfettoExport {
  public:
   // Opens the run (the latest when run_id is empty) read-only and outlines it. Throws Error(input)
   // as a query session does for a database without a run, trace pass or dispatches.
-  static PerfettoExport open(const std::filesystem::path& db, std::optional<int64_t> run_id);
+  // `use_stored` false: the outline is computed from the capture even when stored (tests).
+  static PerfettoExport open(const std::filesystem::path& db, std::optional<int64_t> run_id,
+                             bool use_stored = true);
 
   // Counter joins this opening computed (and stored when it could), and notes for the user.
   const std::vector<analysis::JoinSummary>& joins_computed() const {

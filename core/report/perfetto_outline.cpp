@@ -3,12 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/session.hpp"
 #include "core/base/error.hpp"
-#include "core/report/start_order.hpp"
 
 namespace kprof::report {
 namespace {
@@ -18,47 +16,43 @@ using nlohmann::json;
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-bool is_step(an::Phase p) {
-  return p == an::Phase::prefill || p == an::Phase::decode || p == an::Phase::step ||
-         p == an::Phase::irregular;
-}
-
-// The phases (runs of segments of one phase) and the steps inside them as enclosing slices, and
-// each segment's first Dispatch_Id and step number for the dispatches streamed later.
-void outline_steps(const an::PhaseModel& pm, bool simulated, PerfettoOutline& o) {
-  auto step_end = [&](size_t i) {
-    const auto& s = pm.steps[i];
-    int64_t end = 0;
-    for (size_t k = s.begin; k < s.end; ++k) end = std::max(end, pm.order[k]->end_ns);
-    // Slices of one thread must nest: a step ends where the next begins when kernels overlap.
-    if (i + 1 < pm.steps.size()) end = std::min(end, pm.order[pm.steps[i + 1].begin]->start_ns);
-    return end;
-  };
-  o.main_pid = pm.main_pid;
-  o.main_agent = pm.main_agent;
-  int64_t step_no = 0;
-  for (size_t i = 0; i < pm.steps.size();) {
+// The phases (runs of segments of one phase) and the steps inside them as enclosing slices.
+void enclose(PerfettoOutline& o) {
+  const auto& segs = o.segments;
+  for (size_t i = 0; i < segs.size();) {
     size_t j = i;
-    while (j < pm.steps.size() && pm.steps[j].phase == pm.steps[i].phase) ++j;
-    const std::string phase(an::to_string(pm.steps[i].phase));
-    const int64_t start = pm.order[pm.steps[i].begin]->start_ns, end = step_end(j - 1);
+    while (j < segs.size() && segs[j].phase == segs[i].phase) ++j;
+    const std::string phase(an::to_string(segs[i].phase));
+    const int64_t start = segs[i].start_ns, end = segs[j - 1].end_ns;
     o.enclosing.push_back({phase, "phase", start - o.base_ns, std::max<int64_t>(end - start, 0),
-                           dump(json{{"steps", j - i}, {"simulated", simulated}})});
+                           dump(json{{"steps", j - i}, {"simulated", o.simulated}})});
     for (size_t k = i; k < j; ++k) {
-      const auto& s = pm.steps[k];
-      PerfettoOutline::Segment seg{pm.order[s.begin]->dispatch_id, s.phase, 0};
-      if (is_step(s.phase)) {
-        seg.step = ++step_no;
-        const int64_t ss = pm.order[s.begin]->start_ns, se = step_end(k);
-        o.enclosing.push_back(
-            {phase + " step " + std::to_string(step_no), "step", ss - o.base_ns,
-             std::max<int64_t>(se - ss, 0),
-             dump(json{{"step", step_no}, {"dispatches", s.end - s.begin}, {"window", s.window}})});
-      }
-      o.segments.push_back(seg);
+      const auto& s = segs[k];
+      if (s.step == 0) continue;
+      o.enclosing.push_back(
+          {phase + " step " + std::to_string(s.step), "step", s.start_ns - o.base_ns,
+           std::max<int64_t>(s.end_ns - s.start_ns, 0),
+           dump(json{{"step", s.step}, {"dispatches", s.dispatches}, {"window", s.window}})});
     }
     i = j;
   }
+}
+
+// What the export keeps of an outline, stored or just computed.
+void apply(an::RunOutline ro, PerfettoOutline& o) {
+  o.trace_pass_id = ro.trace.pass_id;
+  o.arch = std::move(ro.arch);
+  o.product = std::move(ro.product);
+  o.simulated = o.run.simulated || o.product.find("(simulated)") != std::string::npos;
+  o.base_ns = ro.trace.base_ns;
+  o.trace_window = static_cast<size_t>(ro.trace.reorder_window);
+  for (const auto& c : ro.counters)
+    o.counter_passes.push_back(
+        {c.pass_id, c.ordinal, c.base_ns, static_cast<size_t>(c.reorder_window)});
+  o.main_pid = ro.main_pid;
+  o.main_agent = ro.main_agent;
+  o.segments = std::move(ro.segments);
+  enclose(o);
 }
 
 // The file and its folder are writable (SQLite needs both for the WAL and its index).
@@ -68,19 +62,15 @@ bool writable_file(const std::filesystem::path& db) {
 }
 
 // The counters joined onto trace dispatches, as analysis::QuerySession::open joins them (computed
-// and stored when missing or stale), kept only for the dispatches that have some.
-void outline_counters(store::CaptureDb& db, const an::Capture& cap, PerfettoOutline& o) {
+// and stored in `rw` when missing or stale), kept only for the dispatches that have some.
+void outline_counters(store::CaptureDb& db, store::CaptureDb* rw, const an::Capture& cap,
+                      PerfettoOutline& o) {
   if (cap.counters.empty()) return;
   std::optional<an::ComputedJoins> computed;
   if (!an::joins_current(db, cap)) {
     computed = an::compute_joins(cap);
     o.joins_computed = computed->summaries;
-    bool stored = false;
-    if (writable_file(db.path())) {
-      store::CaptureDb rw(db.path(), store::OpenMode::read_write);
-      stored = an::try_store_joins(rw, cap, *computed);
-    }
-    if (!stored)
+    if (!rw || !an::try_store_joins(*rw, cap, *computed))
       o.notes.push_back("the counter join was computed for this export only and not stored");
   }
   an::JoinedCounters all =
@@ -100,13 +90,28 @@ void outline_counters(store::CaptureDb& db, const an::Capture& cap, PerfettoOutl
                          "a kprof bug: analysis::load_capture changed its order");
 }
 
+// Loads the capture, outlines it and joins its counters; stores both when it can.
+void outline_from_capture(store::CaptureDb& db, std::optional<int64_t> run_id, PerfettoOutline& o) {
+  an::Capture cap = an::load_capture(db, run_id);
+  o.run = cap.run;
+  o.counts = an::run_counts(cap);
+  std::optional<store::CaptureDb> rw;
+  if (writable_file(db.path())) rw.emplace(db.path(), store::OpenMode::read_write);
+  outline_counters(db, rw ? &*rw : nullptr, cap, o);
+  an::RunOutline ro = an::compute_outline(cap);
+  // Stored only once the join is: a stored outline is used only with a current join.
+  if (rw && an::joins_current(*rw, o.counts)) an::try_store_outline(*rw, ro);
+  apply(std::move(ro), o);
+}  // the capture is freed here
+
 }  // namespace
 
-const PerfettoOutline::Segment* PerfettoOutline::segment_of(int64_t pid, int64_t agent,
-                                                            int64_t dispatch_id) const {
+const an::OutlineSegment* PerfettoOutline::segment_of(int64_t pid, int64_t agent,
+                                                      int64_t dispatch_id) const {
   if (pid != main_pid || agent != main_agent || segments.empty()) return nullptr;
-  auto it = std::upper_bound(segments.begin(), segments.end(), dispatch_id,
-                             [](int64_t id, const Segment& s) { return id < s.first_id; });
+  auto it =
+      std::upper_bound(segments.begin(), segments.end(), dispatch_id,
+                       [](int64_t id, const an::OutlineSegment& s) { return id < s.first_id; });
   return it == segments.begin() ? nullptr : &*(it - 1);
 }
 
@@ -116,27 +121,22 @@ int64_t PerfettoOutline::joined_index(int64_t pid, int64_t dispatch_id) const {
   return it != joined_keys.end() && *it == key ? it - joined_keys.begin() : -1;
 }
 
-PerfettoOutline outline_run(store::CaptureDb& db, std::optional<int64_t> run_id) {
+PerfettoOutline outline_run(store::CaptureDb& db, std::optional<int64_t> run_id, bool use_stored) {
   PerfettoOutline o;
-  {
-    an::Capture cap = an::load_capture(db, run_id);
-    o.run = cap.run;
-    o.trace_pass_id = cap.trace.pass_id;
-    o.arch = cap.arch;
-    o.product = cap.product;
-    o.simulated = cap.run.simulated || cap.product.find("(simulated)") != std::string::npos;
-    int64_t base = INT64_MAX;
-    for (const auto& d : cap.trace.dispatches) base = std::min(base, d.start_ns);
-    o.base_ns = base == INT64_MAX ? 0 : base;
-    outline_steps(an::detect_phases(cap.trace, &cap.names), o.simulated, o);
-    o.trace_window = reorder_window(cap.trace.dispatches);
-    for (const auto& c : cap.counters) {
-      int64_t cbase = INT64_MAX;
-      for (const auto& d : c.dispatches) cbase = std::min(cbase, d.start_ns);
-      o.counter_passes.push_back({c.pass_id, c.ordinal, cbase, reorder_window(c.dispatches)});
-    }
-    outline_counters(db, cap, o);
-  }  // the capture is freed here
+  const an::RunTrace rt = an::find_run_trace(db, run_id);
+  an::RunCounts counts = an::run_counts(db, rt);
+  if (counts.trace.dispatches == 0) an::no_dispatches(db, rt.run, rt.trace.id);
+  std::optional<an::RunOutline> stored;
+  if (use_stored && an::joins_current(db, counts)) stored = an::read_outline(db, counts);
+  if (stored) {
+    o.run = rt.run;
+    o.from_store = true;
+    o.stream_joined = !counts.counters.empty();
+    o.counts = std::move(counts);
+    apply(std::move(*stored), o);
+  } else {
+    outline_from_capture(db, run_id, o);
+  }
   const an::RunbookAnalysis from_runbook = an::runbook_analysis(o.run);
   if (!from_runbook.not_used_because.empty())
     o.notes.push_back("the run's runbook does not load here, so its family rules are not used: " +

@@ -1,9 +1,12 @@
-// What the streamed Perfetto export (perfetto.hpp) learns before it writes a dispatch slice, in
-// one pass over the run loaded as the compact analysis capture (analysis::load_capture: 40 bytes
-// per dispatch). Phase detection needs that much: steps are found from the main stream's whole
-// kernel sequence and its host gaps (core/analysis/phases.hpp). What is kept afterwards grows with
-// the run's steps, launch configurations, processes and counter-joined dispatches, never with its
-// trace dispatches; the capture and the phase model are dropped before the export writes.
+// What the streamed Perfetto export (perfetto.hpp) learns before it writes a dispatch slice: the
+// run's phases and steps, each pass's clock and reorder window (analysis::RunOutline), and how
+// counters are joined. Read from the analysis tables when the run's outline is stored and current
+// (O(steps) rows; the joined counters are then streamed from the stored mapping while the slices
+// are written, analysis::JoinedCounterStream): memory independent of the number of dispatches.
+// Otherwise computed once from the run loaded as the compact analysis capture (40 bytes per
+// dispatch, plus phase detection's ~20 per main-stream dispatch), stored when the file is writable
+// and no other process writes, and the capture dropped before the export writes; only the
+// counters of joined dispatches are then kept in memory.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,7 @@
 #include "core/analysis/analysis_db.hpp"
 #include "core/analysis/family.hpp"
 #include "core/analysis/phases.hpp"
+#include "core/analysis/run_outline.hpp"
 #include "core/hw/target.hpp"
 #include "core/store/capture_db.hpp"
 
@@ -34,14 +38,8 @@ struct PerfettoOutline {
   bool simulated = false;
   int64_t base_ns = 0;  // the first trace dispatch's start: every ts is relative to it
   int64_t main_pid = 0, main_agent = 0;
-  // The main stream's segments in Dispatch_Id order (they cover it): the Dispatch_Id of each
-  // one's first dispatch, its phase, and its 1-based number among the steps (0: not a step).
-  struct Segment {
-    int64_t first_id = 0;
-    analysis::Phase phase = analysis::Phase::unknown;
-    int64_t step = 0;
-  };
-  std::vector<Segment> segments;
+  // The main stream's segments in Dispatch_Id order (they cover it).
+  std::vector<analysis::OutlineSegment> segments;
   std::vector<EnclosingSlice> enclosing;  // phases, each followed by its steps
   size_t trace_window = 0;                // reorder_window of the trace pass
   struct CounterPass {
@@ -50,8 +48,14 @@ struct PerfettoOutline {
     size_t window = 0;
   };
   std::vector<CounterPass> counter_passes;  // those with dispatches, by ordinal
-  // Counter values joined onto the trace dispatches that have any: joined.by_dispatch[i] holds
-  // those of joined_keys[i], keys sorted by (pid, Dispatch_Id).
+  // True when the outline was read from the store (the capture was never loaded).
+  bool from_store = false;
+  // The run's passes and counts; with `stream_joined`, the joined counters are streamed from the
+  // stored mapping (analysis::JoinedCounterStream) instead of held in `joined`.
+  analysis::RunCounts counts;
+  bool stream_joined = false;
+  // Otherwise the counter values joined onto the trace dispatches that have any:
+  // joined.by_dispatch[i] holds those of joined_keys[i], keys sorted by (pid, Dispatch_Id).
   std::vector<std::pair<int64_t, int64_t>> joined_keys;
   analysis::JoinedCounters joined;
   std::vector<analysis::JoinSummary> joins_computed;  // joins this export computed
@@ -60,14 +64,16 @@ struct PerfettoOutline {
   std::optional<hw::Target> target;  // empty without a hardware file for the arch
 
   // The segment of a main-stream dispatch, nullptr for a dispatch off the main stream.
-  const Segment* segment_of(int64_t pid, int64_t agent, int64_t dispatch_id) const;
+  const analysis::OutlineSegment* segment_of(int64_t pid, int64_t agent, int64_t dispatch_id) const;
   // Index into joined.by_dispatch of a trace dispatch's counters, or -1.
   int64_t joined_index(int64_t pid, int64_t dispatch_id) const;
 };
 
 // Throws Error(input) as analysis::load_capture does (no run, no trace pass, no dispatches). Joins
-// counter passes whose mapping is missing or stale, and stores the mapping when the file is
-// writable and no other process writes (as a query session does).
-PerfettoOutline outline_run(store::CaptureDb& db, std::optional<int64_t> run_id);
+// counter passes whose mapping is missing or stale, and stores the mapping and the outline when
+// the file is writable and no other process writes (as a query session does). `use_stored` false:
+// computed from the capture even when stored (tests compare the two).
+PerfettoOutline outline_run(store::CaptureDb& db, std::optional<int64_t> run_id,
+                            bool use_stored = true);
 
 }  // namespace kprof::report

@@ -7,7 +7,7 @@
 // start almost in that order: only dispatches that overlap on several queues start before one
 // enqueued earlier. A min-heap of `window` + 1 pending dispatches then emits them in exact start
 // order, where `window` is the most earlier-enqueued dispatches of one process that start after a
-// dispatch (reorder_window, computed once on the loaded capture).
+// dispatch (reorder_window).
 #pragma once
 
 #include <cstddef>
@@ -17,15 +17,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/analysis/capture.hpp"
+#include "core/analysis/run_outline.hpp"
 
 namespace kprof::report {
 
-// For dispatches in (pid, Dispatch_Id) order: the largest number of earlier dispatches of the
-// same process that start strictly after one dispatch (0 when every process's starts never go
-// back). Memory: none when the starts are in order, else 12 bytes per dispatch of the process
-// being measured, freed on return.
-size_t reorder_window(const std::vector<analysis::Dispatch>& in_pid_id_order);
+// reorder_window (core/analysis/run_outline.hpp): computed with the run's outline and stored
+// with it, so an export with a stored outline knows its windows without loading the capture.
+using analysis::reorder_window;
 
 // Emits items in (start, arrival) order. Exact when no item has more than `window` earlier
 // arrivals that start after it (reorder_window); otherwise still emits every item once, each as

@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "core/analysis/metrics.hpp"
 #include "core/analysis/session.hpp"
+#include "core/report/perfetto.hpp"
 #include "tests/report/trace_check.hpp"
 
 namespace kprof::report {
@@ -167,6 +169,37 @@ TEST(PerfettoExport, StreamedSlicesSayWhatTheTraceModelSays) {
   }
   EXPECT_EQ(checked, cap.trace.dispatches.size());
   EXPECT_GT(with_counters, 0u);
+}
+
+// Issue #16: the first export of a run computes its outline from the loaded capture and stores
+// it; a later one reads it (O(steps) rows) and streams the joined counters from the stored mapping
+// beside the rows. Both write the same bytes, on each simulated run (counters joined on all).
+TEST(PerfettoExport, ExportFromTheStoredOutlineWritesTheSameBytes) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("kprof_perfetto_st_" + std::to_string(::getpid()));
+  for (const char* run : {"qwen3-64", "qwen3-32"}) {
+    SCOPED_TRACE(run);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path db = dir / "c.db";
+    fs::copy_file(fs::path(KPROF_REPORT_SIM_DIR) / run / (std::string(run) + ".db"), db);
+    std::ostringstream computed, stored;
+    {
+      auto e = PerfettoExport::open(db, {}, /*use_stored=*/false);
+      EXPECT_FALSE(e.outline().from_store);
+      e.write(computed);
+    }
+    auto e = PerfettoExport::open(db, {});
+    ASSERT_TRUE(e.outline().from_store);
+    EXPECT_TRUE(e.outline().stream_joined);
+    EXPECT_TRUE(e.outline().joined_keys.empty());
+    EXPECT_GT(e.outline().segments.size(), 30u);  // 32 or 64 steps
+    const PerfettoSummary sum = e.write(stored);
+    EXPECT_GT(sum.dispatch_slices, 0);
+    EXPECT_TRUE(computed.str() == stored.str()) << "the export from the stored outline differs";
+    EXPECT_NE(stored.str().find("\"counters\":{"), std::string::npos);
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace

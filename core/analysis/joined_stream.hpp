@@ -1,0 +1,48 @@
+// Counter values joined onto trace dispatches, read from the stored join mapping one trace
+// dispatch at a time in (pid, Dispatch_Id) order: the order store::CaptureDb::for_each_dispatch
+// hands the trace out in, so a streamed writer (the Perfetto export) merges the two. Memory does
+// not grow with the trace: load_joined_counters holds a sample vector per trace dispatch (24 bytes
+// each even when empty); this holds one dispatch's samples and the counter names.
+//
+// Each dispatch's samples come in load_joined_counters' order (counter passes by ordinal; within
+// a pass by counter-side (pid, Dispatch_Id), then counter name, as for_each_counter reads them),
+// so a formula that takes the first value of a name reads the same one. `launch` numbers the
+// counter-side dispatches of one trace dispatch only (load_joined_counters numbers them run-wide).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/analysis/analysis_db.hpp"
+#include "core/analysis/metrics.hpp"
+
+namespace SQLite {
+class Statement;
+}
+
+namespace kprof::analysis {
+
+class JoinedCounterStream {
+ public:
+  // Reads the stored mapping of `counts`' counter passes onto its trace pass; passes whose join
+  // failed its self-check are left out unless `use_unreliable`. The mapping must be current
+  // (joins_current); without analysis tables there is nothing to read.
+  JoinedCounterStream(store::CaptureDb& db, const RunCounts& counts, bool use_unreliable = false);
+  ~JoinedCounterStream();
+  JoinedCounterStream(const JoinedCounterStream&) = delete;
+  JoinedCounterStream& operator=(const JoinedCounterStream&) = delete;
+
+  // The samples of trace dispatch (pid, dispatch_id), empty when it has none; their counter names
+  // interned in `names` (a JoinedCounters' counters, so dispatch_metrics reads them). Calls must
+  // come in (pid, Dispatch_Id) order; samples of dispatches skipped over are dropped.
+  std::vector<CounterSample> take(int64_t pid, int64_t dispatch_id, NameTable& names);
+  const std::vector<int64_t>& excluded_passes() const { return m_excluded; }
+
+ private:
+  std::unique_ptr<SQLite::Statement> m_q;
+  bool m_row = false;  // m_q holds a row not yet taken
+  std::vector<int64_t> m_excluded;
+};
+
+}  // namespace kprof::analysis

@@ -1,0 +1,250 @@
+// The stored run outline (run_outline.hpp): computed from a phase model, written and read back.
+#include "core/analysis/run_outline.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <climits>
+
+namespace kprof::analysis {
+namespace {
+
+// Bumped whenever phase detection or what is stored changes its results: a stored outline of
+// another version is computed again rather than trusted.
+constexpr int64_t k_outline_version = 1;
+
+std::optional<OutlinePass> stored_pass(SQLite::Database& sql, int64_t trace_pass_id,
+                                       const PassCount& want) {
+  SQLite::Statement q(sql,
+                      "SELECT dispatches, base_ns, reorder_window FROM analysis_outline_passes "
+                      "WHERE trace_pass_id = ? AND pass_id = ?");
+  q.bind(1, trace_pass_id);
+  q.bind(2, want.pass_id);
+  if (!q.executeStep() || q.getColumn(0).getInt64() != want.dispatches) return std::nullopt;
+  return OutlinePass{want.pass_id, want.ordinal, want.dispatches, q.getColumn(1).getInt64(),
+                     q.getColumn(2).getInt64()};
+}
+
+}  // namespace
+
+size_t reorder_window(const std::vector<Dispatch>& ds) {
+  size_t window = 0;
+  for (size_t b = 0; b < ds.size();) {
+    size_t e = b + 1;
+    bool in_order = true;
+    for (; e < ds.size() && ds[e].pid == ds[b].pid; ++e)
+      in_order = in_order && ds[e].start_ns >= ds[e - 1].start_ns;
+    if (!in_order) {
+      // Earlier dispatches starting after dispatch i = i - (earlier ones starting at or before
+      // it), counted with a Fenwick tree over the ranks of the distinct start times.
+      std::vector<int64_t> starts;
+      starts.reserve(e - b);
+      for (size_t i = b; i < e; ++i) starts.push_back(ds[i].start_ns);
+      std::sort(starts.begin(), starts.end());
+      starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+      std::vector<uint32_t> tree(starts.size() + 1, 0);
+      for (size_t i = b; i < e; ++i) {
+        const size_t rank = static_cast<size_t>(
+            std::lower_bound(starts.begin(), starts.end(), ds[i].start_ns) - starts.begin() + 1);
+        size_t at_or_before = 0;
+        for (size_t x = rank; x > 0; x -= x & (~x + 1)) at_or_before += tree[x];
+        window = std::max(window, (i - b) - at_or_before);
+        for (size_t x = rank; x < tree.size(); x += x & (~x + 1)) ++tree[x];
+      }
+    }
+    b = e;
+  }
+  return window;
+}
+
+namespace {
+
+OutlinePass outline_pass(const PassData& p) {
+  int64_t base = INT64_MAX;
+  for (const auto& d : p.dispatches) base = std::min(base, d.start_ns);
+  return {p.pass_id, p.ordinal, static_cast<int64_t>(p.dispatches.size()),
+          base == INT64_MAX ? 0 : base, static_cast<int64_t>(reorder_window(p.dispatches))};
+}
+
+}  // namespace
+
+RunOutline compute_outline(const Capture& cap) {
+  RunOutline ro;
+  ro.arch = cap.arch;
+  ro.product = cap.product;
+  {
+    const PhaseModel pm = detect_phases(cap.trace, &cap.names);
+    ro.main_pid = pm.main_pid;
+    ro.main_agent = pm.main_agent;
+    ro.segments = outline_segments(pm);
+  }
+  ro.trace = outline_pass(cap.trace);
+  for (const auto& c : cap.counters) ro.counters.push_back(outline_pass(c));
+  return ro;
+}
+
+bool OutlineSegment::operator==(const OutlineSegment& o) const {
+  return first_id == o.first_id && phase == o.phase && step == o.step && start_ns == o.start_ns &&
+         end_ns == o.end_ns && dispatches == o.dispatches && window == o.window;
+}
+
+bool OutlinePass::operator==(const OutlinePass& o) const {
+  return pass_id == o.pass_id && ordinal == o.ordinal && dispatches == o.dispatches &&
+         base_ns == o.base_ns && reorder_window == o.reorder_window;
+}
+
+bool RunOutline::operator==(const RunOutline& o) const {
+  return arch == o.arch && product == o.product && main_pid == o.main_pid &&
+         main_agent == o.main_agent && trace == o.trace && counters == o.counters &&
+         segments == o.segments;
+}
+
+bool is_step(Phase p) {
+  return p == Phase::prefill || p == Phase::decode || p == Phase::step || p == Phase::irregular;
+}
+
+std::vector<OutlineSegment> outline_segments(const PhaseModel& pm) {
+  std::vector<OutlineSegment> out;
+  out.reserve(pm.steps.size());
+  int64_t step_no = 0;
+  for (size_t i = 0; i < pm.steps.size(); ++i) {
+    const Step& s = pm.steps[i];
+    OutlineSegment seg;
+    seg.first_id = pm.order[s.begin]->dispatch_id;
+    seg.phase = s.phase;
+    seg.step = is_step(s.phase) ? ++step_no : 0;
+    seg.start_ns = pm.order[s.begin]->start_ns;
+    for (size_t k = s.begin; k < s.end; ++k) seg.end_ns = std::max(seg.end_ns, pm.order[k]->end_ns);
+    // Slices of one thread must nest: a segment ends where the next begins when kernels overlap.
+    if (i + 1 < pm.steps.size())
+      seg.end_ns = std::min(seg.end_ns, pm.order[pm.steps[i + 1].begin]->start_ns);
+    seg.dispatches = static_cast<int64_t>(s.end - s.begin);
+    seg.window = s.window;
+    out.push_back(seg);
+  }
+  return out;
+}
+
+std::optional<RunOutline> read_outline(store::CaptureDb& db, const RunCounts& counts) {
+  if (!detail::has_table(db, "analysis_outline_segments")) return std::nullopt;
+  auto& sql = db.sql();
+  const int64_t tp = counts.trace.pass_id;
+  RunOutline o;
+  {
+    SQLite::Statement q(sql,
+                        "SELECT arch, product, main_pid, main_agent FROM analysis_outline "
+                        "WHERE trace_pass_id = ? AND version = ?");
+    q.bind(1, tp);
+    q.bind(2, k_outline_version);
+    if (!q.executeStep()) return std::nullopt;
+    o.arch = q.getColumn(0).getString();
+    o.product = q.getColumn(1).getString();
+    o.main_pid = q.getColumn(2).getInt64();
+    o.main_agent = q.getColumn(3).getInt64();
+  }
+  {
+    // Exactly the passes of `counts`: a counter pass cleared or added since makes it stale.
+    SQLite::Statement n(sql,
+                        "SELECT count(*) FROM analysis_outline_passes WHERE trace_pass_id = ?");
+    n.bind(1, tp);
+    n.executeStep();
+    if (n.getColumn(0).getInt64() != static_cast<int64_t>(counts.counters.size() + 1))
+      return std::nullopt;
+  }
+  auto trace = stored_pass(sql, tp, counts.trace);
+  if (!trace) return std::nullopt;
+  o.trace = *trace;
+  for (const auto& c : counts.counters) {
+    auto p = stored_pass(sql, tp, c);
+    if (!p) return std::nullopt;
+    o.counters.push_back(*p);
+  }
+  SQLite::Statement q(sql,
+                      "SELECT first_id, phase, step, start_ns, end_ns, dispatches, window_no FROM "
+                      "analysis_outline_segments WHERE trace_pass_id = ? ORDER BY first_id");
+  q.bind(1, tp);
+  while (q.executeStep()) {
+    OutlineSegment s;
+    s.first_id = q.getColumn(0).getInt64();
+    const auto phase = parse_phase(q.getColumn(1).getString());
+    if (!phase) return std::nullopt;  // a word this kprof does not know: compute it again
+    s.phase = *phase;
+    s.step = q.getColumn(2).getInt64();
+    s.start_ns = q.getColumn(3).getInt64();
+    s.end_ns = q.getColumn(4).getInt64();
+    s.dispatches = q.getColumn(5).getInt64();
+    s.window = q.getColumn(6).getInt64();
+    o.segments.push_back(s);
+  }
+  return o;
+}
+
+bool try_store_outline(store::CaptureDb& db, const RunOutline& o) {
+  auto& sql = db.sql();
+  // Never wait for another writer, as try_store_joins (join_store.cpp): BEGIN IMMEDIATE fails at
+  // once with SQLITE_BUSY when the busy timeout is 0 (https://sqlite.org/lang_transaction.html,
+  // https://sqlite.org/c3ref/busy_timeout.html).
+  sql.setBusyTimeout(0);
+  try {
+    SQLite::Transaction tx(sql, SQLite::TransactionBehavior::IMMEDIATE);
+    sql.exec(analysis_schema_sql());
+    const int64_t tp = o.trace.pass_id;
+    for (const char* table :
+         {"analysis_outline_segments", "analysis_outline_passes", "analysis_outline"}) {
+      SQLite::Statement del(sql, std::string("DELETE FROM ") + table + " WHERE trace_pass_id = ?");
+      del.bind(1, tp);
+      del.exec();
+    }
+    SQLite::Statement head(sql,
+                           "INSERT INTO analysis_outline (trace_pass_id, version, arch, product, "
+                           "main_pid, main_agent) VALUES (?, ?, ?, ?, ?, ?)");
+    head.bind(1, tp);
+    head.bind(2, k_outline_version);
+    head.bind(3, o.arch);
+    head.bind(4, o.product);
+    head.bind(5, o.main_pid);
+    head.bind(6, o.main_agent);
+    head.exec();
+    SQLite::Statement pass(sql,
+                           "INSERT INTO analysis_outline_passes (trace_pass_id, pass_id, "
+                           "dispatches, base_ns, reorder_window) VALUES (?, ?, ?, ?, ?)");
+    auto add_pass = [&](const OutlinePass& p) {
+      pass.reset();
+      pass.bind(1, tp);
+      pass.bind(2, p.pass_id);
+      pass.bind(3, p.dispatches);
+      pass.bind(4, p.base_ns);
+      pass.bind(5, p.reorder_window);
+      pass.exec();
+    };
+    add_pass(o.trace);
+    for (const auto& c : o.counters) add_pass(c);
+    SQLite::Statement seg(
+        sql,
+        "INSERT INTO analysis_outline_segments (trace_pass_id, first_id, phase, "
+        "step, start_ns, end_ns, dispatches, window_no) VALUES (?, ?, ?, ?, ?, ?, "
+        "?, ?)");
+    for (const auto& s : o.segments) {
+      seg.reset();
+      seg.bind(1, tp);
+      seg.bind(2, s.first_id);
+      seg.bind(3, std::string(to_string(s.phase)));
+      seg.bind(4, s.step);
+      seg.bind(5, s.start_ns);
+      seg.bind(6, s.end_ns);
+      seg.bind(7, s.dispatches);
+      seg.bind(8, s.window);
+      seg.exec();
+    }
+    tx.commit();
+  } catch (const SQLite::Exception& e) {
+    if ((e.getErrorCode() & 0xff) == SQLITE_BUSY) return false;
+    throw;
+  }
+  return true;
+}
+
+}  // namespace kprof::analysis

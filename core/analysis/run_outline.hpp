@@ -1,0 +1,78 @@
+// A run's outline, as `kprof export --perfetto` needs it before its first slice (issue #16): the
+// main stream's segments (steps, phases) and each pass's clock and reorder window. Finding it
+// needs the whole capture in memory (phase detection reads the main stream's whole kernel
+// sequence and host gaps: about 60 bytes per dispatch with the capture), but the outline itself
+// grows with steps only. So it is computed once per run and stored in the analysis tables
+// (analysis_schema.sql: analysis_outline*), like the join mapping; an export whose outline is
+// stored and current reads O(steps) rows and never loads the capture.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/analysis_db.hpp"
+#include "core/analysis/phases.hpp"
+#include "core/store/capture_db.hpp"
+
+namespace kprof::analysis {
+
+// A pass with dispatches: its count when outlined, its clock, and the most earlier dispatches of
+// one process (in Dispatch_Id order) that start after one dispatch (report/start_order.hpp).
+struct OutlinePass {
+  int64_t pass_id = 0, ordinal = 0, dispatches = 0;
+  int64_t base_ns = 0;  // its first dispatch's start: each pass is its own run and clock
+  int64_t reorder_window = 0;
+  bool operator==(const OutlinePass& o) const;
+};
+
+// A segment of the main stream (PhaseModel::steps, in order): a step, or dispatches in none.
+struct OutlineSegment {
+  int64_t first_id = 0;  // Dispatch_Id of its first dispatch
+  Phase phase = Phase::unknown;
+  int64_t step = 0;      // 1-based number among the steps (prefill, decode, step, irregular); 0
+  int64_t start_ns = 0;  // its first dispatch's start
+  int64_t end_ns = 0;    // latest end of its dispatches, cut at the next segment's start
+  int64_t dispatches = 0;
+  int64_t window = 0;  // PhaseModel::windows index
+  bool operator==(const OutlineSegment& o) const;
+};
+
+struct RunOutline {
+  std::string arch, product;  // the trace's GPU agent (Capture::arch, product)
+  int64_t main_pid = 0, main_agent = 0;
+  OutlinePass trace;
+  std::vector<OutlinePass> counters;  // counter passes with dispatches, by ordinal
+  std::vector<OutlineSegment> segments;
+  bool operator==(const RunOutline& o) const;
+};
+
+// For dispatches in (pid, Dispatch_Id) order: the largest number of earlier dispatches of the
+// same process that start strictly after one dispatch (0 when every process's starts never go
+// back): the window of report::StartOrder's heap. Memory: none when the starts are in order, else
+// 12 bytes per dispatch of the process being measured, freed on return.
+size_t reorder_window(const std::vector<Dispatch>& in_pid_id_order);
+
+// The outline of a loaded capture: phase detection on its trace (the in-memory analysis, as
+// `kprof query phases` runs it), each pass's count, clock and reorder window.
+RunOutline compute_outline(const Capture& cap);
+
+// Whether a phase is one of a step (numbered): prefill, decode, step, irregular.
+bool is_step(Phase p);
+
+// The segments of a phase model, with their steps numbered and ends cut so that slices of one
+// thread nest (kernels of one step may still run when the next starts).
+std::vector<OutlineSegment> outline_segments(const PhaseModel& pm);
+
+// The stored outline of `counts`' trace pass when it is current: stored by this kprof's outline
+// version, with every pass's dispatch count as in `counts`. Empty otherwise (never stored, a pass
+// re-ingested since, or stored by another version).
+std::optional<RunOutline> read_outline(store::CaptureDb& db, const RunCounts& counts);
+
+// Stores `o` (replacing the trace pass's previous outline) in one transaction if the write lock
+// is free now; false, having changed nothing, when another connection holds it. Read-write.
+bool try_store_outline(store::CaptureDb& db, const RunOutline& o);
+
+}  // namespace kprof::analysis
