@@ -100,7 +100,10 @@ void outline_from_capture(store::CaptureDb& db, std::optional<int64_t> run_id, P
   outline_counters(db, rw ? &*rw : nullptr, cap, o);
   an::RunOutline ro = an::compute_outline(cap);
   // Stored only once the join is: a stored outline is used only with a current join.
-  if (rw && an::joins_current(*rw, o.counts)) an::try_store_outline(*rw, ro);
+  if (!rw || !an::joins_current(*rw, o.counts) || !an::try_store_outline(*rw, ro))
+    o.notes.push_back(
+        "the run's phases and steps were found for this export only and not stored (the file is "
+        "read-only or another kprof writes it), so the next export loads the capture again");
   apply(std::move(ro), o);
 }  // the capture is freed here
 
