@@ -64,8 +64,8 @@ CREATE INDEX IF NOT EXISTS analysis_unmatched_by_pass ON analysis_unmatched(coun
 -- The run's outline as `kprof export --perfetto` needs it before its first slice, stored so that
 -- an export reads O(steps) rows instead of loading the capture (issue #16: phase detection needs the
 -- main stream's whole kernel sequence in memory, about 60 bytes per dispatch; the outline it yields
--- grows with steps only). One row per trace pass; current while `version` and every pass's
--- dispatch count are as stored (a re-ingest changes a count; core/analysis/run_outline.hpp).
+-- grows with steps only). One row per trace pass; current while `version`, every pass's dispatch
+-- count and its ingested files are as stored (core/analysis/run_outline.hpp).
 CREATE TABLE IF NOT EXISTS analysis_outline (
   trace_pass_id INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,  -- the trace pass
   version       INTEGER NOT NULL,  -- kprof's outline format and phase detection (run_outline.cpp)
@@ -83,6 +83,8 @@ CREATE TABLE IF NOT EXISTS analysis_outline_passes (
   dispatches     INTEGER NOT NULL,  -- rows in dispatches when outlined
   base_ns        INTEGER NOT NULL,  -- its first dispatch's start (each pass has its own clock)
   reorder_window INTEGER NOT NULL,  -- most earlier dispatches of one process starting after one
+  files          TEXT NOT NULL,     -- sha256 of its ingest_stats rows (id, file sha256, load time,
+                                    --   rows): a re-ingest with as many rows still makes it stale
   PRIMARY KEY (trace_pass_id, pass_id)
 ) STRICT, WITHOUT ROWID;
 

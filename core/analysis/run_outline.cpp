@@ -9,21 +9,58 @@
 #include <algorithm>
 #include <climits>
 
+#include "core/base/sha256.hpp"
+
 namespace kprof::analysis {
 namespace {
 
 // Bumped whenever phase detection or what is stored changes its results: a stored outline of
 // another version is computed again rather than trusted.
-constexpr int64_t k_outline_version = 1;
+constexpr int64_t k_outline_version = 2;
 
-std::optional<OutlinePass> stored_pass(SQLite::Database& sql, int64_t trace_pass_id,
+// What was ingested into a pass: its ingest_stats rows. `kprof ingest --replace` reloads a pass
+// under the same id, possibly with as many rows; the load time and the file's hash still differ.
+std::string files_fingerprint(store::CaptureDb& db, int64_t pass_id) {
+  std::string text;
+  for (const auto& f : db.ingest_files(pass_id))
+    text += std::to_string(f.id) + " " + f.sha256 + " " + std::to_string(f.loaded_ms) + " " +
+            std::to_string(f.rows_read) + "\n";
+  return sha256_hex(text);
+}
+
+// Whether the outline tables are absent or have this kprof's columns and version only.
+bool layout_current(SQLite::Database& sql) {
+  static const char* const k_layout[][2] = {
+      {"analysis_outline", "trace_pass_id,version,arch,product,main_pid,main_agent"},
+      {"analysis_outline_passes", "trace_pass_id,pass_id,dispatches,base_ns,reorder_window,files"},
+      {"analysis_outline_segments",
+       "trace_pass_id,first_id,phase,step,start_ns,end_ns,dispatches,window_no"}};
+  bool any = false;
+  for (const auto& [table, columns] : k_layout) {
+    SQLite::Statement q(sql, "SELECT group_concat(name, ',') FROM pragma_table_info(?)");
+    q.bind(1, table);
+    q.executeStep();
+    if (q.getColumn(0).isNull()) continue;  // no such table
+    any = true;
+    if (q.getColumn(0).getString() != columns) return false;
+  }
+  if (!any) return true;
+  // Finalized on return, before any DROP (a pending statement makes it fail: SQLITE_LOCKED).
+  SQLite::Statement other(sql, "SELECT 1 FROM analysis_outline WHERE version <> ? LIMIT 1");
+  other.bind(1, k_outline_version);
+  return !other.executeStep();
+}
+
+std::optional<OutlinePass> stored_pass(store::CaptureDb& db, int64_t trace_pass_id,
                                        const PassCount& want) {
-  SQLite::Statement q(sql,
-                      "SELECT dispatches, base_ns, reorder_window FROM analysis_outline_passes "
-                      "WHERE trace_pass_id = ? AND pass_id = ?");
+  SQLite::Statement q(db.sql(),
+                      "SELECT dispatches, base_ns, reorder_window, files FROM "
+                      "analysis_outline_passes WHERE trace_pass_id = ? AND pass_id = ?");
   q.bind(1, trace_pass_id);
   q.bind(2, want.pass_id);
-  if (!q.executeStep() || q.getColumn(0).getInt64() != want.dispatches) return std::nullopt;
+  if (!q.executeStep() || q.getColumn(0).getInt64() != want.dispatches ||
+      q.getColumn(3).getString() != files_fingerprint(db, want.pass_id))
+    return std::nullopt;
   return OutlinePass{want.pass_id, want.ordinal, want.dispatches, q.getColumn(1).getInt64(),
                      q.getColumn(2).getInt64()};
 }
@@ -128,8 +165,9 @@ std::vector<OutlineSegment> outline_segments(const PhaseModel& pm) {
   return out;
 }
 
-std::optional<RunOutline> read_outline(store::CaptureDb& db, const RunCounts& counts) {
-  if (!detail::has_table(db, "analysis_outline_segments")) return std::nullopt;
+namespace {
+
+std::optional<RunOutline> read_current(store::CaptureDb& db, const RunCounts& counts) {
   auto& sql = db.sql();
   const int64_t tp = counts.trace.pass_id;
   RunOutline o;
@@ -154,11 +192,11 @@ std::optional<RunOutline> read_outline(store::CaptureDb& db, const RunCounts& co
     if (n.getColumn(0).getInt64() != static_cast<int64_t>(counts.counters.size() + 1))
       return std::nullopt;
   }
-  auto trace = stored_pass(sql, tp, counts.trace);
+  auto trace = stored_pass(db, tp, counts.trace);
   if (!trace) return std::nullopt;
   o.trace = *trace;
   for (const auto& c : counts.counters) {
-    auto p = stored_pass(sql, tp, c);
+    auto p = stored_pass(db, tp, c);
     if (!p) return std::nullopt;
     o.counters.push_back(*p);
   }
@@ -182,6 +220,18 @@ std::optional<RunOutline> read_outline(store::CaptureDb& db, const RunCounts& co
   return o;
 }
 
+}  // namespace
+
+std::optional<RunOutline> read_outline(store::CaptureDb& db, const RunCounts& counts) {
+  if (!detail::has_table(db, "analysis_outline_segments")) return std::nullopt;
+  try {
+    return read_current(db, counts);
+  } catch (const SQLite::Exception&) {
+    // Tables of another kprof's layout (derived data): found again and stored anew.
+    return std::nullopt;
+  }
+}
+
 bool try_store_outline(store::CaptureDb& db, const RunOutline& o) {
   auto& sql = db.sql();
   // Never wait for another writer, as try_store_joins (join_store.cpp): BEGIN IMMEDIATE fails at
@@ -190,7 +240,27 @@ bool try_store_outline(store::CaptureDb& db, const RunOutline& o) {
   sql.setBusyTimeout(0);
   try {
     SQLite::Transaction tx(sql, SQLite::TransactionBehavior::IMMEDIATE);
+    // Derived data only: outline tables that another kprof made (another layout or version) are
+    // dropped and made again rather than migrated. The column lists are this file's INSERTs'.
+    if (!layout_current(sql))
+      sql.exec(
+          "DROP TABLE IF EXISTS analysis_outline_segments; DROP TABLE IF EXISTS "
+          "analysis_outline_passes; DROP TABLE IF EXISTS analysis_outline;");
     sql.exec(analysis_schema_sql());
+    // The capture was loaded in an earlier read transaction: a pass re-ingested since then makes
+    // this outline stale before it is stored.
+    {
+      SQLite::Statement n(sql, "SELECT count(*) FROM dispatch_rows WHERE pass_id = ?");
+      auto same = [&](const OutlinePass& p) {
+        n.reset();
+        n.bind(1, p.pass_id);
+        n.executeStep();
+        return n.getColumn(0).getInt64() == p.dispatches;
+      };
+      if (!same(o.trace)) return false;
+      for (const auto& c : o.counters)
+        if (!same(c)) return false;
+    }
     const int64_t tp = o.trace.pass_id;
     for (const char* table :
          {"analysis_outline_segments", "analysis_outline_passes", "analysis_outline"}) {
@@ -210,7 +280,7 @@ bool try_store_outline(store::CaptureDb& db, const RunOutline& o) {
     head.exec();
     SQLite::Statement pass(sql,
                            "INSERT INTO analysis_outline_passes (trace_pass_id, pass_id, "
-                           "dispatches, base_ns, reorder_window) VALUES (?, ?, ?, ?, ?)");
+                           "dispatches, base_ns, reorder_window, files) VALUES (?, ?, ?, ?, ?, ?)");
     auto add_pass = [&](const OutlinePass& p) {
       pass.reset();
       pass.bind(1, tp);
@@ -218,6 +288,7 @@ bool try_store_outline(store::CaptureDb& db, const RunOutline& o) {
       pass.bind(3, p.dispatches);
       pass.bind(4, p.base_ns);
       pass.bind(5, p.reorder_window);
+      pass.bind(6, files_fingerprint(db, p.pass_id));
       pass.exec();
     };
     add_pass(o.trace);

@@ -103,7 +103,7 @@ void outline_from_capture(store::CaptureDb& db, std::optional<int64_t> run_id, P
   if (!rw || !an::joins_current(*rw, o.counts) || !an::try_store_outline(*rw, ro))
     o.notes.push_back(
         "the run's phases and steps were found for this export only and not stored (the file is "
-        "read-only or another kprof writes it), so the next export loads the capture again");
+        "read-only, or another kprof is writing it), so the next export loads the capture again");
   apply(std::move(ro), o);
 }  // the capture is freed here
 

@@ -1,6 +1,7 @@
 // `kprof export --perfetto` of the simulated Qwen3 run (ctest fixture report_sim_runs): the JSON
 // parses, has the required fields, one slice per dispatch, nested slices per thread, the steps;
 // the streamed export's slices say of each dispatch what the in-memory trace model says.
+#include <SQLiteCpp/Database.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "core/analysis/metrics.hpp"
+#include "core/analysis/run_outline.hpp"
 #include "core/analysis/session.hpp"
 #include "core/report/perfetto.hpp"
 #include "tests/report/trace_check.hpp"
@@ -199,6 +201,45 @@ TEST(PerfettoExport, ExportFromTheStoredOutlineWritesTheSameBytes) {
     EXPECT_TRUE(computed.str() == stored.str()) << "the export from the stored outline differs";
     EXPECT_NE(stored.str().find("\"counters\":{"), std::string::npos);
   }
+  fs::remove_all(dir);
+}
+
+// The stored outline is used only while it is current: a pass re-ingested under the same id (its
+// ingest_stats row changes, even with as many rows) or with another number of rows is outlined
+// again, and the new outline is stored.
+TEST(PerfettoExport, StoredOutlineIsFoundAgainAfterAReingest) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("kprof_perfetto_re_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path db = dir / "c.db";
+  fs::copy_file(fs::path(KPROF_REPORT_SIM_DIR) / "qwen3-32" / "qwen3-32.db", db);
+  auto stored = [&] {
+    store::CaptureDb cdb(db, store::OpenMode::read_only);
+    const auto rt = analysis::find_run_trace(cdb, {});
+    return analysis::read_outline(cdb, analysis::run_counts(cdb, rt)).has_value();
+  };
+  auto sql = [&](const std::string& s) {
+    store::CaptureDb cdb(db, store::OpenMode::read_write);
+    cdb.sql().exec(s);
+  };
+  const std::string trace_pass = "(SELECT id FROM passes WHERE ordinal = 0)";
+  EXPECT_FALSE(PerfettoExport::open(db, {}).outline().from_store);
+  EXPECT_TRUE(stored());
+  EXPECT_TRUE(PerfettoExport::open(db, {}).outline().from_store);
+  // As many rows, loaded again.
+  sql("UPDATE ingest_stats SET loaded_ms = loaded_ms + 1 WHERE pass_id = " + trace_pass);
+  EXPECT_FALSE(stored());
+  EXPECT_FALSE(PerfettoExport::open(db, {}).outline().from_store);
+  EXPECT_TRUE(stored());
+  // One row fewer.
+  sql("DELETE FROM dispatch_rows WHERE pass_id = " + trace_pass +
+      " AND dispatch_id = (SELECT max(dispatch_id) FROM dispatch_rows WHERE pass_id = " +
+      trace_pass + ")");
+  EXPECT_FALSE(stored());
+  EXPECT_FALSE(PerfettoExport::open(db, {}).outline().from_store);
+  EXPECT_TRUE(stored());
+  EXPECT_TRUE(PerfettoExport::open(db, {}).outline().from_store);
   fs::remove_all(dir);
 }
 
