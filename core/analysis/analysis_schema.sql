@@ -83,8 +83,8 @@ CREATE TABLE IF NOT EXISTS analysis_outline_passes (
   dispatches     INTEGER NOT NULL,  -- rows in dispatches when outlined
   base_ns        INTEGER NOT NULL,  -- its first dispatch's start (each pass has its own clock)
   reorder_window INTEGER NOT NULL,  -- most earlier dispatches of one process starting after one
-  files          TEXT NOT NULL,     -- sha256 of its ingest_stats rows (id, file sha256, load time,
-                                    --   rows): a re-ingest with as many rows still makes it stale
+  files          TEXT NOT NULL,     -- its ingest_stats rows, a line each (id, file sha256, load
+                                    --   time, rows): a re-ingest with as many rows makes it stale
   PRIMARY KEY (trace_pass_id, pass_id)
 ) STRICT, WITHOUT ROWID;
 

@@ -9,8 +9,6 @@
 #include <algorithm>
 #include <climits>
 
-#include "core/base/sha256.hpp"
-
 namespace kprof::analysis {
 namespace {
 
@@ -18,14 +16,16 @@ namespace {
 // another version is computed again rather than trusted.
 constexpr int64_t k_outline_version = 2;
 
-// What was ingested into a pass: its ingest_stats rows. `kprof ingest --replace` reloads a pass
-// under the same id, possibly with as many rows; the load time and the file's hash still differ.
+// What was ingested into a pass: its ingest_stats rows, one line per file (a few per pass).
+// `kprof ingest --replace` reloads a pass under the same id, possibly with as many rows; the load
+// time and the file's hash still differ. Kept as text, not hashed: hashing would initialize
+// OpenSSL (core/base/sha256.cpp uses its EVP API), about 2 MiB of an export's peak RSS.
 std::string files_fingerprint(store::CaptureDb& db, int64_t pass_id) {
   std::string text;
   for (const auto& f : db.ingest_files(pass_id))
     text += std::to_string(f.id) + " " + f.sha256 + " " + std::to_string(f.loaded_ms) + " " +
             std::to_string(f.rows_read) + "\n";
-  return sha256_hex(text);
+  return text;
 }
 
 // Whether the outline tables are absent or have this kprof's columns and version only.
