@@ -222,10 +222,10 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
   std::set<int64_t> named{o.main_pid};
   w.name_process(o.main_pid, "process " + std::to_string(o.main_pid) + " trace pass" + sim, 0);
   w.name_thread(o.main_pid, 1, "phases and steps", 0);
-  for (const auto& s : o.enclosing) {
+  for_each_enclosing(o, [&](const EnclosingSlice& s) {
     w.event(s.name, "X", o.main_pid, 1, s.start_ns, s.dur_ns, s.cat, s.args);
     ++sum.step_slices;
-  }
+  });
 
   Kernels kernels(o.rules);
   Variants variants;

@@ -16,28 +16,6 @@ using nlohmann::json;
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-// The phases (runs of segments of one phase) and the steps inside them as enclosing slices.
-void enclose(PerfettoOutline& o) {
-  const auto& segs = o.segments;
-  for (size_t i = 0; i < segs.size();) {
-    size_t j = i;
-    while (j < segs.size() && segs[j].phase == segs[i].phase) ++j;
-    const std::string phase(an::to_string(segs[i].phase));
-    const int64_t start = segs[i].start_ns, end = segs[j - 1].end_ns;
-    o.enclosing.push_back({phase, "phase", start - o.base_ns, std::max<int64_t>(end - start, 0),
-                           dump(json{{"steps", j - i}, {"simulated", o.simulated}})});
-    for (size_t k = i; k < j; ++k) {
-      const auto& s = segs[k];
-      if (s.step == 0) continue;
-      o.enclosing.push_back(
-          {phase + " step " + std::to_string(s.step), "step", s.start_ns - o.base_ns,
-           std::max<int64_t>(s.end_ns - s.start_ns, 0),
-           dump(json{{"step", s.step}, {"dispatches", s.dispatches}, {"window", s.window}})});
-    }
-    i = j;
-  }
-}
-
 // What the export keeps of an outline, stored or just computed.
 void apply(an::RunOutline ro, PerfettoOutline& o) {
   o.trace_pass_id = ro.trace.pass_id;
@@ -52,7 +30,6 @@ void apply(an::RunOutline ro, PerfettoOutline& o) {
   o.main_pid = ro.main_pid;
   o.main_agent = ro.main_agent;
   o.segments = std::move(ro.segments);
-  enclose(o);
 }
 
 // The file and its folder are writable (SQLite needs both for the WAL and its index).
@@ -108,6 +85,27 @@ void outline_from_capture(store::CaptureDb& db, std::optional<int64_t> run_id, P
 }  // the capture is freed here
 
 }  // namespace
+
+void for_each_enclosing(const PerfettoOutline& o,
+                        const std::function<void(const EnclosingSlice&)>& f) {
+  const auto& segs = o.segments;
+  for (size_t i = 0; i < segs.size();) {
+    size_t j = i;
+    while (j < segs.size() && segs[j].phase == segs[i].phase) ++j;
+    const std::string phase(an::to_string(segs[i].phase));
+    const int64_t start = segs[i].start_ns, end = segs[j - 1].end_ns;
+    f({phase, "phase", start - o.base_ns, std::max<int64_t>(end - start, 0),
+       dump(json{{"steps", j - i}, {"simulated", o.simulated}})});
+    for (size_t k = i; k < j; ++k) {
+      const auto& s = segs[k];
+      if (s.step == 0) continue;
+      f({phase + " step " + std::to_string(s.step), "step", s.start_ns - o.base_ns,
+         std::max<int64_t>(s.end_ns - s.start_ns, 0),
+         dump(json{{"step", s.step}, {"dispatches", s.dispatches}, {"window", s.window}})});
+    }
+    i = j;
+  }
+}
 
 const an::OutlineSegment* PerfettoOutline::segment_of(int64_t pid, int64_t agent,
                                                       int64_t dispatch_id) const {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,8 +41,7 @@ struct PerfettoOutline {
   int64_t main_pid = 0, main_agent = 0;
   // The main stream's segments in Dispatch_Id order (they cover it).
   std::vector<analysis::OutlineSegment> segments;
-  std::vector<EnclosingSlice> enclosing;  // phases, each followed by its steps
-  size_t trace_window = 0;                // reorder_window of the trace pass
+  size_t trace_window = 0;  // reorder_window of the trace pass
   struct CounterPass {
     int64_t pass_id = 0, ordinal = 0;
     int64_t base_ns = 0;  // its own clock: its first dispatch's start
@@ -68,6 +68,12 @@ struct PerfettoOutline {
   // Index into joined.by_dispatch of a trace dispatch's counters, or -1.
   int64_t joined_index(int64_t pid, int64_t dispatch_id) const;
 };
+
+// The phases (runs of segments of one phase), each followed by its steps, as enclosing slices,
+// made from the segments one at a time as the export writes them (never all held: they are the
+// larger part of what grows with the steps).
+void for_each_enclosing(const PerfettoOutline& o,
+                        const std::function<void(const EnclosingSlice&)>& f);
 
 // Throws Error(input) as analysis::load_capture does (no run, no trace pass, no dispatches). Joins
 // counter passes whose mapping is missing or stale, and stores the mapping and the outline when
