@@ -243,5 +243,32 @@ TEST(PerfettoExport, StoredOutlineIsFoundAgainAfterAReingest) {
   fs::remove_all(dir);
 }
 
+// While another connection holds the write lock (a `kprof run` or `kprof ingest` loading rows),
+// the export never waits: it writes from the outline it found, stores nothing, and says that the
+// next export loads the capture again.
+TEST(PerfettoExport, OutlineIsNotStoredWhileAnotherWriterHoldsTheLock) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("kprof_perfetto_lk_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path db = dir / "c.db";
+  fs::copy_file(fs::path(KPROF_REPORT_SIM_DIR) / "qwen3-32" / "qwen3-32.db", db);
+  {
+    SQLite::Database writer(db.string(), SQLite::OPEN_READWRITE);
+    writer.exec("BEGIN IMMEDIATE");
+    auto e = PerfettoExport::open(db, {});
+    EXPECT_FALSE(e.outline().from_store);
+    bool said = false;
+    for (const auto& n : e.notes())
+      said |= n.find("next export loads the capture") != std::string::npos;
+    EXPECT_TRUE(said);
+    writer.exec("ROLLBACK");
+  }
+  store::CaptureDb cdb(db, store::OpenMode::read_only);
+  const auto rt = analysis::find_run_trace(cdb, {});
+  EXPECT_FALSE(analysis::read_outline(cdb, analysis::run_counts(cdb, rt)).has_value());
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace kprof::report
