@@ -109,4 +109,7 @@ std::optional<std::string> legacy_local_launch_id(const std::filesystem::path& p
   return std::to_string(pgid) + ":" + std::to_string(start);
 }
 
+// Registered in launchers.def as `local`.
+std::unique_ptr<PassLauncher> make_local_launcher() { return std::make_unique<LocalLauncher>(); }
+
 }  // namespace kprof::exec

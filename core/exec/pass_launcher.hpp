@@ -92,10 +92,10 @@ class PassLauncher {
 };
 
 // The one place that maps a launcher name to its implementation (pass_launchers.cpp, a line per
-// launcher): "local", "slurm" (a SlurmLauncher with the cluster's defaults, enough to reap or
-// adopt a recorded task). `kprof run --launcher NAME` and a resume's owner records find launchers
-// here. Throws Error (input) for a name this kprof does not know (a database recorded by a kprof
-// with another launcher).
+// launcher in launchers.def): "local", "slurm" (a SlurmLauncher with the cluster's defaults, enough
+// to reap or adopt a recorded task). `kprof run --launcher NAME` and a resume's owner records find
+// launchers here. Throws Error (input) for a name this kprof does not know (a database recorded by
+// a kprof with another launcher).
 std::unique_ptr<PassLauncher> make_pass_launcher(std::string_view name);
 
 // The names make_pass_launcher knows, in registration order ("local" first).

@@ -1,13 +1,17 @@
 // Every pass launcher this kprof has, by the name its owner records carry (passes.launcher) and
-// `--launcher` takes. Adding a launcher: its own file (core/exec/<name>_launcher.{hpp,cpp}) and
-// one line in k_launchers below (ARCHITECTURE.md, "Seams").
+// `--launcher` takes. Adding a launcher: its file core/exec/<name>_launcher.cpp defining
+// make_<name>_launcher(), and one line in launchers.def (ARCHITECTURE.md, "Seams").
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
-#include "core/exec/local_launcher.hpp"
 #include "core/exec/pass_launcher.hpp"
-#include "core/exec/slurm_launcher.hpp"
 
 namespace kprof::exec {
+
+// The factories, each defined in its launcher's own file.
+#define KPROF_LAUNCHER(name) std::unique_ptr<PassLauncher> make_##name##_launcher();
+#include "core/exec/launchers.def"
+#undef KPROF_LAUNCHER
+
 namespace {
 
 struct Registered {
@@ -15,11 +19,10 @@ struct Registered {
   std::unique_ptr<PassLauncher> (*make)();
 };
 
-using Made = std::unique_ptr<PassLauncher>;
-
 constexpr Registered k_launchers[] = {
-    {"local", []() -> Made { return std::make_unique<LocalLauncher>(); }},
-    {"slurm", []() -> Made { return std::make_unique<SlurmLauncher>(SbatchOptions{}); }},
+#define KPROF_LAUNCHER(name) {#name, make_##name##_launcher},
+#include "core/exec/launchers.def"
+#undef KPROF_LAUNCHER
 };
 
 }  // namespace

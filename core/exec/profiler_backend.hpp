@@ -3,7 +3,7 @@
 //   - Rocprofv3Backend (rocprofv3_backend.hpp): AMD's rocprofv3, and the test double
 //     rocprofv3-sim as a variant of it (same command lines; the double's model, seed and, for the
 //     workload, the simulation stand-ins in the environment);
-//   - later: NVIDIA's ncu (its files plus one line in k_backends, profiler_backends.cpp; the
+//   - later: NVIDIA's ncu (its file ncu_backend.cpp plus one line in backends.def; the
 //     runbook names it in `profiler.backend`).
 // Callers: the pass-plan use case (pass_plan.hpp: `kprof plan` and `kprof run` build every command
 // line through it) and the executor (failure classification).

@@ -1,12 +1,19 @@
 // Every profiler backend this kprof has, by the name the runbook's `profiler.backend` gives.
-// Adding a backend: its own files (core/exec/<name>_backend.{hpp,cpp}, listed in
-// core/exec/CMakeLists.txt) and one line in k_backends below (ARCHITECTURE.md, "Seams").
+// Adding a backend: its file core/exec/<name>_backend.cpp defining make_<name>_backend(), and one
+// line in backends.def (ARCHITECTURE.md, "Seams").
 #include "core/base/text.hpp"
 #include "core/exec/profiler_backend.hpp"
 #include "core/exec/registered_names.hpp"
-#include "core/exec/rocprofv3_backend.hpp"
 
 namespace kprof::exec {
+
+// The factories, each defined in its backend's own file.
+#define KPROF_BACKEND(name)                                                          \
+  std::unique_ptr<ProfilerBackend> make_##name##_backend(const runbook::Runbook& rb, \
+                                                         const BackendChoice& choice);
+#include "core/exec/backends.def"
+#undef KPROF_BACKEND
+
 namespace {
 
 struct Registered {
@@ -15,7 +22,9 @@ struct Registered {
 };
 
 constexpr Registered k_backends[] = {
-    {"rocprofv3", make_rocprofv3_backend},
+#define KPROF_BACKEND(name) {#name, make_##name##_backend},
+#include "core/exec/backends.def"
+#undef KPROF_BACKEND
 };
 
 }  // namespace

@@ -223,4 +223,10 @@ void SlurmLauncher::reap_orphan(const std::string& id) {
   }
 }
 
+// Registered in launchers.def as `slurm`: the cluster's defaults, enough to reap or adopt a
+// recorded task; a run's own settings come from launcher_choice.cpp.
+std::unique_ptr<PassLauncher> make_slurm_launcher() {
+  return std::make_unique<SlurmLauncher>(SbatchOptions{});
+}
+
 }  // namespace kprof::exec
