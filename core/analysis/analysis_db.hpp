@@ -80,6 +80,11 @@ struct RunCounts {
 RunCounts run_counts(const Capture& cap);
 RunCounts run_counts(store::CaptureDb& db, const RunTrace& rt);
 
+// Whether counter pass `counter`'s stored mapping against trace pass `trace` is current: it was
+// self-checked, made from as many dispatches on both sides as the passes hold now, and neither
+// pass was ingested again after it (`kprof ingest --replace` keeps a pass's id and, from a re-run,
+// often its count). Needs the analysis tables. The one test every reader of a stored join uses.
+bool pass_join_current(store::CaptureDb& db, const PassCount& counter, const PassCount& trace);
 // True when the analysis tables exist and every counter pass of `cap` has a current mapping.
 bool joins_current(store::CaptureDb& db, const Capture& cap);
 bool joins_current(store::CaptureDb& db, const RunCounts& counts);

@@ -1,5 +1,6 @@
 // The join mapping in the capture database: computed per counter pass (join.hpp), stored in the
-// analysis tables, read back, and redone only when a pass's dispatch count changed since.
+// analysis tables, read back, and redone when a pass's dispatch count changed since or a pass was
+// ingested again after the join.
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
@@ -21,31 +22,47 @@ int64_t stored_count(SQLite::Database& sql, int64_t pass_id) {
   return q.getColumn(0).getInt64();
 }
 
+// Whether a file of the pass was loaded after `joined_ms`. `kprof ingest --replace` reloads a pass
+// under the same id, and a re-run's capture often has as many dispatches (the same workload) but
+// other dispatch ids, so equal counts do not make a stored join current: the pass's files' load
+// times do (ingest_stats.loaded_ms and analysis_join_passes.joined_ms, both ms since the Unix
+// epoch). A replace within the join's own millisecond is not possible in practice (it is another
+// kprof process, started after the join was stored).
+bool loaded_after(store::CaptureDb& db, int64_t pass_id, int64_t joined_ms) {
+  for (const auto& f : db.ingest_files(pass_id))
+    if (f.loaded_ms > joined_ms) return true;
+  return false;
+}
+
 }  // namespace
 
 bool joins_current(store::CaptureDb& db, const Capture& cap) {
   return joins_current(db, run_counts(cap));
 }
 
-bool joins_current(store::CaptureDb& db, const RunCounts& counts) {
+bool pass_join_current(store::CaptureDb& db, const PassCount& counter, const PassCount& trace) {
   auto& sql = db.sql();
+  SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
+  chk.bind(1, counter.pass_id);
+  if (!chk.executeStep()) return false;
+  SQLite::Statement q(sql,
+                      "SELECT counter_dispatches, trace_dispatches, trace_pass_id, joined_ms "
+                      "FROM analysis_join_passes WHERE counter_pass_id = ?");
+  q.bind(1, counter.pass_id);
+  if (!q.executeStep() || q.getColumn(0).getInt64() != counter.dispatches ||
+      q.getColumn(1).getInt64() != trace.dispatches || q.getColumn(2).getInt64() != trace.pass_id)
+    return false;
+  const int64_t joined_ms = q.getColumn(3).getInt64();
+  return !loaded_after(db, counter.pass_id, joined_ms) &&
+         !loaded_after(db, trace.pass_id, joined_ms);
+}
+
+bool joins_current(store::CaptureDb& db, const RunCounts& counts) {
   if (!detail::has_table(db, "analysis_join_passes") ||
       !detail::has_table(db, "analysis_join_checks"))
     return counts.counters.empty();
-  for (const auto& c : counts.counters) {
-    SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
-    chk.bind(1, c.pass_id);
-    if (!chk.executeStep()) return false;
-    SQLite::Statement q(sql,
-                        "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
-                        "analysis_join_passes WHERE counter_pass_id = ?");
-    q.bind(1, c.pass_id);
-    if (!q.executeStep()) return false;
-    if (q.getColumn(0).getInt64() != c.dispatches ||
-        q.getColumn(1).getInt64() != counts.trace.dispatches ||
-        q.getColumn(2).getInt64() != counts.trace.pass_id)
-      return false;
-  }
+  for (const auto& c : counts.counters)
+    if (!pass_join_current(db, c, counts.trace)) return false;
   return true;
 }
 
@@ -151,21 +168,12 @@ std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) 
   // mapping are written in one transaction: a failure or a kill leaves the joins as they were.
   std::vector<std::pair<const PassData*, JoinResult>> stale;
   for (const auto& c : cap.counters) {
-    if (has_tables) {
-      SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
-      chk.bind(1, c.pass_id);
-      const bool checked = chk.executeStep();
-      SQLite::Statement q(sql,
-                          "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
-                          "analysis_join_passes WHERE counter_pass_id = ?");
-      q.bind(1, c.pass_id);
-      if (q.executeStep() &&
-          q.getColumn(0).getInt64() == static_cast<int64_t>(c.dispatches.size()) &&
-          q.getColumn(1).getInt64() == static_cast<int64_t>(cap.trace.dispatches.size()) &&
-          q.getColumn(2).getInt64() == cap.trace.pass_id &&
-          stored_count(sql, c.pass_id) == static_cast<int64_t>(c.dispatches.size()) && checked)
-        continue;
-    }
+    if (has_tables &&
+        pass_join_current(
+            db, {c.pass_id, c.ordinal, static_cast<int64_t>(c.dispatches.size())},
+            {cap.trace.pass_id, 0, static_cast<int64_t>(cap.trace.dispatches.size())}) &&
+        stored_count(sql, c.pass_id) == static_cast<int64_t>(c.dispatches.size()))
+      continue;
     stale.emplace_back(&c, join_pass(cap.trace, c, jump_bound));
   }
   {

@@ -76,21 +76,6 @@ int64_t rows_of(store::CaptureDb& db, int64_t pass_id) {
   return n.getColumn(0).getInt64();
 }
 
-// Whether the stored join of counter pass `c` (with `dispatches` rows) against the trace pass is
-// the one QuerySession::open would use as it is (join_store.cpp's joins_current, from counts).
-bool stored_join_current(store::CaptureDb& db, const RunTrace& rt, const PassData& c,
-                         int64_t dispatches, int64_t trace_dispatches) {
-  SQLite::Statement chk(db.sql(), "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
-  chk.bind(1, c.pass_id);
-  if (!chk.executeStep()) return false;
-  SQLite::Statement q(db.sql(),
-                      "SELECT counter_dispatches, trace_dispatches, trace_pass_id FROM "
-                      "analysis_join_passes WHERE counter_pass_id = ?");
-  q.bind(1, c.pass_id);
-  return q.executeStep() && q.getColumn(0).getInt64() == dispatches &&
-         q.getColumn(1).getInt64() == trace_dispatches && q.getColumn(2).getInt64() == rt.trace.id;
-}
-
 }  // namespace
 
 std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
@@ -113,7 +98,9 @@ std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
     PassData c;
     c.pass_id = p.id;
     c.ordinal = static_cast<int>(p.ordinal);
-    if (!stored || !stored_join_current(db, rt, c, n, trace_dispatches)) return std::nullopt;
+    if (!stored ||
+        !pass_join_current(db, {c.pass_id, c.ordinal, n}, {rt.trace.id, 0, trace_dispatches}))
+      return std::nullopt;
     cap.counters.push_back(std::move(c));
   }
   Table t;
