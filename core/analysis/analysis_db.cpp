@@ -2,6 +2,7 @@
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <functional>
@@ -17,6 +18,19 @@ bool detail::has_table(store::CaptureDb& db, const char* name) {
   SQLite::Statement q(db.sql(), "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
   q.bind(1, name);
   return q.executeStep();
+}
+
+bool writable_database(const std::filesystem::path& db) {
+  const std::filesystem::path dir = db.has_parent_path() ? db.parent_path() : ".";
+  return ::access(db.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
+}
+
+std::string pass_files_fingerprint(store::CaptureDb& db, int64_t pass_id) {
+  std::string text;
+  for (const auto& f : db.ingest_files(pass_id))
+    text += std::to_string(f.id) + " " + f.sha256 + " " + std::to_string(f.loaded_ms) + " " +
+            std::to_string(f.rows_read) + "\n";
+  return text;
 }
 
 void for_each_shape(store::CaptureDb& db, int64_t pass_id,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -83,7 +84,8 @@ RunCounts run_counts(store::CaptureDb& db, const RunTrace& rt);
 // Whether counter pass `counter`'s stored mapping against trace pass `trace` is current: it was
 // self-checked, made from as many dispatches on both sides as the passes hold now, and neither
 // pass was ingested again after it (`kprof ingest --replace` keeps a pass's id and, from a re-run,
-// often its count). Needs the analysis tables. The one test every reader of a stored join uses.
+// often its count; pass_files_fingerprint tells). Needs the analysis tables. The one test every
+// reader of a stored join uses.
 bool pass_join_current(store::CaptureDb& db, const PassCount& counter, const PassCount& trace);
 // True when the analysis tables exist and every counter pass of `cap` has a current mapping.
 bool joins_current(store::CaptureDb& db, const Capture& cap);
@@ -116,6 +118,17 @@ JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap,
 
 // "joined by Dispatch_Id (same invocation)", "UNRELIABLE: 3 matches skip more than one step ...".
 std::string join_check_text(const JoinSummary& j);
+
+// What was ingested into a pass, as text: its ingest_stats rows (id, file sha256, load time, rows
+// read), one line per file (a few per pass). `kprof ingest --replace` reloads a pass under the same
+// id, possibly with as many rows, but never with the same rows: a stored result (join mapping,
+// outline) kept with it is current only while it is unchanged. Text, not a hash: hashing would
+// initialize OpenSSL (core/base/sha256.cpp), about 2 MiB of an export's peak RSS.
+std::string pass_files_fingerprint(store::CaptureDb& db, int64_t pass_id);
+
+// Whether this user can write the database file and its folder (SQLite needs both for the WAL and
+// its index): derived analysis (join mapping, outline) is stored only then.
+bool writable_database(const std::filesystem::path& db);
 
 namespace detail {
 // Whether the table `name` exists (the analysis tables appear with the first stored join).

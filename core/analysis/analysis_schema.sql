@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS analysis_join_passes (
                                          --   only some kernels (a kernel filter); the trace side
                                          --   was the subsequence of those kernels
   streams             INTEGER NOT NULL,  -- (process, agent) streams aligned
-  joined_ms           INTEGER NOT NULL   -- when the join ran (ms since the Unix epoch)
+  joined_ms           INTEGER NOT NULL   -- when the join ran (ms since the Unix epoch); shown,
+                                         --   never compared (analysis_join_files says current)
 ) STRICT;
 
 -- One row per joined counter pass: how the mapping was made and whether it passed its self-check
@@ -50,6 +51,18 @@ CREATE TABLE IF NOT EXISTS analysis_join_checks (
   reliable        INTEGER NOT NULL CHECK (reliable IN (0, 1))  -- monotone and no jumps; counters of
                                      --   an unreliable join are left out of metrics unless forced
 ) STRICT;
+
+-- Per joined counter pass, what was ingested into it and into its trace pass when it was joined
+-- (core/analysis/analysis_db.hpp pass_files_fingerprint: ingest_stats rows as text). The mapping is
+-- current only while both are unchanged: `kprof ingest --replace` keeps a pass's id and, from a
+-- re-run, often its dispatch count, never its files. A separate table, so that databases joined by
+-- an older kprof get it by re-joining (a pass without its rows here counts as not joined).
+CREATE TABLE IF NOT EXISTS analysis_join_files (
+  counter_pass_id INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- the joined pass
+  pass_id         INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- it or its trace pass
+  files           TEXT NOT NULL,     -- that pass's ingest_stats rows at join time, a line each
+  PRIMARY KEY (counter_pass_id, pass_id)
+) STRICT, WITHOUT ROWID;
 
 -- Dispatches the join could not match: extra kernels of a counter pass (lazy init, allocator
 -- kernels) and trace dispatches of the considered kernels that the counter pass lacks.

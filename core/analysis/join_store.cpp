@@ -22,16 +22,18 @@ int64_t stored_count(SQLite::Database& sql, int64_t pass_id) {
   return q.getColumn(0).getInt64();
 }
 
-// Whether a file of the pass was loaded after `joined_ms`. `kprof ingest --replace` reloads a pass
-// under the same id, and a re-run's capture often has as many dispatches (the same workload) but
-// other dispatch ids, so equal counts do not make a stored join current: the pass's files' load
-// times do (ingest_stats.loaded_ms and analysis_join_passes.joined_ms, both ms since the Unix
-// epoch). A replace within the join's own millisecond is not possible in practice (it is another
-// kprof process, started after the join was stored).
-bool loaded_after(store::CaptureDb& db, int64_t pass_id, int64_t joined_ms) {
-  for (const auto& f : db.ingest_files(pass_id))
-    if (f.loaded_ms > joined_ms) return true;
-  return false;
+// Whether the stored mapping was made from the files `pass` holds now: `kprof ingest --replace`
+// reloads a pass under the same id, and a re-run's capture often has as many dispatches (the same
+// workload) but other dispatch ids, so equal counts do not make a stored join current. The pass's
+// ingest_stats rows (pass_files_fingerprint) as they were at the join must still be there; no clock
+// is compared, so a database copied between machines or a clock set back changes nothing.
+bool same_files(store::CaptureDb& db, int64_t counter_pass_id, int64_t pass_id) {
+  SQLite::Statement q(db.sql(),
+                      "SELECT files FROM analysis_join_files WHERE counter_pass_id = ? AND "
+                      "pass_id = ?");
+  q.bind(1, counter_pass_id);
+  q.bind(2, pass_id);
+  return q.executeStep() && q.getColumn(0).getString() == pass_files_fingerprint(db, pass_id);
 }
 
 }  // namespace
@@ -46,20 +48,20 @@ bool pass_join_current(store::CaptureDb& db, const PassCount& counter, const Pas
   chk.bind(1, counter.pass_id);
   if (!chk.executeStep()) return false;
   SQLite::Statement q(sql,
-                      "SELECT counter_dispatches, trace_dispatches, trace_pass_id, joined_ms "
+                      "SELECT counter_dispatches, trace_dispatches, trace_pass_id "
                       "FROM analysis_join_passes WHERE counter_pass_id = ?");
   q.bind(1, counter.pass_id);
   if (!q.executeStep() || q.getColumn(0).getInt64() != counter.dispatches ||
       q.getColumn(1).getInt64() != trace.dispatches || q.getColumn(2).getInt64() != trace.pass_id)
     return false;
-  const int64_t joined_ms = q.getColumn(3).getInt64();
-  return !loaded_after(db, counter.pass_id, joined_ms) &&
-         !loaded_after(db, trace.pass_id, joined_ms);
+  return same_files(db, counter.pass_id, counter.pass_id) &&
+         same_files(db, counter.pass_id, trace.pass_id);
 }
 
 bool joins_current(store::CaptureDb& db, const RunCounts& counts) {
   if (!detail::has_table(db, "analysis_join_passes") ||
-      !detail::has_table(db, "analysis_join_checks"))
+      !detail::has_table(db, "analysis_join_checks") ||
+      !detail::has_table(db, "analysis_join_files"))
     return counts.counters.empty();
   for (const auto& c : counts.counters)
     if (!pass_join_current(db, c, counts.trace)) return false;
@@ -102,9 +104,10 @@ JoinSummary summarize(const Capture& cap, const PassData& c, const JoinResult& r
 }
 
 // Replaces the stored mapping of one counter pass (the caller holds the transaction).
-void store_join(SQLite::Database& sql, const Capture& cap, const PassData& c, const JoinResult& r) {
-  for (const char* table :
-       {"analysis_join", "analysis_unmatched", "analysis_join_passes", "analysis_join_checks"}) {
+void store_join(store::CaptureDb& db, const Capture& cap, const PassData& c, const JoinResult& r) {
+  auto& sql = db.sql();
+  for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes",
+                            "analysis_join_checks", "analysis_join_files"}) {
     SQLite::Statement del(sql, std::string("DELETE FROM ") + table + " WHERE counter_pass_id = ?");
     del.bind(1, c.pass_id);
     del.exec();
@@ -153,6 +156,14 @@ void store_join(SQLite::Database& sql, const Capture& cap, const PassData& c, co
   ck.bind(6, r.max_jump);
   ck.bind(7, r.reliable() ? 1 : 0);
   ck.exec();
+  SQLite::Statement files(sql, "INSERT INTO analysis_join_files VALUES (?, ?, ?)");
+  for (const int64_t pass_id : {c.pass_id, cap.trace.pass_id}) {
+    files.bind(1, c.pass_id);
+    files.bind(2, pass_id);
+    files.bind(3, pass_files_fingerprint(db, pass_id));
+    files.exec();
+    files.reset();
+  }
 }
 
 }  // namespace
@@ -160,10 +171,10 @@ void store_join(SQLite::Database& sql, const Capture& cap, const PassData& c, co
 std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) {
   auto& sql = db.sql();
   const int64_t jump_bound = join_jump_bound(cap);
-  const bool has_tables = detail::has_table(db, "analysis_join_passes") &&
-                          detail::has_table(db, "analysis_join_checks") &&
-                          detail::has_table(db, "analysis_join") &&
-                          detail::has_table(db, "analysis_unmatched");
+  const bool has_tables =
+      detail::has_table(db, "analysis_join_passes") &&
+      detail::has_table(db, "analysis_join_checks") && detail::has_table(db, "analysis_join") &&
+      detail::has_table(db, "analysis_unmatched") && detail::has_table(db, "analysis_join_files");
   // The stale passes are joined first (reads only); then the analysis tables and every new
   // mapping are written in one transaction: a failure or a kill leaves the joins as they were.
   std::vector<std::pair<const PassData*, JoinResult>> stale;
@@ -179,7 +190,7 @@ std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) 
   {
     store::WriteTransaction tx(db);
     sql.exec(analysis_schema_sql());
-    for (const auto& [c, r] : stale) store_join(sql, cap, *c, r);
+    for (const auto& [c, r] : stale) store_join(db, cap, *c, r);
     tx.commit();
   }
   return read_joins(db, cap);
@@ -207,7 +218,7 @@ bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoi
     sql.exec(analysis_schema_sql());
     for (const auto& c : cap.counters) {
       auto it = joins.results.find(c.pass_id);
-      if (it != joins.results.end()) store_join(sql, cap, c, it->second);
+      if (it != joins.results.end()) store_join(db, cap, c, it->second);
     }
     tx.commit();
   } catch (const SQLite::Exception& e) {

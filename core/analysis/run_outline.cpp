@@ -16,18 +16,6 @@ namespace {
 // another version is computed again rather than trusted.
 constexpr int64_t k_outline_version = 2;
 
-// What was ingested into a pass: its ingest_stats rows, one line per file (a few per pass).
-// `kprof ingest --replace` reloads a pass under the same id, possibly with as many rows; the load
-// time and the file's hash still differ. Kept as text, not hashed: hashing would initialize
-// OpenSSL (core/base/sha256.cpp uses its EVP API), about 2 MiB of an export's peak RSS.
-std::string files_fingerprint(store::CaptureDb& db, int64_t pass_id) {
-  std::string text;
-  for (const auto& f : db.ingest_files(pass_id))
-    text += std::to_string(f.id) + " " + f.sha256 + " " + std::to_string(f.loaded_ms) + " " +
-            std::to_string(f.rows_read) + "\n";
-  return text;
-}
-
 // Whether the outline tables are absent or have this kprof's columns and version only.
 bool layout_current(SQLite::Database& sql) {
   static const char* const k_layout[][2] = {
@@ -59,7 +47,7 @@ std::optional<OutlinePass> stored_pass(store::CaptureDb& db, int64_t trace_pass_
   q.bind(1, trace_pass_id);
   q.bind(2, want.pass_id);
   if (!q.executeStep() || q.getColumn(0).getInt64() != want.dispatches ||
-      q.getColumn(3).getString() != files_fingerprint(db, want.pass_id))
+      q.getColumn(3).getString() != pass_files_fingerprint(db, want.pass_id))
     return std::nullopt;
   return OutlinePass{want.pass_id, want.ordinal, want.dispatches, q.getColumn(1).getInt64(),
                      q.getColumn(2).getInt64()};
@@ -109,15 +97,16 @@ OutlinePass outline_pass(const PassData& p) {
 }  // namespace
 
 RunOutline compute_outline(const Capture& cap) {
+  return compute_outline(cap, detect_phases(cap.trace, &cap.names));
+}
+
+RunOutline compute_outline(const Capture& cap, const PhaseModel& pm) {
   RunOutline ro;
   ro.arch = cap.arch;
   ro.product = cap.product;
-  {
-    const PhaseModel pm = detect_phases(cap.trace, &cap.names);
-    ro.main_pid = pm.main_pid;
-    ro.main_agent = pm.main_agent;
-    ro.segments = outline_segments(pm);
-  }
+  ro.main_pid = pm.main_pid;
+  ro.main_agent = pm.main_agent;
+  ro.segments = outline_segments(pm);
   ro.trace = outline_pass(cap.trace);
   for (const auto& c : cap.counters) ro.counters.push_back(outline_pass(c));
   return ro;
@@ -288,7 +277,7 @@ bool try_store_outline(store::CaptureDb& db, const RunOutline& o) {
       pass.bind(3, p.dispatches);
       pass.bind(4, p.base_ns);
       pass.bind(5, p.reorder_window);
-      pass.bind(6, files_fingerprint(db, p.pass_id));
+      pass.bind(6, pass_files_fingerprint(db, p.pass_id));
       pass.exec();
     };
     add_pass(o.trace);
@@ -316,6 +305,18 @@ bool try_store_outline(store::CaptureDb& db, const RunOutline& o) {
     throw;
   }
   return true;
+}
+
+bool keep_outline(const std::filesystem::path& path, store::CaptureDb& db, const Capture& cap,
+                  const PhaseModel& pm) {
+  const RunCounts counts = run_counts(cap);
+  // A stored outline is used only with a current join (report/perfetto_outline.cpp), so one made
+  // while the joins are stale would never be read.
+  if (!joins_current(db, counts)) return false;
+  if (read_outline(db, counts)) return true;
+  if (!writable_database(path)) return false;
+  store::CaptureDb rw(path, store::OpenMode::read_write);
+  return try_store_outline(rw, compute_outline(cap, pm));
 }
 
 }  // namespace kprof::analysis

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,8 @@ size_t reorder_window(const std::vector<Dispatch>& in_pid_id_order);
 // The outline of a loaded capture: phase detection on its trace (the in-memory analysis, as
 // `kprof query phases` runs it), each pass's count, clock and reorder window.
 RunOutline compute_outline(const Capture& cap);
+// The same from `pm`, the phase model of `cap`'s trace that an analysis already detected.
+RunOutline compute_outline(const Capture& cap, const PhaseModel& pm);
 
 // Whether a phase is one of a step (numbered): prefill, decode, step, irregular.
 bool is_step(Phase p);
@@ -74,5 +77,14 @@ std::optional<RunOutline> read_outline(store::CaptureDb& db, const RunCounts& co
 // Stores `o` (replacing the trace pass's previous outline) in one transaction if the write lock
 // is free now; false, having changed nothing, when another connection holds it. Read-write.
 bool try_store_outline(store::CaptureDb& db, const RunOutline& o);
+
+// For an analysis that loaded the capture of `db` (the file at `path`) and detected its phases
+// anyway (analysis::QuerySession, so `kprof query`, `kprof report`): stores the run's outline when
+// it is missing or stale, the run's joins are current and the file is writable now, so the next
+// `kprof export --perfetto` reads O(steps) rows instead of loading the capture again. Never waits
+// for another writer and says nothing when it cannot store (the export finds it itself). Returns
+// whether a current outline is stored afterwards.
+bool keep_outline(const std::filesystem::path& path, store::CaptureDb& db, const Capture& cap,
+                  const PhaseModel& pm);
 
 }  // namespace kprof::analysis

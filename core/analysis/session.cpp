@@ -1,9 +1,8 @@
 #include "core/analysis/session.hpp"
 
-#include <unistd.h>
-
 #include <sstream>
 
+#include "core/analysis/run_outline.hpp"
 #include "core/analysis/streamed_views.hpp"
 #include "core/analysis/view_helpers.hpp"
 #include "core/base/error.hpp"
@@ -30,12 +29,6 @@ RunbookAnalysis runbook_analysis(const store::RunInfo& run) {
 }
 
 namespace {
-
-// The file and its folder are writable (SQLite needs both for the WAL and its index).
-bool writable_file(const std::filesystem::path& db) {
-  const std::filesystem::path dir = db.has_parent_path() ? db.parent_path() : ".";
-  return ::access(db.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
-}
 
 // The family rules of a run (its runbook's first), and the note when its runbook does not load.
 FamilyRules run_rules(const RunbookAnalysis& from_runbook, std::vector<std::string>& notes) {
@@ -90,13 +83,13 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
     computed = compute_joins(cap);
     s.m_joins = computed->summaries;
     bool stored = false;
-    if (writable_file(db)) {
+    if (writable_database(db)) {
       store::CaptureDb rw(db, store::OpenMode::read_write);
       stored = try_store_joins(rw, cap, *computed);
     }
     if (!stored)
       s.m_notes.push_back("the counter join was computed for this query only and not stored: " +
-                          std::string(writable_file(db)
+                          std::string(writable_database(db)
                                           ? "another process (kprof run or ingest) is writing the "
                                             "database; a later query stores it"
                                           : "the database is not writable by this user"));
@@ -110,6 +103,9 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
   s.m_query = std::make_unique<QueryContext>(*s.m_db, std::move(cap), std::move(rules));
   s.m_query->use_unreliable_joins(options.force_join);
   if (computed) s.m_query->use_computed_joins(std::move(*computed));
+  // The phases were detected anyway: kept for `kprof export --perfetto` (issue #16), whose later
+  // runs then never load the capture.
+  keep_outline(db, *s.m_db, s.m_query->capture(), s.m_query->model().phases);
   return s;
 }
 

@@ -1,7 +1,5 @@
 #include "core/report/perfetto_outline.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -30,12 +28,6 @@ void apply(an::RunOutline ro, PerfettoOutline& o) {
   o.main_pid = ro.main_pid;
   o.main_agent = ro.main_agent;
   o.segments = std::move(ro.segments);
-}
-
-// The file and its folder are writable (SQLite needs both for the WAL and its index).
-bool writable_file(const std::filesystem::path& db) {
-  const std::filesystem::path dir = db.has_parent_path() ? db.parent_path() : ".";
-  return ::access(db.c_str(), W_OK) == 0 && ::access(dir.c_str(), W_OK) == 0;
 }
 
 // The counters joined onto trace dispatches, as analysis::QuerySession::open joins them (computed
@@ -73,7 +65,7 @@ void outline_from_capture(store::CaptureDb& db, std::optional<int64_t> run_id, P
   o.run = cap.run;
   o.counts = an::run_counts(cap);
   std::optional<store::CaptureDb> rw;
-  if (writable_file(db.path())) rw.emplace(db.path(), store::OpenMode::read_write);
+  if (an::writable_database(db.path())) rw.emplace(db.path(), store::OpenMode::read_write);
   outline_counters(db, rw ? &*rw : nullptr, cap, o);
   an::RunOutline ro = an::compute_outline(cap);
   // Stored only once the join is: a stored outline is used only with a current join.

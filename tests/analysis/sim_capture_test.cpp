@@ -113,8 +113,8 @@ TEST_F(SimCapture, AJoinThatFailsMidwayStoresNothing) {
   const Capture cap = load_capture(db, std::nullopt);
   ASSERT_EQ(cap.counters.size(), 2u);
   db.sql().exec(analysis_schema_sql());
-  for (const char* table :
-       {"analysis_join", "analysis_unmatched", "analysis_join_passes", "analysis_join_checks"})
+  for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes",
+                            "analysis_join_checks", "analysis_join_files"})
     db.sql().exec(std::string("DELETE FROM ") + table);  // an earlier test may have joined them
   db.sql().exec(
       "CREATE TRIGGER fail_second BEFORE INSERT ON analysis_join_checks WHEN "
@@ -122,14 +122,48 @@ TEST_F(SimCapture, AJoinThatFailsMidwayStoresNothing) {
       std::to_string(cap.counters[1].pass_id) +
       " BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
   EXPECT_THROW(ensure_joins(db, cap), std::exception);
-  for (const char* table :
-       {"analysis_join", "analysis_unmatched", "analysis_join_passes", "analysis_join_checks"})
+  for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes",
+                            "analysis_join_checks", "analysis_join_files"})
     EXPECT_EQ(db.sql().execAndGet(std::string("SELECT count(*) FROM ") + table).getInt64(), 0)
         << table;
   EXPECT_FALSE(joins_current(db, cap));
   db.sql().exec("DROP TRIGGER fail_second");
   EXPECT_EQ(ensure_joins(db, cap).size(), 2u);
   EXPECT_TRUE(joins_current(db, cap));
+}
+
+// A stored join is current while both passes hold the files it was made from, whatever the clocks
+// say: a pass re-ingested with its load time before the join's (a clock set back, or a database
+// copied from a machine whose clock runs behind) is joined again, and a join is not made stale by
+// time passing or by a copy.
+TEST_F(SimCapture, AJoinIsCurrentWhileItsPassesHoldTheSameFilesWhateverTheClock) {
+  const fs::path copy = s_db->dir() / "clock.db";
+  fs::remove(copy);
+  SQLite::Database(s_db->path().string(), SQLite::OPEN_READONLY)
+      .exec("VACUUM INTO '" + copy.string() + "'");
+  store::CaptureDb db(copy);
+  const Capture cap = load_capture(db, std::nullopt);
+  ASSERT_EQ(cap.counters.size(), 2u);
+  ensure_joins(db, cap);
+  ASSERT_TRUE(joins_current(db, cap));
+  // Time passes (the join's own time moves back a day): nothing was ingested.
+  db.sql().exec("UPDATE analysis_join_passes SET joined_ms = joined_ms - 86400000");
+  EXPECT_TRUE(joins_current(db, cap));
+  // The trace pass's file loaded again, stamped a day before the join.
+  db.sql().exec("UPDATE ingest_stats SET loaded_ms = loaded_ms - 2 * 86400000 WHERE pass_id = " +
+                std::to_string(cap.trace.pass_id));
+  EXPECT_FALSE(joins_current(db, cap));
+  ensure_joins(db, cap);
+  EXPECT_TRUE(joins_current(db, cap));
+  // A counter pass's file replaced by another with as many rows (its hash differs).
+  db.sql().exec("UPDATE ingest_stats SET sha256 = 'another file' WHERE pass_id = " +
+                std::to_string(cap.counters[1].pass_id));
+  EXPECT_TRUE(
+      pass_join_current(db,
+                        {cap.counters[0].pass_id, cap.counters[0].ordinal,
+                         static_cast<int64_t>(cap.counters[0].dispatches.size())},
+                        {cap.trace.pass_id, 0, static_cast<int64_t>(cap.trace.dispatches.size())}));
+  EXPECT_FALSE(joins_current(db, cap));
 }
 
 // A roofline-style pass collects the HBM request counters instead of FETCH_SIZE (which, with

@@ -173,18 +173,45 @@ TEST(PerfettoExport, StreamedSlicesSayWhatTheTraceModelSays) {
   EXPECT_GT(with_counters, 0u);
 }
 
+// A private copy of a simulated run's database in a fresh folder, removed at the end, as a run
+// that was never outlined: the fixture's `kprof report` kept the outline (keep_outline), so its
+// tables are dropped. The stored-outline tests write analysis tables into it.
+class SimRunCopy {
+ public:
+  explicit SimRunCopy(const std::string& run)
+      : m_dir(fs::temp_directory_path() /
+              ("kprof_perfetto_" + run + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+    fs::copy_file(fs::path(KPROF_REPORT_SIM_DIR) / run / (run + ".db"), db());
+    SQLite::Database(db().string(), SQLite::OPEN_READWRITE)
+        .exec(
+            "DROP TABLE IF EXISTS analysis_outline_segments; DROP TABLE IF EXISTS "
+            "analysis_outline_passes; DROP TABLE IF EXISTS analysis_outline;");
+  }
+  ~SimRunCopy() { fs::remove_all(m_dir); }
+  SimRunCopy(const SimRunCopy&) = delete;
+  SimRunCopy& operator=(const SimRunCopy&) = delete;
+  fs::path db() const { return m_dir / "c.db"; }
+  // Whether the run's stored outline is current, as an export would find it.
+  bool outline_stored() const {
+    store::CaptureDb cdb(db(), store::OpenMode::read_only);
+    const auto rt = analysis::find_run_trace(cdb, {});
+    return analysis::read_outline(cdb, analysis::run_counts(cdb, rt)).has_value();
+  }
+
+ private:
+  fs::path m_dir;
+};
+
 // Issue #16: the first export of a run computes its outline from the loaded capture and stores
 // it; a later one reads it (O(steps) rows) and streams the joined counters from the stored mapping
 // beside the rows. Both write the same bytes, on each simulated run (counters joined on all).
 TEST(PerfettoExport, ExportFromTheStoredOutlineWritesTheSameBytes) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("kprof_perfetto_st_" + std::to_string(::getpid()));
   for (const char* run : {"qwen3-64", "qwen3-32"}) {
     SCOPED_TRACE(run);
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    const fs::path db = dir / "c.db";
-    fs::copy_file(fs::path(KPROF_REPORT_SIM_DIR) / run / (std::string(run) + ".db"), db);
+    const SimRunCopy copy(run);
+    const fs::path db = copy.db();
     std::ostringstream computed, stored;
     {
       auto e = PerfettoExport::open(db, {}, /*use_stored=*/false);
@@ -201,24 +228,35 @@ TEST(PerfettoExport, ExportFromTheStoredOutlineWritesTheSameBytes) {
     EXPECT_TRUE(computed.str() == stored.str()) << "the export from the stored outline differs";
     EXPECT_NE(stored.str().find("\"counters\":{"), std::string::npos);
   }
-  fs::remove_all(dir);
+}
+
+// An analysis that loads the capture anyway (a query, `kprof report`) keeps the outline it found,
+// so even the first export of that run reads it and writes what an export computing it writes.
+TEST(PerfettoExport, AQuerySessionKeepsTheOutlineForTheExport) {
+  const SimRunCopy copy("qwen3-32");
+  EXPECT_FALSE(copy.outline_stored());
+  {
+    auto session = analysis::QuerySession::open(copy.db(), {});
+    EXPECT_FALSE(session.view("phases", {}).rows.empty());
+  }
+  EXPECT_TRUE(copy.outline_stored());
+  std::ostringstream computed, stored;
+  {
+    auto e = PerfettoExport::open(copy.db(), {});
+    EXPECT_TRUE(e.outline().from_store);
+    e.write(stored);
+  }
+  PerfettoExport::open(copy.db(), {}, /*use_stored=*/false).write(computed);
+  EXPECT_TRUE(computed.str() == stored.str()) << "the export from the kept outline differs";
 }
 
 // The stored outline is used only while it is current: a pass re-ingested under the same id (its
 // ingest_stats row changes, even with as many rows) or with another number of rows is outlined
 // again, and the new outline is stored.
 TEST(PerfettoExport, StoredOutlineIsFoundAgainAfterAReingest) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("kprof_perfetto_re_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const fs::path db = dir / "c.db";
-  fs::copy_file(fs::path(KPROF_REPORT_SIM_DIR) / "qwen3-32" / "qwen3-32.db", db);
-  auto stored = [&] {
-    store::CaptureDb cdb(db, store::OpenMode::read_only);
-    const auto rt = analysis::find_run_trace(cdb, {});
-    return analysis::read_outline(cdb, analysis::run_counts(cdb, rt)).has_value();
-  };
+  const SimRunCopy copy("qwen3-32");
+  const fs::path db = copy.db();
+  auto stored = [&] { return copy.outline_stored(); };
   auto sql = [&](const std::string& s) {
     store::CaptureDb cdb(db, store::OpenMode::read_write);
     cdb.sql().exec(s);
@@ -240,19 +278,14 @@ TEST(PerfettoExport, StoredOutlineIsFoundAgainAfterAReingest) {
   EXPECT_FALSE(PerfettoExport::open(db, {}).outline().from_store);
   EXPECT_TRUE(stored());
   EXPECT_TRUE(PerfettoExport::open(db, {}).outline().from_store);
-  fs::remove_all(dir);
 }
 
 // While another connection holds the write lock (a `kprof run` or `kprof ingest` loading rows),
 // the export never waits: it writes from the outline it found, stores nothing, and says that the
 // next export loads the capture again.
 TEST(PerfettoExport, OutlineIsNotStoredWhileAnotherWriterHoldsTheLock) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("kprof_perfetto_lk_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const fs::path db = dir / "c.db";
-  fs::copy_file(fs::path(KPROF_REPORT_SIM_DIR) / "qwen3-32" / "qwen3-32.db", db);
+  const SimRunCopy copy("qwen3-32");
+  const fs::path db = copy.db();
   {
     SQLite::Database writer(db.string(), SQLite::OPEN_READWRITE);
     writer.exec("BEGIN IMMEDIATE");
@@ -264,10 +297,7 @@ TEST(PerfettoExport, OutlineIsNotStoredWhileAnotherWriterHoldsTheLock) {
     EXPECT_TRUE(said);
     writer.exec("ROLLBACK");
   }
-  store::CaptureDb cdb(db, store::OpenMode::read_only);
-  const auto rt = analysis::find_run_trace(cdb, {});
-  EXPECT_FALSE(analysis::read_outline(cdb, analysis::run_counts(cdb, rt)).has_value());
-  fs::remove_all(dir);
+  EXPECT_FALSE(copy.outline_stored());
 }
 
 }  // namespace
