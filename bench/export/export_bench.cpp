@@ -15,9 +15,17 @@
 // and prints best and median seconds, CPU seconds, peak RSS (wait4's ru_maxrss of each process),
 // peak RSS per dispatch, the output sizes (both exports' traces are compared byte for byte), and,
 // from the first size to the last, how each export's peak RSS grows per added dispatch. Simulated
-// data, labelled as such. Asserts nothing.
+// data, labelled as such. Asserts nothing about the figures.
 //
-//   export_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]
+// --counters K (1 or 2): the database also holds K counter passes of the same workload, loaded as
+// rocprofv3 counter_collection.csv loads (bench/common/decode_loop_capture.hpp): the first export
+// then also joins them and stores the mapping (the stored join and outline are both dropped before
+// it), every dispatch slice carries its counters and the FLOPs and bytes derived from them, and
+// each counter pass's dispatches get tracks of their own. The bench counts the slices with counter
+// args and fails when there are none (it would measure a path the export did not take). The
+// baseline stays the trace pass's rows.
+//
+//   export_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [--counters K] [N ...]
 // --db-dir keeps the databases in DIR and reuses one that is there (a 10M database takes minutes
 // to build), instead of building them in a temporary folder removed at the end.
 #include <sys/wait.h>
@@ -25,7 +33,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,14 +63,49 @@ const char* k_drop_outline =
     "DROP TABLE IF EXISTS analysis_outline_segments; DROP TABLE IF EXISTS "
     "analysis_outline_passes; DROP TABLE IF EXISTS analysis_outline;";
 
-std::string slurp(const fs::path& p) {
-  std::string out;
-  if (FILE* f = std::fopen(p.c_str(), "rb")) {
-    char buf[1 << 16];
-    for (size_t k; (k = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, k);
-    std::fclose(f);
+// With counter passes, the join's tables too (children first): the first export joins again.
+const char* k_drop_join =
+    "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_join_checks; DROP TABLE IF "
+    "EXISTS analysis_unmatched; DROP TABLE IF EXISTS analysis_join_passes;";
+
+// Byte for byte, a block at a time (a 10M-dispatch trace with counters is several GiB).
+bool same_bytes(const fs::path& a, const fs::path& b) {
+  std::error_code ea, eb;
+  if (fs::file_size(a, ea) != fs::file_size(b, eb) || ea || eb) return false;
+  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+  std::vector<char> ba(1 << 20), bb(1 << 20);
+  while (fa && fb) {
+    fa.read(ba.data(), static_cast<std::streamsize>(ba.size()));
+    fb.read(bb.data(), static_cast<std::streamsize>(bb.size()));
+    if (fa.gcount() != fb.gcount() ||
+        std::memcmp(ba.data(), bb.data(), static_cast<size_t>(fa.gcount())) != 0)
+      return false;
   }
-  return out;
+  return fa.eof() && fb.eof();
+}
+
+// What the trace's slices carry (the writer puts one event on a line).
+struct SliceCounts {
+  int64_t dispatch = 0, with_counters = 0, with_flops = 0, with_bytes = 0, counter_pass = 0;
+  std::string first_with_counters;
+};
+
+SliceCounts count_slices(const fs::path& p) {
+  SliceCounts c;
+  std::ifstream f(p, std::ios::binary);
+  for (std::string line; std::getline(f, line);) {
+    if (line.find("\"cat\":\"dispatch\"") != std::string::npos) {
+      ++c.dispatch;
+      if (line.find("\"counters\":{") == std::string::npos) continue;
+      ++c.with_counters;
+      if (line.find("\"flops\":") != std::string::npos) ++c.with_flops;
+      if (line.find("\"hbm_bytes\":") != std::string::npos) ++c.with_bytes;
+      if (c.first_with_counters.empty()) c.first_with_counters = line;
+    } else if (line.find("\"cat\":\"counter pass dispatch\"") != std::string::npos) {
+      ++c.counter_pass;
+    }
+  }
+  return c;
 }
 
 double mib(const fs::path& p) {
@@ -72,16 +117,34 @@ double mib(const fs::path& p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto args = bench::parse_database_bench_args(argc, argv, "export_bench");
-  if (!args) return 2;
+  // --counters K is this bench's own; the rest is the database benches' command line.
+  int counters = 0;
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--counters") == 0 && i + 1 < argc)
+      counters = std::atoi(argv[++i]);
+    else
+      rest.push_back(argv[i]);
+  }
+  if (counters < 0 || counters > 2) {
+    std::fprintf(stderr, "export_bench: --counters takes 0, 1 or 2\n");
+    return 2;
+  }
+  const auto args =
+      bench::parse_database_bench_args(static_cast<int>(rest.size()), rest.data(), "export_bench");
+  if (!args) {
+    std::fprintf(stderr, "  --counters K (0, 1 or 2): each database also holds K counter passes\n");
+    return 2;
+  }
   const auto& [sizes, rounds, kprof, db_dir] = *args;
   const fs::path tmp =
       fs::temp_directory_path() / ("kprof_export_bench_" + std::to_string(::getpid()));
   const fs::path dir = db_dir.empty() ? tmp : fs::path(db_dir);
   fs::create_directories(dir);
   fs::create_directories(tmp);
-  std::printf("export_bench (simulated data; %s; %ld CPUs)\n", kprof.c_str(),
-              sysconf(_SC_NPROCESSORS_ONLN));
+  std::printf("export_bench (simulated data; %s; %ld CPUs%s)\n", kprof.c_str(),
+              sysconf(_SC_NPROCESSORS_ONLN),
+              counters > 0 ? ("; " + std::to_string(counters) + " counter passes").c_str() : "");
   struct Size {
     int64_t n;
     double computed_mb, stored_mb;
@@ -89,10 +152,13 @@ int main(int argc, char** argv) {
   std::vector<Size> done;
   try {
     for (int64_t n : sizes) {
-      const fs::path db = dir / ("export_" + std::to_string(n) + ".db");
+      const fs::path db =
+          dir / ("export_" + std::to_string(n) +
+                 (counters > 0 ? "_c" + std::to_string(counters) : std::string()) + ".db");
       bench::DecodeLoopShape shape;
       shape.run_name = "export-bench";
       shape.two_queues = true;  // the export's per-queue tracks
+      shape.counter_passes = counters;
       bench::prepare_database(db, n, *args, shape, "export_bench");
       const fs::path json = tmp / "trace.json", json2 = tmp / "trace2.json",
                      dump = tmp / "dump.json";
@@ -100,15 +166,18 @@ int main(int argc, char** argv) {
       cs[0].label = "sqlite3 -json: the rows as JSON (baseline)";
       cs[0].argv = {"sqlite3", "-readonly", "-json", db.string(), k_dump};
       cs[0].stdout_path = dump.string();
-      cs[1].label = "kprof export, outline computed (1st export)";
+      cs[1].label = counters > 0 ? "kprof export, join+outline computed (1st)"
+                                 : "kprof export, outline computed (1st export)";
       cs[1].argv = {kprof, "export", db.string(), "--perfetto", json.string()};
       cs[1].stdout_path = (tmp / "export.out").string();
-      const std::string drop = "sqlite3 " + db.string() + " '" + k_drop_outline + "'";
+      const std::string drop = "sqlite3 " + db.string() + " '" + k_drop_outline +
+                               (counters > 0 ? k_drop_join : "") + "'";
       cs[1].before = [json, drop] {
         fs::remove(json);
         if (std::system(drop.c_str()) != 0) throw std::runtime_error("failed: " + drop);
       };
-      cs[2].label = "kprof export, outline stored (later ones)";
+      cs[2].label = counters > 0 ? "kprof export, join+outline stored (later)"
+                                 : "kprof export, outline stored (later ones)";
       cs[2].argv = {kprof, "export", db.string(), "--perfetto", json2.string()};
       cs[2].stdout_path = (tmp / "export2.out").string();
       cs[2].before = [json2] { fs::remove(json2); };
@@ -117,7 +186,7 @@ int main(int argc, char** argv) {
       for (const auto& c : cs)
         std::printf("  %-44s %7.1f B of peak RSS per dispatch\n", c.label.c_str(),
                     c.peak_rss_mb() * 1048576.0 / static_cast<double>(n));
-      const bool same = slurp(json) == slurp(json2);
+      const bool same = same_bytes(json, json2);
       std::printf(
           "  output: trace %.1f MiB (%s), sqlite3's JSON %.1f MiB; stored-outline export / "
           "sqlite3: %.2fx the wall time, %.2fx the CPU seconds, %.2fx the peak RSS   (load "
@@ -127,6 +196,24 @@ int main(int argc, char** argv) {
           cs[2].peak_rss_mb() / cs[0].peak_rss_mb(), bench::load_average().c_str());
       std::fflush(stdout);
       if (!same) throw std::runtime_error("the two exports of " + db.string() + " differ");
+      if (counters > 0) {
+        const SliceCounts sc = count_slices(json2);
+        std::printf(
+            "  slices: %lld dispatch slices, %lld with counter args, %lld with flops, %lld with "
+            "hbm_bytes; %lld counter-pass dispatch slices\n  first with counters: %s\n",
+            static_cast<long long>(sc.dispatch), static_cast<long long>(sc.with_counters),
+            static_cast<long long>(sc.with_flops), static_cast<long long>(sc.with_bytes),
+            static_cast<long long>(sc.counter_pass), sc.first_with_counters.c_str());
+        // What the first export said: the join it computed (its match rate and self-check).
+        std::ifstream said(tmp / "export.out");
+        for (std::string line; std::getline(said, line);)
+          std::printf("  1st export: %s\n", line.c_str());
+        std::fflush(stdout);
+        if (sc.with_counters == 0)
+          throw std::runtime_error(
+              "the export of " + db.string() +
+              " wrote no counter args: the bench would measure the wrong path");
+      }
       done.push_back({n, cs[1].peak_rss_mb(), cs[2].peak_rss_mb()});
       fs::remove(json);
       fs::remove(json2);
@@ -144,8 +231,10 @@ int main(int argc, char** argv) {
             (mb_b - mb_a) * 1048576.0 / static_cast<double>(b.n - a.n));
       };
       std::printf("\n");
-      growth("export, outline computed", a.computed_mb, b.computed_mb);
-      growth("export, outline stored  ", a.stored_mb, b.stored_mb);
+      growth(counters > 0 ? "export, join+outline computed" : "export, outline computed",
+             a.computed_mb, b.computed_mb);
+      growth(counters > 0 ? "export, join+outline stored  " : "export, outline stored  ",
+             a.stored_mb, b.stored_mb);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "export_bench: %s\n", e.what());
