@@ -66,7 +66,8 @@ const char* k_drop_outline =
 // With counter passes, the join's tables too (children first): the first export joins again.
 const char* k_drop_join =
     "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_join_checks; DROP TABLE IF "
-    "EXISTS analysis_unmatched; DROP TABLE IF EXISTS analysis_join_passes;";
+    "EXISTS analysis_unmatched; DROP TABLE IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS "
+    "analysis_join_files;";
 
 // Byte for byte, a block at a time (a 10M-dispatch trace with counters is several GiB).
 bool same_bytes(const fs::path& a, const fs::path& b) {

@@ -5,8 +5,9 @@
 // are written, analysis::JoinedCounterStream): memory independent of the number of dispatches.
 // Otherwise computed once from the run loaded as the compact analysis capture (40 bytes per
 // dispatch, plus phase detection's ~20 per main-stream dispatch), stored when the file is writable
-// and no other process writes, and the capture dropped before the export writes; only the
-// counters of joined dispatches are then kept in memory.
+// and no other process writes, and the capture dropped before the export writes; the joined
+// counters are then streamed from the join just stored (held in memory, for the joined
+// dispatches only, when it could not be stored).
 #pragma once
 
 #include <cstdint>

@@ -230,6 +230,42 @@ TEST(PerfettoExport, ExportFromTheStoredOutlineWritesTheSameBytes) {
   }
 }
 
+// The first export of a run whose counter join is missing stores the join and streams the counters
+// from it (never holding them all); only when it cannot store it (another writer holds the lock)
+// does it hold the joined counters in memory. Both write the same bytes.
+TEST(PerfettoExport, TheFirstExportStreamsTheCountersOfTheJoinItStored) {
+  const SimRunCopy copy("qwen3-32");
+  auto drop_joins = [&] {
+    SQLite::Database(copy.db().string(), SQLite::OPEN_READWRITE)
+        .exec(
+            "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_unmatched; DROP "
+            "TABLE IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_checks; "
+            "DROP TABLE IF EXISTS analysis_join_files;");
+  };
+  drop_joins();
+  std::ostringstream held, streamed;
+  {
+    SQLite::Database writer(copy.db().string(), SQLite::OPEN_READWRITE);
+    writer.exec("BEGIN IMMEDIATE");
+    auto e = PerfettoExport::open(copy.db(), {});
+    EXPECT_FALSE(e.outline().stream_joined);
+    EXPECT_FALSE(e.outline().joined_keys.empty());
+    EXPECT_FALSE(e.outline().joins_computed.empty());
+    e.write(held);
+    writer.exec("ROLLBACK");
+  }
+  {
+    auto e = PerfettoExport::open(copy.db(), {});
+    EXPECT_FALSE(e.outline().from_store);
+    EXPECT_FALSE(e.outline().joins_computed.empty());
+    EXPECT_TRUE(e.outline().stream_joined);
+    EXPECT_TRUE(e.outline().joined_keys.empty());
+    e.write(streamed);
+  }
+  EXPECT_NE(streamed.str().find("\"counters\":{"), std::string::npos);
+  EXPECT_TRUE(held.str() == streamed.str()) << "held and streamed counters differ";
+}
+
 // An analysis that loads the capture anyway (a query, `kprof report`) keeps the outline it found,
 // so even the first export of that run reads it and writes what an export computing it writes.
 TEST(PerfettoExport, AQuerySessionKeepsTheOutlineForTheExport) {
