@@ -101,15 +101,20 @@ TEST_F(SimCapture, JoinsFilteredCounterPassesAndFlagsMixedRatios) {
   EXPECT_LT(flops / bytes, 10.0);  // one token: weights dominate, about 1 FLOP per byte
 }
 
+// A copy of the fixture's database for a test that writes into it (the fixture's is shared).
+fs::path private_copy(const test::TempDb& fixture, const std::string& name) {
+  const fs::path copy = fixture.dir() / (name + ".db");
+  fs::remove(copy);
+  SQLite::Database(fixture.path().string(), SQLite::OPEN_READONLY)
+      .exec("VACUUM INTO '" + copy.string() + "'");
+  return copy;
+}
+
 // The joins of every stale counter pass are stored in one transaction: when storing the second
 // fails (an SQLite trigger aborts its insert), the first pass's join is not left behind either, and
 // the next call stores both.
 TEST_F(SimCapture, AJoinThatFailsMidwayStoresNothing) {
-  const fs::path copy = s_db->dir() / "midway.db";
-  fs::remove(copy);
-  SQLite::Database(s_db->path().string(), SQLite::OPEN_READONLY)
-      .exec("VACUUM INTO '" + copy.string() + "'");
-  store::CaptureDb db(copy);
+  store::CaptureDb db(private_copy(*s_db, "midway"));
   const Capture cap = load_capture(db, std::nullopt);
   ASSERT_EQ(cap.counters.size(), 2u);
   db.sql().exec(analysis_schema_sql());
@@ -137,11 +142,7 @@ TEST_F(SimCapture, AJoinThatFailsMidwayStoresNothing) {
 // copied from a machine whose clock runs behind) is joined again, and a join is not made stale by
 // time passing or by a copy.
 TEST_F(SimCapture, AJoinIsCurrentWhileItsPassesHoldTheSameFilesWhateverTheClock) {
-  const fs::path copy = s_db->dir() / "clock.db";
-  fs::remove(copy);
-  SQLite::Database(s_db->path().string(), SQLite::OPEN_READONLY)
-      .exec("VACUUM INTO '" + copy.string() + "'");
-  store::CaptureDb db(copy);
+  store::CaptureDb db(private_copy(*s_db, "clock"));
   const Capture cap = load_capture(db, std::nullopt);
   ASSERT_EQ(cap.counters.size(), 2u);
   ensure_joins(db, cap);
