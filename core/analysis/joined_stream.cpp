@@ -37,7 +37,7 @@ JoinedCounterStream::JoinedCounterStream(store::CaptureDb& db, const RunCounts& 
   m_q = std::make_unique<SQLite::Statement>(
       db.sql(),
       "SELECT j.trace_pid, j.trace_dispatch_id, j.counter_pass_id, j.counter_pid, "
-      "j.counter_dispatch_id, s.value, c.value "
+      "j.counter_dispatch_id, s.value, c.value, c.counter_id "
       "FROM analysis_join j JOIN passes p ON p.id = j.counter_pass_id "
       "JOIN counter_values c ON c.pass_id = j.counter_pass_id AND c.pid = j.counter_pid "
       "AND c.dispatch_id = j.counter_dispatch_id JOIN strings s ON s.id = c.counter_id "
@@ -72,8 +72,11 @@ std::vector<CounterSample> JoinedCounterStream::take(int64_t pid, int64_t dispat
            launches[static_cast<size_t>(launch)] != std::make_pair(pass, from))
       ++launch;
     if (launch == static_cast<int64_t>(launches.size())) launches.emplace_back(pass, from);
-    out.push_back(
-        {names.intern(m_q->getColumn(5).getString()), m_q->getColumn(6).getDouble(), pass, launch});
+    // The name is interned once per counter (strings.id), not read and looked up on every row.
+    if (m_names != &names) m_ids.clear(), m_names = &names;
+    auto [id, added] = m_ids.try_emplace(m_q->getColumn(7).getInt64(), 0);
+    if (added) id->second = names.intern(m_q->getColumn(5).getString());
+    out.push_back({id->second, m_q->getColumn(6).getDouble(), pass, launch});
     m_row = m_q->executeStep();
   }
   return out;

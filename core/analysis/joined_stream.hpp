@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "core/analysis/analysis_db.hpp"
@@ -43,6 +44,8 @@ class JoinedCounterStream {
   std::unique_ptr<SQLite::Statement> m_q;
   bool m_row = false;  // m_q holds a row not yet taken
   std::vector<int64_t> m_excluded;
+  const NameTable* m_names = nullptr;           // the table m_ids' ids are in
+  std::unordered_map<int64_t, uint32_t> m_ids;  // strings.id of a counter name -> its id there
 };
 
 }  // namespace kprof::analysis

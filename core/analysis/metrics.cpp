@@ -110,7 +110,238 @@ struct Resolver {
   }
 };
 
+// A formula bound to one sequence of counter ids (DispatchMetricsCache): each name is replaced by
+// what Resolver would find for it, the first sample of its id or the target's derived expression,
+// so a dispatch with that sequence only does the arithmetic. Where the result must be empty
+// whatever the values (an input not collected), the node is `fail`: a formula's value is empty as
+// soon as one input is (every operator of Resolver and of the target's evaluator needs all its
+// inputs), and the passes of a formula without a value are never used, so skipping it changes
+// nothing.
+struct BoundNode {
+  enum class Kind { number, sample, negate, binary, target_name, target_expr };
+  Kind kind = Kind::number;
+  double number = 0;
+  size_t sample = 0;               // sample: index into the dispatch's samples
+  char op = 0;                     // binary
+  int a = -1, b = -1;              // negate, binary: node indices
+  const hw::Expr* expr = nullptr;  // target_name, target_expr: left to Resolver, as before
+};
+constexpr int k_fail = -1;
+
+struct Binder {
+  const hw::Target& target;
+  const JoinedCounters& joined;
+  const std::vector<CounterSample>& samples;
+  std::vector<BoundNode>& nodes;
+
+  // The sample Resolver::collected reads for `name`: the first of its id.
+  std::optional<size_t> sample_of(const std::string& name) const {
+    auto id = joined.counters.find(name);
+    if (!id) return std::nullopt;
+    for (size_t i = 0; i < samples.size(); ++i)
+      if (samples[i].counter == *id) return i;
+    return std::nullopt;
+  }
+
+  // False when the target's evaluator (hw::Target::evaluate) returns nothing whatever the values:
+  // an input it reads is not collected, or not a counter or constant (it mirrors Evaluator::name,
+  // depth bound included). True only says that a value is possible; Resolver then evaluates it.
+  bool possible(const hw::Expr& e, int depth) const {
+    switch (e.kind) {
+      case hw::ExprKind::number:
+        return true;
+      case hw::ExprKind::name:
+        if (target.base(e.name)) return sample_of(e.name).has_value();
+        if (const hw::DerivedCounter* dc = target.derived(e.name))
+          return depth + 1 <= 64 && possible(*dc->expr, depth + 1);
+        return target.constants().count(e.name) > 0;
+      case hw::ExprKind::accumulate:
+        return sample_of(e.name).has_value();
+      case hw::ExprKind::select:
+        return false;
+      default:
+        for (const auto& a : e.args)
+          if (!possible(*a, depth)) return false;
+        return true;
+    }
+  }
+
+  int add(BoundNode n) {
+    nodes.push_back(n);
+    return static_cast<int>(nodes.size()) - 1;
+  }
+
+  // Resolver::eval's cases, bound.
+  int bind(const hw::Expr& e) {
+    BoundNode n;
+    switch (e.kind) {
+      case hw::ExprKind::number:
+        n.number = e.number;
+        return add(n);
+      case hw::ExprKind::name: {
+        if (auto i = sample_of(e.name)) {
+          n.kind = BoundNode::Kind::sample;
+          n.sample = *i;
+          return add(n);
+        }
+        const hw::DerivedCounter* dc = target.derived(e.name);
+        if (!dc) return k_fail;
+        // Resolver::name -> Target::evaluate(name), which reads a base name as a base value.
+        const bool ok = target.base(e.name) ? false : possible(*dc->expr, 0);
+        if (!ok) return k_fail;
+        n.kind = BoundNode::Kind::target_name;
+        n.expr = &e;
+        return add(n);
+      }
+      case hw::ExprKind::negate: {
+        const int a = bind(*e.args[0]);
+        if (a == k_fail) return k_fail;
+        n.kind = BoundNode::Kind::negate;
+        n.a = a;
+        return add(n);
+      }
+      case hw::ExprKind::binary: {
+        const int a = bind(*e.args[0]);
+        const int b = bind(*e.args[1]);
+        if (a == k_fail || b == k_fail) return k_fail;
+        n.kind = BoundNode::Kind::binary;
+        n.op = e.op;
+        n.a = a;
+        n.b = b;
+        return add(n);
+      }
+      default:
+        if (!possible(e, 0)) return k_fail;
+        n.kind = BoundNode::Kind::target_expr;
+        n.expr = &e;
+        return add(n);
+    }
+  }
+};
+
+// Evaluates a bound formula as Resolver::eval evaluates the formula, appending the pass of every
+// value read to `passes`.
+struct BoundEval {
+  const hw::Target& target;
+  const JoinedCounters& joined;
+  const std::vector<CounterSample>& samples;
+  const std::vector<BoundNode>& nodes;
+  std::vector<int64_t>& passes;
+
+  std::optional<double> eval(int i) {
+    const BoundNode& n = nodes[static_cast<size_t>(i)];
+    switch (n.kind) {
+      case BoundNode::Kind::number:
+        return n.number;
+      case BoundNode::Kind::sample:
+        passes.push_back(samples[n.sample].pass_id);
+        return samples[n.sample].value;
+      case BoundNode::Kind::negate: {
+        auto a = eval(n.a);
+        return a ? std::optional<double>(-*a) : std::nullopt;
+      }
+      case BoundNode::Kind::binary: {
+        auto a = eval(n.a);
+        auto b = eval(n.b);
+        if (!a || !b) return std::nullopt;
+        switch (n.op) {
+          case '+':
+            return *a + *b;
+          case '-':
+            return *a - *b;
+          case '*':
+            return *a * *b;
+          default:
+            return *b == 0 ? std::nullopt : std::optional<double>(*a / *b);
+        }
+      }
+      default: {  // the target's evaluator, through Resolver as before
+        std::set<int64_t> from;
+        Resolver r{target, joined, samples, from};
+        auto v = n.kind == BoundNode::Kind::target_name ? r.name(n.expr->name) : r.eval(*n.expr);
+        passes.insert(passes.end(), from.begin(), from.end());
+        return v;
+      }
+    }
+  }
+};
+
 }  // namespace
+
+struct DispatchMetricsCache::Plan {
+  const hw::Target* target = nullptr;
+  const Formulas* formulas = nullptr;
+  std::vector<BoundNode> nodes;
+  std::vector<int> flops;           // per Formulas::flops: root node, or k_fail
+  int read[2] = {k_fail, k_fail};   // hbm_read: prefer_expr, expr
+  int write[2] = {k_fail, k_fail};  // hbm_write: prefer_expr, expr
+};
+
+DispatchMetricsCache::DispatchMetricsCache() = default;
+DispatchMetricsCache::~DispatchMetricsCache() = default;
+
+DispatchMetrics DispatchMetricsCache::operator()(const hw::Target& target,
+                                                 const JoinedCounters& joined,
+                                                 size_t dispatch_index) {
+  DispatchMetrics m;
+  if (dispatch_index >= joined.by_dispatch.size()) return m;
+  const auto& samples = joined.by_dispatch[dispatch_index];
+  if (samples.empty()) return m;
+  const bool same = m_last && m_last->target == &target && m_last_key.size() == samples.size() &&
+                    std::equal(samples.begin(), samples.end(), m_last_key.begin(),
+                               [](const CounterSample& s, uint32_t id) { return s.counter == id; });
+  if (!same) {
+    m_last_key.clear();
+    for (const auto& s : samples) m_last_key.push_back(s.counter);
+    auto& slot = m_plans[m_last_key];
+    if (!slot || slot->target != &target) {
+      auto plan = std::make_unique<Plan>();
+      plan->target = &target;
+      plan->formulas = &formulas_for(target);
+      Binder b{target, joined, samples, plan->nodes};
+      for (const hw::MetricFormula* t : plan->formulas->flops)
+        plan->flops.push_back(b.bind(*t->expr));
+      const auto bind_bytes = [&](const hw::MetricFormula& f, int(&roots)[2]) {
+        if (f.prefer_expr) roots[0] = b.bind(*f.prefer_expr);
+        if (f.expr) roots[1] = b.bind(*f.expr);
+      };
+      bind_bytes(*plan->formulas->hbm_read, plan->read);
+      bind_bytes(*plan->formulas->hbm_write, plan->write);
+      slot = std::move(plan);
+    }
+    m_last = slot.get();
+  }
+  const Plan& p = *m_last;
+  const Formulas& f = *p.formulas;
+  BoundEval ev{target, joined, samples, p.nodes, m_passes};
+  // From here as dispatch_metrics.
+  double best = -1;
+  for (size_t i = 0; i < f.flops.size(); ++i) {
+    if (p.flops[i] == k_fail) continue;
+    const hw::MetricFormula* t = f.flops[i];
+    m_passes.clear();
+    auto v = ev.eval(p.flops[i]);
+    if (!v) continue;
+    auto& slot = t->measures.mfma() ? m.mfma_flops : m.valu_flops;
+    slot = slot.value_or(0) + *v;
+    m.flop_passes.insert(m_passes.begin(), m_passes.end());
+    if (*v > best) best = *v, m.dominant_type = t->measures.flop_type;
+  }
+  const auto bytes = [&](const int(&roots)[2]) -> std::optional<double> {
+    for (int root : roots) {
+      if (root == k_fail) continue;
+      m_passes.clear();
+      if (auto v = ev.eval(root)) {
+        m.byte_passes.insert(m_passes.begin(), m_passes.end());
+        return v;
+      }
+    }
+    return std::nullopt;
+  };
+  m.bytes_read = bytes(p.read);
+  m.bytes_written = bytes(p.write);
+  return m;
+}
 
 DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters& joined,
                                  size_t dispatch_index) {

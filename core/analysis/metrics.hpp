@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -57,6 +58,30 @@ struct DispatchMetrics {
 
 DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters& joined,
                                  size_t dispatch_index);
+
+// dispatch_metrics with the same results, for a caller that evaluates many dispatches (the
+// Perfetto export: one per slice). Resolving a formula's names (counter name -> id -> the first
+// sample of that id, else the target's derived expression) depends only on which counters a
+// dispatch holds, in which order, so it is done once per distinct sequence of counter ids and
+// kept; each dispatch then only does the arithmetic. One cache serves one target and one
+// JoinedCounters' name table (it may grow: ids already resolved keep their names).
+class DispatchMetricsCache {
+ public:
+  DispatchMetricsCache();
+  ~DispatchMetricsCache();
+  DispatchMetricsCache(const DispatchMetricsCache&) = delete;
+  DispatchMetricsCache& operator=(const DispatchMetricsCache&) = delete;
+  DispatchMetrics operator()(const hw::Target& target, const JoinedCounters& joined,
+                             size_t dispatch_index);
+
+  struct Plan;
+
+ private:
+  std::map<std::vector<uint32_t>, std::unique_ptr<Plan>> m_plans;
+  const Plan* m_last = nullptr;  // the plan of the previous dispatch (runs share one)
+  std::vector<uint32_t> m_last_key;
+  std::vector<int64_t> m_passes;  // scratch: one formula's input passes
+};
 
 // One metric-set formula (configs/metrics/*.yaml) for one dispatch, through core/hw's expression
 // engine: its `prefer:` formula first when every input was collected, else its expression. A name

@@ -1,6 +1,9 @@
 #include "core/report/perfetto.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -20,16 +23,42 @@ namespace {
 namespace an = kprof::analysis;
 using nlohmann::json;
 
+// The slices are written as text straight into a buffer: building an nlohmann object per slice
+// and dumping it cost more than the rest of the export together (perf, 1M dispatches with
+// counters). What is written is what nlohmann's dump wrote: keys in its object order (std::map,
+// sorted), strings through json_quote (nlohmann, error_handler replace), integers in decimal,
+// doubles through nlohmann's own float formatting (append_double).
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+// nlohmann's serializer::dump_float: null for NaN/inf, else its Grisu2 shortest round trip.
+void append_double(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  char buf[64];
+  out.append(buf, nlohmann::detail::to_chars(buf, buf + sizeof buf, v));
+}
+
 // Microseconds with nanosecond digits, from nanoseconds relative to the trace's first dispatch:
 // absolute rocprofv3 timestamps (~1.7e18 ns) do not fit a double's digits in microseconds.
-std::string us(int64_t ns) {
-  char buf[40];
+// ("%" PRId64 ".%03" PRId64, minus sign first when the fraction is negative.)
+void append_us(std::string& out, int64_t ns) {
   const int64_t whole = ns / 1000, frac = ns % 1000;
-  if (ns < 0 && frac != 0)
-    std::snprintf(buf, sizeof buf, "-%" PRId64 ".%03" PRId64, -(ns / 1000), -frac);
-  else
-    std::snprintf(buf, sizeof buf, "%" PRId64 ".%03" PRId64, whole, frac);
-  return buf;
+  int64_t f = frac;
+  if (ns < 0 && frac != 0) {
+    out += '-';
+    append_int(out, -(ns / 1000));
+    f = -frac;
+  } else {
+    append_int(out, whole);
+  }
+  const char digits[4] = {'.', static_cast<char>('0' + f / 100),
+                          static_cast<char>('0' + f / 10 % 10), static_cast<char>('0' + f % 10)};
+  out.append(digits, 4);
 }
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
@@ -40,13 +69,43 @@ class Writer {
   // One event object; `args` is a JSON object's text, or empty for none.
   void event(const std::string& name, const char* ph, int64_t pid, int64_t tid, int64_t ts_ns,
              int64_t dur_ns, const std::string& cat, const std::string& args) {
-    m_os << (m_first ? "\n" : ",\n") << "{\"name\":" << json_quote(name) << ",\"ph\":\"" << ph
-         << "\",\"pid\":" << pid << ",\"tid\":" << tid;
-    if (!cat.empty()) m_os << ",\"cat\":" << json_quote(cat);
-    if (ph[0] == 'X') m_os << ",\"ts\":" << us(ts_ns) << ",\"dur\":" << us(dur_ns);
-    if (!args.empty()) m_os << ",\"args\":" << args;
-    m_os << "}";
+    event_quoted(json_quote(name), ph, pid, tid, ts_ns, dur_ns, cat.empty() ? "" : json_quote(cat),
+                 args);
+  }
+  // The same with the name and the category (empty: none) already through json_quote.
+  void event_quoted(std::string_view name, const char* ph, int64_t pid, int64_t tid, int64_t ts_ns,
+                    int64_t dur_ns, std::string_view cat, std::string_view args) {
+    std::string& b = m_buf;
+    b += m_first ? "\n{\"name\":" : ",\n{\"name\":";
+    b += name;
+    b += ",\"ph\":\"";
+    b += ph;
+    b += "\",\"pid\":";
+    append_int(b, pid);
+    b += ",\"tid\":";
+    append_int(b, tid);
+    if (!cat.empty()) {
+      b += ",\"cat\":";
+      b += cat;
+    }
+    if (ph[0] == 'X') {
+      b += ",\"ts\":";
+      append_us(b, ts_ns);
+      b += ",\"dur\":";
+      append_us(b, dur_ns);
+    }
+    if (!args.empty()) {
+      b += ",\"args\":";
+      b += args;
+    }
+    b += '}';
     m_first = false;
+    if (b.size() >= k_flush_bytes) flush();
+  }
+  // Hands the buffered text to the stream (done every k_flush_bytes and at the end).
+  void flush() {
+    m_os.write(m_buf.data(), static_cast<std::streamsize>(m_buf.size()));
+    m_buf.clear();
   }
   void name_process(int64_t pid, const std::string& name, int sort) {
     event("process_name", "M", pid, 0, 0, 0, "", dump(json{{"name", name}}));
@@ -58,7 +117,9 @@ class Writer {
   }
 
  private:
+  static constexpr size_t k_flush_bytes = 1 << 16;
   std::ostream& m_os;
+  std::string m_buf;
   bool m_first = true;
 };
 
@@ -104,16 +165,47 @@ class Kernels {
     if (added) {
       m_names.push_back(name);
       m_families.push_back(m_rules.family_of(name));
+      m_quoted_names.push_back(json_quote(m_names.back()));
+      m_quoted_families.push_back(json_quote(m_families.back()));
     }
     return it->second;
   }
   const std::string& name(uint32_t id) const { return m_names[id]; }
   const std::string& family(uint32_t id) const { return m_families[id]; }
+  // The same as JSON strings (json_quote), made once per kernel name.
+  const std::string& quoted_name(uint32_t id) const { return m_quoted_names[id]; }
+  const std::string& quoted_family(uint32_t id) const { return m_quoted_families[id]; }
 
  private:
   const an::FamilyRules& m_rules;
   std::unordered_map<std::string, uint32_t> m_ids;
-  std::vector<std::string> m_names, m_families;
+  std::vector<std::string> m_names, m_families, m_quoted_names, m_quoted_families;
+};
+
+// json_quote of the names of one name table (counter names), made once per name.
+class QuotedNames {
+ public:
+  const std::string& of(const an::NameTable& table, uint32_t id) {
+    while (m_quoted.size() <= id)
+      m_quoted.push_back(json_quote(table.name(static_cast<uint32_t>(m_quoted.size()))));
+    return m_quoted[id];
+  }
+
+ private:
+  std::vector<std::string> m_quoted;
+};
+
+// json_quote of a few distinct strings (phases, FLOP types), made once each.
+class QuotedWords {
+ public:
+  const std::string& of(std::string_view s) {
+    auto it = m_quoted.find(s);
+    if (it == m_quoted.end()) it = m_quoted.emplace(std::string(s), json_quote(s)).first;
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, std::string, std::less<>> m_quoted;
 };
 
 // A variant as the trace model numbers them (analysis::build_trace_model): a distinct (Kernel_Id,
@@ -123,6 +215,7 @@ struct VariantInfo {
   int index = 0;
   uint32_t name = 0;
   int64_t grid[3] = {0, 1, 1}, wg[3] = {0, 1, 1};
+  std::string grid_quoted, wg_quoted;  // json_quote(dims(grid)), json_quote(dims(wg))
 };
 class Variants {
  public:
@@ -141,11 +234,16 @@ class Variants {
                   r.agpr.value_or(-1),
                   r.sgpr.value_or(-1)};
     auto [it, added] = m_index.try_emplace(key, static_cast<uint32_t>(m_list.size()));
-    if (added)
+    if (added) {
       m_list.push_back({static_cast<int>(m_list.size()) + 1,
                         name,
                         {r.grid_x, r.grid_y, r.grid_z},
-                        {r.wg_x, r.wg_y, r.wg_z}});
+                        {r.wg_x, r.wg_y, r.wg_z},
+                        {},
+                        {}});
+      m_list.back().grid_quoted = json_quote(dims(m_list.back().grid));
+      m_list.back().wg_quoted = json_quote(dims(m_list.back().wg));
+    }
     return it->second;
   }
   const VariantInfo& operator[](uint32_t i) const { return m_list[i]; }
@@ -233,45 +331,99 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
   if (o.stream_joined) stream.emplace(*m_db, o.counts);
   an::JoinedCounters streamed;  // one dispatch's streamed samples at a time
   streamed.by_dispatch.resize(1);
+  // Made once per export rather than per slice: the counter names' and words' JSON strings, the
+  // formulas' name resolution (per name table), and the args text's buffer.
+  QuotedNames held_names, streamed_names;
+  QuotedWords words;
+  an::DispatchMetricsCache held_metrics, streamed_metrics;
+  std::string args;
+  std::vector<size_t> by_name;
+  const std::string dispatch_cat = json_quote("dispatch");
   StartOrder<Pending> trace_order(o.trace_window, [&](Pending& p) {
     if (named.insert(p.pid).second)
       w.name_process(p.pid, "process " + std::to_string(p.pid) + " trace pass" + sim, 1);
     const int64_t tid = tracks.place(w, p.pid, p.agent, p.queue, p.start, p.end, sum.overlap_lanes);
     const VariantInfo& v = variants[p.what];
-    json args{{"kernel", kernels.name(v.name)},
-              {"family", kernels.family(v.name)},
-              {"variant", v.index},
-              {"phase", an::to_string(p.phase)},
-              {"dispatch_id", p.dispatch_id},
-              {"grid", dims(v.grid)},
-              {"workgroup", dims(v.wg)}};
-    if (p.step > 0) args["step"] = p.step;
     // The joined counters: held in the outline, or streamed alongside the rows into `streamed`.
     const an::JoinedCounters* jc = nullptr;
     size_t k = 0;
+    QuotedNames* quoted_counters = nullptr;
+    an::DispatchMetricsCache* metrics = nullptr;
     if (p.joined >= 0) {
       jc = &o.joined;
       k = static_cast<size_t>(p.joined);
+      quoted_counters = &held_names;
+      metrics = &held_metrics;
     } else if (!p.samples.empty()) {
       streamed.by_dispatch[0] = std::move(p.samples);
       jc = &streamed;
+      quoted_counters = &streamed_names;
+      metrics = &streamed_metrics;
     }
+    an::DispatchMetrics dm;
+    if (jc && o.target) dm = (*metrics)(*o.target, *jc, k);
+    // The args object as nlohmann wrote it: keys sorted, "counters" first.
+    std::string& a = args;
+    a.assign(1, '{');
     if (jc) {
-      json counters = json::object();
-      for (const auto& s : jc->by_dispatch[k]) counters[jc->counters.name(s.counter)] = s.value;
-      args["counters"] = std::move(counters);
-      if (o.target) {
-        const auto dm = an::dispatch_metrics(*o.target, *jc, k);
-        if (dm.has_flops()) args["flops"] = dm.flops();
-        if (dm.has_bytes()) args["hbm_bytes"] = dm.bytes();
-        if (dm.has_flops() && dm.has_bytes() && dm.bytes() > 0)
-          args["flop_per_byte"] = dm.flops() / dm.bytes();
-        if (!dm.dominant_type.empty()) args["dominant_type"] = dm.dominant_type;
+      // nlohmann's object (a std::map) held each name once, sorted, with its last value.
+      const auto& samples = jc->by_dispatch[k];
+      by_name.resize(samples.size());
+      for (size_t i = 0; i < by_name.size(); ++i) by_name[i] = i;
+      std::stable_sort(by_name.begin(), by_name.end(), [&](size_t x, size_t y) {
+        return jc->counters.name(samples[x].counter) < jc->counters.name(samples[y].counter);
+      });
+      a += "\"counters\":{";
+      bool first = true;
+      for (size_t i = 0; i < by_name.size(); ++i) {
+        const auto& s = samples[by_name[i]];
+        if (i + 1 < by_name.size() && samples[by_name[i + 1]].counter == s.counter) continue;
+        if (!first) a += ',';
+        first = false;
+        a += quoted_counters->of(jc->counters, s.counter);
+        a += ':';
+        append_double(a, s.value);
       }
+      a += "},";
     }
-    if (sum.simulated) args["simulated"] = true;
-    w.event(kernels.name(v.name), "X", p.pid, tid, p.start - o.base_ns, p.duration(), "dispatch",
-            dump(args));
+    a += "\"dispatch_id\":";
+    append_int(a, p.dispatch_id);
+    if (!dm.dominant_type.empty()) {
+      a += ",\"dominant_type\":";
+      a += words.of(dm.dominant_type);
+    }
+    a += ",\"family\":";
+    a += kernels.quoted_family(v.name);
+    if (dm.has_flops() && dm.has_bytes() && dm.bytes() > 0) {
+      a += ",\"flop_per_byte\":";
+      append_double(a, dm.flops() / dm.bytes());
+    }
+    if (dm.has_flops()) {
+      a += ",\"flops\":";
+      append_double(a, dm.flops());
+    }
+    a += ",\"grid\":";
+    a += v.grid_quoted;
+    if (dm.has_bytes()) {
+      a += ",\"hbm_bytes\":";
+      append_double(a, dm.bytes());
+    }
+    a += ",\"kernel\":";
+    a += kernels.quoted_name(v.name);
+    a += ",\"phase\":";
+    a += words.of(an::to_string(p.phase));
+    if (sum.simulated) a += ",\"simulated\":true";
+    if (p.step > 0) {
+      a += ",\"step\":";
+      append_int(a, p.step);
+    }
+    a += ",\"variant\":";
+    append_int(a, v.index);
+    a += ",\"workgroup\":";
+    a += v.wg_quoted;
+    a += '}';
+    w.event_quoted(kernels.quoted_name(v.name), "X", p.pid, tid, p.start - o.base_ns, p.duration(),
+                   dispatch_cat, a);
     ++sum.dispatch_slices;
   });
   stream_pass(*m_db, o.trace_pass_id, trace_order, [&](const store::DispatchRow& r) {
@@ -287,6 +439,7 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
   });
 
   // Counter passes: each its own process group and clock (a separate run of the application).
+  const std::string pass_cat = json_quote("counter pass dispatch");
   int64_t fake_pid = 1'000'000'000;
   for (const auto& c : o.counter_passes) {
     std::map<int64_t, int64_t> pid_of;  // real pid -> this pass's process id in the JSON
@@ -301,11 +454,18 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
       }
       const int64_t tid =
           tracks.place(w, it->second, p.agent, p.queue, p.start, p.end, sum.overlap_lanes);
-      json args{
-          {"kernel", kernels.name(p.what)}, {"pass", c.ordinal}, {"dispatch_id", p.dispatch_id}};
-      if (sum.simulated) args["simulated"] = true;
-      w.event(kernels.name(p.what), "X", it->second, tid, p.start - c.base_ns, p.duration(),
-              "counter pass dispatch", dump(args));
+      // {"dispatch_id", "kernel", "pass", "simulated"}, as nlohmann's sorted object wrote it.
+      std::string& a = args;
+      a.assign("{\"dispatch_id\":");
+      append_int(a, p.dispatch_id);
+      a += ",\"kernel\":";
+      a += kernels.quoted_name(p.what);
+      a += ",\"pass\":";
+      append_int(a, c.ordinal);
+      if (sum.simulated) a += ",\"simulated\":true";
+      a += '}';
+      w.event_quoted(kernels.quoted_name(p.what), "X", it->second, tid, p.start - c.base_ns,
+                     p.duration(), pass_cat, a);
       ++sum.counter_pass_slices;
     });
     stream_pass(*m_db, c.pass_id, order, [&](const store::DispatchRow& r) {
@@ -314,6 +474,7 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
       return p;
     });
   }
+  w.flush();
   os << "\n]}\n";
   return sum;
 }
