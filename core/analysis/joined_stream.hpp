@@ -44,8 +44,16 @@ class JoinedCounterStream {
   std::unique_ptr<SQLite::Statement> m_q;
   bool m_row = false;  // m_q holds a row not yet taken
   std::vector<int64_t> m_excluded;
-  const NameTable* m_names = nullptr;           // the table m_ids' ids are in
-  std::unordered_map<int64_t, uint32_t> m_ids;  // strings.id of a counter name -> its id there
+  const NameTable* m_names = nullptr;              // the table m_ids' ids are in
+  std::unordered_map<int64_t, uint32_t> m_ids;     // strings.id of a counter name -> its id there
+  std::unique_ptr<SQLite::Statement> m_name;       // a counter name by strings.id
+  std::unordered_map<int64_t, int64_t> m_ordinal;  // counter pass id -> its ordinal
+  struct Row {
+    int64_t ordinal, pass, pid, dispatch;
+    uint32_t counter;
+    double value;
+  };
+  std::vector<Row> m_rows;  // one trace dispatch's rows, to sort
 };
 
 }  // namespace kprof::analysis
