@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cinttypes>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -34,6 +32,11 @@ void append_int(std::string& out, int64_t v) {
 }
 
 // nlohmann's serializer::dump_float: null for NaN/inf, else its Grisu2 shortest round trip.
+// nlohmann::detail::to_chars is the library's internal function (include/nlohmann/detail/
+// conversions/to_chars.hpp, nlohmann-json3-dev 3.11.2 in Debian 12), called so that the numbers
+// stay byte for byte what json::dump wrote before: std::to_chars (Ryu) is always shortest and
+// writes "8273" where Grisu2 via dump writes "8273.0". ctest -R SliceArgsAreWhatNlohmannsDumpWrites
+// checks every slice's args against dump.
 void append_double(std::string& out, double v) {
   if (!std::isfinite(v)) {
     out += "null";

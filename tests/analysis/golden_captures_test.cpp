@@ -10,11 +10,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/analysis/run_outline.hpp"
+#include "core/base/error.hpp"
+#include "core/hw/target.hpp"
+#include "tests/analysis/metrics_cache_check.hpp"
 
 namespace {
 
@@ -110,6 +114,16 @@ void check_stored_outline(const fs::path& tmp, const std::string& db) {
   const auto cap = kprof::analysis::load_capture(cdb, {});
   EXPECT_TRUE(*stored == kprof::analysis::compute_outline(cap))
       << "the stored outline is not the in-memory analysis' ";
+  // The export's metrics per slice (bound per counter set) are the query's (dispatch_metrics).
+  if (cap.counters.empty()) return;
+  std::optional<kprof::hw::Target> target;
+  try {
+    target = kprof::hw::Target::load_arch(cap.arch);
+  } catch (const kprof::Error&) {
+    return;  // no hardware file for the arch: the export derives no metrics
+  }
+  kprof::analysis::test::expect_cache_matches_dispatch_metrics(
+      *target, kprof::analysis::load_joined_counters(cdb, cap));
   EXPECT_GT(stored->segments.size(), 0u);
   ASSERT_EQ(exp(b), 0) << slurp(tmp / "export.txt");
   EXPECT_TRUE(slurp(a) == slurp(b)) << "the export from the stored outline differs";

@@ -16,6 +16,7 @@
 #include "core/analysis/explain.hpp"
 #include "core/analysis/session.hpp"
 #include "core/analysis/views.hpp"
+#include "tests/analysis/metrics_cache_check.hpp"
 #include "tests/analysis/sim_capture_fixture.hpp"
 
 namespace kprof::analysis {
@@ -99,6 +100,21 @@ TEST_F(SimCapture, JoinsFilteredCounterPassesAndFlagsMixedRatios) {
   EXPECT_NEAR(flops, expected_flops, 0.02 * expected_flops);
   EXPECT_GT(bytes, 0);
   EXPECT_LT(flops / bytes, 10.0);  // one token: weights dominate, about 1 FLOP per byte
+}
+
+// The export's metrics per slice (DispatchMetricsCache, bound once per sequence of counter ids)
+// are dispatch_metrics' for every dispatch of the simulated run: two kernel-filtered counter
+// passes, so dispatches hold different counter sets (FLOP counters, HBM bytes, both or none).
+TEST_F(SimCapture, ExportMetricsCacheSaysWhatDispatchMetricsSays) {
+  {
+    store::CaptureDb db(s_db->path());
+    ensure_joins(db, load_capture(db, std::nullopt));
+  }
+  store::CaptureDb db(s_db->path(), store::OpenMode::read_only);
+  const Capture cap = load_capture(db, std::nullopt);
+  const hw::Target target = hw::Target::load_arch(cap.arch);
+  EXPECT_GT(test::expect_cache_matches_dispatch_metrics(target, load_joined_counters(db, cap)),
+            1000u);
 }
 
 // A copy of the fixture's database for a test that writes into it (the fixture's is shared).

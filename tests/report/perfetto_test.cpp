@@ -230,6 +230,34 @@ TEST(PerfettoExport, ExportFromTheStoredOutlineWritesTheSameBytes) {
   }
 }
 
+// Each slice's args are written as text (perfetto.cpp), byte for byte what nlohmann's dump wrote
+// before: keys sorted, its string escapes, its float formatting (Grisu2 with ".0" on whole
+// numbers). Parsing an event's args and dumping them again must give the same bytes, on every
+// event of the simulated run (counters, derived FLOPs and bytes, kernel names with <, >, quotes).
+TEST(PerfettoExport, SliceArgsAreWhatNlohmannsDumpWrites) {
+  const SimRunCopy copy("qwen3-64");
+  std::ostringstream out;
+  PerfettoExport::open(copy.db(), {}).write(out);
+  std::istringstream lines(out.str());
+  size_t events = 0, with_counters = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find("\"args\":");
+    if (line.rfind("{\"name\":", 0) != 0 || at == std::string::npos) continue;
+    std::string args = line.substr(at + 7);
+    if (!args.empty() && args.back() == ',') args.pop_back();
+    ASSERT_FALSE(args.empty());
+    ASSERT_EQ(args.back(), '}') << line;  // the event's own closing brace: args come last
+    args.pop_back();
+    const auto parsed = nlohmann::json::parse(args, nullptr, false);
+    ASSERT_FALSE(parsed.is_discarded()) << line;
+    ASSERT_EQ(parsed.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), args) << line;
+    ++events;
+    with_counters += parsed.contains("counters");
+  }
+  EXPECT_GT(events, 50000u);
+  EXPECT_GT(with_counters, 1000u);
+}
+
 // The first export of a run whose counter join is missing stores the join and streams the counters
 // from it (never holding them all); only when it cannot store it (another writer holds the lock)
 // does it hold the joined counters in memory. Both write the same bytes.
