@@ -6,9 +6,10 @@
 
 #include <algorithm>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <utility>
+
+#include "core/base/error.hpp"
 
 namespace kprof::analysis {
 
@@ -80,7 +81,12 @@ std::vector<CounterSample> JoinedCounterStream::take(int64_t pid, int64_t dispat
     if (added) {
       m_name->reset();
       m_name->bind(1, id->first);
-      if (!m_name->executeStep()) throw std::runtime_error("counter name id not in strings");
+      if (!m_name->executeStep())
+        throw Error::runtime("counter value of pass " + std::to_string(r.pass) +
+                                 " names counter id " + std::to_string(id->first) +
+                                 ", which the strings table does not hold",
+                             "the database is damaged: ingest that pass again (kprof ingest "
+                             "--replace) or run `sqlite3 DB 'PRAGMA integrity_check'`");
       id->second = names.intern(m_name->getColumn(0).getString());
     }
     r.counter = id->second;
