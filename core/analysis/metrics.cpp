@@ -50,6 +50,21 @@ const Formulas& formulas_for(const hw::Target& target) {
   return *slot;
 }
 
+// A binary operator of an analysis formula: empty when an operand is, or on a division by zero.
+std::optional<double> arithmetic(char op, std::optional<double> a, std::optional<double> b) {
+  if (!a || !b) return std::nullopt;
+  switch (op) {
+    case '+':
+      return *a + *b;
+    case '-':
+      return *a - *b;
+    case '*':
+      return *a * *b;
+    default:
+      return *b == 0 ? std::nullopt : std::optional<double>(*a / *b);
+  }
+}
+
 // Evaluates an analysis formula for one dispatch. Names resolve to a collected value first (base
 // or derived, as rocprofv3 wrote it), then to the target's derived expression over collected base
 // values. Every pass a value came from is added to `passes`.
@@ -91,18 +106,7 @@ struct Resolver {
       }
       case hw::ExprKind::binary: {
         auto a = eval(*e.args[0]);
-        auto b = eval(*e.args[1]);
-        if (!a || !b) return std::nullopt;
-        switch (e.op) {
-          case '+':
-            return *a + *b;
-          case '-':
-            return *a - *b;
-          case '*':
-            return *a * *b;
-          default:
-            return *b == 0 ? std::nullopt : std::optional<double>(*a / *b);
-        }
+        return arithmetic(e.op, a, eval(*e.args[1]));
       }
       default:  // reduce/select/accumulate: the target's evaluator knows their semantics
         return target.evaluate(e, [&](const hw::Event& ev) { return collected(ev.counter); });
@@ -242,18 +246,7 @@ struct BoundEval {
       }
       case BoundNode::Kind::binary: {
         auto a = eval(n.a);
-        auto b = eval(n.b);
-        if (!a || !b) return std::nullopt;
-        switch (n.op) {
-          case '+':
-            return *a + *b;
-          case '-':
-            return *a - *b;
-          case '*':
-            return *a * *b;
-          default:
-            return *b == 0 ? std::nullopt : std::optional<double>(*a / *b);
-        }
+        return arithmetic(n.op, a, eval(n.b));
       }
       default: {  // the target's evaluator, through Resolver as before
         std::set<int64_t> from;
