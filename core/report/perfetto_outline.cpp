@@ -39,22 +39,19 @@ void apply(an::RunOutline ro, PerfettoOutline& o) {
 void outline_counters(store::CaptureDb& db, store::CaptureDb* rw, const an::Capture& cap,
                       PerfettoOutline& o) {
   if (cap.counters.empty()) return;
-  std::optional<an::ComputedJoins> computed;
-  if (!an::joins_current(db, cap)) {
-    computed = an::compute_joins(cap);
-    o.joins_computed = computed->summaries;
-    if (!rw || !an::try_store_joins(*rw, cap, *computed)) {
-      o.notes.push_back("the counter join was computed for this export only and not stored");
-    } else if (an::joins_current(db, o.counts)) {
-      o.stream_joined = true;
-      return;
-    }
-  } else {
+  if (an::joins_current(db, cap)) {
     o.stream_joined = true;
     return;
   }
-  an::JoinedCounters all =
-      computed ? an::load_joined_counters(db, cap, *computed) : an::load_joined_counters(db, cap);
+  const an::ComputedJoins computed = an::compute_joins(cap);
+  o.joins_computed = computed.summaries;
+  if (!rw || !an::try_store_joins(*rw, cap, computed)) {
+    o.notes.push_back("the counter join was computed for this export only and not stored");
+  } else if (an::joins_current(db, o.counts)) {
+    o.stream_joined = true;
+    return;
+  }
+  an::JoinedCounters all = an::load_joined_counters(db, cap, computed);
   o.joined.counters = std::move(all.counters);
   o.joined.excluded_passes = std::move(all.excluded_passes);
   o.joined.repeated_launches = all.repeated_launches;
