@@ -39,7 +39,7 @@ std::string dump(const Json& j, int indent = -1) {
 }
 
 std::string provenance(const Table& t) {
-  return "run " + std::to_string(t.run_id) + ", " +
+  return (t.runs.empty() ? "run " + std::to_string(t.run_id) : t.runs) + ", " +
          (t.simulated ? "SIMULATED (rocprofv3 test double; figures are not measurements)"
                       : "measured");
 }
@@ -77,9 +77,17 @@ Format parse_format(const std::string& s) {
 namespace {
 
 Json table_json(const Table& t) {
-  Json j = {{"run", t.run_id},      {"simulated", t.simulated}, {"title", t.title},
-            {"columns", t.columns}, {"rows", Json::array()},    {"rows_omitted", t.rows_omitted},
-            {"notes", t.notes}};
+  Json j = Json::object();
+  if (t.runs.empty())
+    j["run"] = t.run_id;
+  else
+    j["runs"] = t.runs;
+  j["simulated"] = t.simulated;
+  j["title"] = t.title;
+  j["columns"] = t.columns;
+  j["rows"] = Json::array();
+  j["rows_omitted"] = t.rows_omitted;
+  j["notes"] = t.notes;
   for (const auto& row : t.rows) {
     Json r = Json::object();
     for (size_t i = 0; i < t.columns.size(); ++i) r[t.columns[i]] = json_cell(row[i]);
@@ -110,7 +118,10 @@ void print(std::ostream& os, const Table& t, Format f, const PrintOptions& optio
     for (const auto& row : t.rows) {
       Json r = Json::object();
       if (extra) {
-        r["run"] = t.run_id;
+        if (t.runs.empty())
+          r["run"] = t.run_id;
+        else
+          r["runs"] = t.runs;
         r["simulated"] = t.simulated;
       }
       for (size_t i = 0; i < t.columns.size(); ++i) r[t.columns[i]] = json_cell(row[i]);
@@ -123,12 +134,14 @@ void print(std::ostream& os, const Table& t, Format f, const PrintOptions& optio
   if (f == Format::csv) {
     if (!extra) err << "kprof: " << t.title << ": " << provenance(t) << "\n";
     std::vector<std::string> head;
-    if (extra) head = {"run", "simulated"};
+    if (extra) head = {t.runs.empty() ? "run" : "runs", "simulated"};
     for (const auto& c : t.columns) head.push_back(csv_quote(c));
     os << join(head, ",") << "\n";
     for (const auto& row : t.rows) {
       std::vector<std::string> line;
-      if (extra) line = {std::to_string(t.run_id), t.simulated ? "1" : "0"};
+      if (extra)
+        line = {t.runs.empty() ? std::to_string(t.run_id) : csv_quote(t.runs),
+                t.simulated ? "1" : "0"};
       for (const auto& c : row) line.push_back(csv_quote(exact_text(c)));
       os << join(line, ",") << "\n";
     }

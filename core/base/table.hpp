@@ -28,6 +28,9 @@ struct Table {
   std::vector<std::string> notes;  // printed under a table, as "notes" in JSON, not in CSV
   bool simulated = false;
   int64_t run_id = 0;
+  // Set for a table of two runs (kprof compare: "A: a.db run 1, B: b.db run 2"): printed instead
+  // of run_id, which names one run, in every form (JSON and JSONL "runs", CSV column "runs").
+  std::string runs;
   size_t rows_omitted = 0;  // rows left out by --limit; every output form says so
   // Column name -> one short text per row, shown instead of the cell in terminal tables unless
   // --wide (kernel names: family + the template arguments that tell them apart). Machine formats

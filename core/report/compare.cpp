@@ -217,7 +217,14 @@ Comparison compare_runs(an::QuerySession& a, const std::string& label_a, an::Que
   if (wa.seed != wb.seed && (wa.seed || wb.seed))
     w.push_back("simulator seeds differ: " + (wa.seed ? std::to_string(*wa.seed) : "-") + " and " +
                 (wb.seed ? std::to_string(*wb.seed) : "-"));
-  if (same_steps && wa.arch == wb.arch) w.push_back("same target, same steps and layers");
+  const bool no_steps = wa.prefill + wa.decode + wa.role_unknown == 0 &&
+                        wb.prefill + wb.decode + wb.role_unknown == 0;
+  if (no_steps)
+    w.push_back(
+        "neither run shows repeated steps: launch-count changes are given as counts, not "
+        "explained as steps (`kprof query DB phases` says why for each)");
+  else if (same_steps && wa.arch == wb.arch)
+    w.push_back("same target, same steps and layers");
 
   // Families.
   const Table fa = a.view("families", {}), fb = b.view("families", {});
@@ -237,9 +244,11 @@ Comparison compare_runs(an::QuerySession& a, const std::string& label_a, an::Que
   for (const auto& r : fa.rows) names.push_back(std::get<std::string>(r[0]));
   for (const auto& r : fb.rows)
     if (!ma.count(std::get<std::string>(r[0]))) names.push_back(std::get<std::string>(r[0]));
+  const std::string runs = "A: " + wa.label + ", B: " + wb.label;
   Table& t = out.families;
   t.title = "families: A → B";
   t.simulated = out.simulated;
+  t.runs = runs;
   t.columns = {"family",     "launches_a", "launches_b",     "launches_delta", "launches_pct",
                "total_ns_a", "total_ns_b", "total_ns_delta", "total_pct",      "mean_ns_a",
                "mean_ns_b",  "mean_pct",   "launch_change"};
@@ -271,7 +280,8 @@ Comparison compare_runs(an::QuerySession& a, const std::string& label_a, an::Que
   const auto ka = variant_keys(a), kb = variant_keys(b);
   struct Row {
     std::string family, variant_a, variant_b;
-    std::optional<double> launches[2], mean[2], ai[2], tflops[2], tbps[2];
+    Cell launches[2];  // as the metrics view counts them (an integer)
+    std::optional<double> mean[2], ai[2], tflops[2], tbps[2];
   };
   std::map<std::pair<VariantKey, std::string>, Row> rows;
   std::vector<std::pair<VariantKey, std::string>> order;
@@ -287,7 +297,7 @@ Comparison compare_runs(an::QuerySession& a, const std::string& label_a, an::Que
       Row& row = it->second;
       row.family = std::get<std::string>(r[cf]);
       (side ? row.variant_b : row.variant_a) = variant;
-      row.launches[side] = num(r[cl]);
+      row.launches[side] = r[cl];
       row.mean[side] = num(r[cm]);
       row.ai[side] = num(r[ci]);
       row.tflops[side] = num(r[ct]);
@@ -300,6 +310,7 @@ Comparison compare_runs(an::QuerySession& a, const std::string& label_a, an::Que
   v.title =
       "variants per phase: A → B (matched by kernel, grid, workgroup, LDS, scratch, registers)";
   v.simulated = out.simulated;
+  v.runs = runs;
   v.columns = {"family",          "variant_a", "variant_b", "phase",      "launches_a",
                "launches_b",      "mean_ns_a", "mean_ns_b", "mean_pct",   "flop_per_byte_a",
                "flop_per_byte_b", "tflops_a",  "tflops_b",  "tflops_pct", "tbps_a",
@@ -307,11 +318,11 @@ Comparison compare_runs(an::QuerySession& a, const std::string& label_a, an::Que
   for (const auto& key : order) {
     const Row& r = rows[key];
     v.rows.push_back({r.family, r.variant_a.empty() ? Cell() : Cell(r.variant_a),
-                      r.variant_b.empty() ? Cell() : Cell(r.variant_b), key.second,
-                      opt(r.launches[0]), opt(r.launches[1]), opt(r.mean[0]), opt(r.mean[1]),
-                      pct(r.mean[0], r.mean[1]), opt(r.ai[0]), opt(r.ai[1]), opt(r.tflops[0]),
-                      opt(r.tflops[1]), pct(r.tflops[0], r.tflops[1]), opt(r.tbps[0]),
-                      opt(r.tbps[1]), pct(r.tbps[0], r.tbps[1])});
+                      r.variant_b.empty() ? Cell() : Cell(r.variant_b), key.second, r.launches[0],
+                      r.launches[1], opt(r.mean[0]), opt(r.mean[1]), pct(r.mean[0], r.mean[1]),
+                      opt(r.ai[0]), opt(r.ai[1]), opt(r.tflops[0]), opt(r.tflops[1]),
+                      pct(r.tflops[0], r.tflops[1]), opt(r.tbps[0]), opt(r.tbps[1]),
+                      pct(r.tbps[0], r.tbps[1])});
   }
   v.notes.push_back("'-': the variant or its counters are missing in that run");
   return out;

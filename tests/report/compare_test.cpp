@@ -1,5 +1,6 @@
 // `kprof compare` of the simulated runs of the ctest fixture report_sim_runs: different seeds show
-// every family; 64 against 32 output tokens explains the launch-count difference as steps.
+// every family; 64 against 32 output tokens explains the launch-count difference as steps. And of
+// a real pair of captures without steps (../shared/captures).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -147,6 +149,71 @@ TEST(Compare, JsonFormatIsOneDocument) {
   EXPECT_FALSE(doc["variants"]["rows"].empty());
   EXPECT_TRUE(doc["families"]["simulated"].get<bool>());
   EXPECT_NE(doc["notes"].dump().find("steps"), std::string::npos) << doc["notes"].dump();
+}
+
+// A real A/B pair (uLLM's SQ8 component bench on a Radeon AI PRO R9700, gfx1201, without and with
+// cache eviction: 12 and 22 dispatches, no repeated steps). Neither run has steps, so a
+// launch-count change is a count, never an explanation in steps; every table names both runs (it
+// said "run 0", a run neither database has), and launches stay integers in the variant rows.
+TEST(Compare, TwoRealRunsWithoutStepsAreComparedAsCounts) {
+  const fs::path tmp =
+      fs::temp_directory_path() / ("kprof_compare_real_" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  const fs::path dir = fs::path(KPROF_SHARED_DIR) / "captures" / "uLLM-project" / "2026-07-10" /
+                       "sq8-optimized-component-v0.1" / "profiler";
+  auto sh = [&](const std::string& args, const fs::path& out) {
+    const int rc = std::system((std::string(KPROF_BIN_DIR) + "/kprof " + args + " > " +
+                                out.string() + " 2>" + (tmp / "err").string())
+                                   .c_str());
+    std::ifstream in(out);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return std::make_pair(WEXITSTATUS(rc), ss.str());
+  };
+  for (const std::string run : {"component-m8", "component-m8-evicted"}) {
+    const auto [rc, log] = sh("ingest " + (tmp / (run + ".db")).string() + " " +
+                                  (dir / (run + "_kernel_trace.csv")).string() + " " +
+                                  (dir / (run + "_agent_info.csv")).string(),
+                              tmp / "ingest.log");
+    ASSERT_EQ(rc, 0) << log;
+  }
+  const std::string a = (tmp / "component-m8.db").string(),
+                    b = (tmp / "component-m8-evicted.db").string();
+  const auto [rc, text] = sh("compare " + a + " " + b, tmp / "out.txt");
+  ASSERT_EQ(rc, 0) << text;
+  EXPECT_NE(text.find("neither run shows repeated steps"), std::string::npos) << text;
+  EXPECT_EQ(text.find("same steps and layers"), std::string::npos) << text;
+  EXPECT_EQ(text.find("run 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("families: A → B — A: " + a + " run 1, B: " + b + " run 1, measured"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("SIMULATED"), std::string::npos) << text;
+
+  const auto [jrc, json] = sh("compare " + a + " " + b + " --format json", tmp / "out.json");
+  ASSERT_EQ(jrc, 0) << json;
+  const auto doc = nlohmann::json::parse(json);
+  for (const char* table : {"families", "variants"}) {
+    EXPECT_FALSE(doc[table].contains("run")) << table;
+    EXPECT_EQ(doc[table]["runs"], "A: " + a + " run 1, B: " + b + " run 1") << table;
+    EXPECT_FALSE(doc[table]["simulated"].get<bool>()) << table;
+  }
+  std::map<std::string, nlohmann::json> fam;
+  for (const auto& r : doc["families"]["rows"]) fam[r["family"].get<std::string>()] = r;
+  ASSERT_EQ(fam.size(), 6u) << doc["families"].dump(1);
+  // The GEMMs ran 8 times in both; the eviction kernels only in B.
+  EXPECT_EQ(fam["ck::kernel_gemm_xdl_cshuffle_v3"]["launches_a"], 8);
+  EXPECT_EQ(fam["ck::kernel_gemm_xdl_cshuffle_v3"]["launches_b"], 8);
+  EXPECT_EQ(fam["ck::kernel_gemm_xdl_cshuffle_v3"]["launch_change"], "");
+  EXPECT_EQ(fam["ullm_sq8_evict_cache"]["launch_change"], "only in B");
+  EXPECT_TRUE(fam["ullm_sq8_evict_cache"]["launches_a"].is_null());
+  EXPECT_EQ(fam["ullm_sq8_evict_cache"]["launches_b"], 8);
+  for (const auto& r : doc["variants"]["rows"]) {
+    EXPECT_EQ(r["phase"], "unknown") << r.dump();
+    for (const char* side : {"launches_a", "launches_b"})
+      EXPECT_TRUE(r[side].is_null() || r[side].is_number_integer()) << r.dump();
+  }
+  fs::remove_all(tmp);
 }
 
 TEST(Compare, RunReferences) {
