@@ -173,7 +173,7 @@ Timeline timeline(const an::TraceModel& m) {
   }
   std::vector<std::pair<size_t, std::string>> rows;  // first dispatch, label
   if (starts.empty()) {
-    rows.push_back({0, "step (no layers found)"});
+    rows.push_back({0, "whole step"});  // why: tl.layer_basis, printed under the chart
     tl.layer_basis = "layers not established in this step; the step is one row";
   } else {
     if (starts.front() > 0) rows.push_back({0, "before layer 1"});

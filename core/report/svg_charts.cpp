@@ -87,7 +87,12 @@ std::string families_svg(const std::vector<Bar>& bars, const FamilyColours& colo
 }
 
 std::string timeline_svg(const Timeline& tl, const FamilyColours& colours) {
-  const double width = 1000, label_w = 120, right = 20, row = 12;
+  // Row labels are end-anchored at label_w - 6: wide enough for the longest at 11 px system-ui
+  // (under 6.5 px a character), so no label starts left of the chart (the browser test's check).
+  size_t longest = 0;
+  for (const auto& r : tl.rows) longest = std::max(longest, r.size());
+  const double width = 1000, right = 20, row = 12;
+  const double label_w = std::max(120.0, 12 + 6.5 * static_cast<double>(longest));
   const double plot_w = width - label_w - right;
   const double top = 24;
   const double height = top + row * static_cast<double>(tl.rows.size()) + 10;
