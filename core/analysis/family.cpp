@@ -53,6 +53,19 @@ std::string strip_descriptor_suffix(std::string_view name) {
   return std::string(name);
 }
 
+namespace {
+
+// "(anonymous namespace)" names a scope, as the Itanium demangler writes it (GCC's and LLVM's
+// libiberty/cp-demangle.c, llvm/lib/Demangle/ItaniumDemangle.cpp), e.g. PyTorch's
+// "void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<...>(...)"
+// in a real MI350X trace (../shared/captures/flydsl-kernel-profiling/flash_attn_func): a '('
+// right after "::" opens no argument list.
+bool opens_scope(std::string_view name, size_t i) {
+  return name[i] == '(' && i >= 2 && name.substr(i - 2, 2) == "::";
+}
+
+}  // namespace
+
 std::string strip_return_type(std::string_view name) {
   // The last top-level space before the argument list separates the return type ("void") from the
   // qualified name; spaces inside <...> or (...) belong to template or parameter types.
@@ -61,7 +74,7 @@ std::string strip_return_type(std::string_view name) {
   for (size_t i = 0; i < name.size(); ++i) {
     const char c = name[i];
     if (c == '<' || c == '(' || c == '[' || c == '{') {
-      if (c == '(' && depth == 0) break;
+      if (c == '(' && depth == 0 && !opens_scope(name, i)) break;
       ++depth;
     } else if (c == '>' || c == ')' || c == ']' || c == '}') {
       depth = std::max(0, depth - 1);
@@ -77,7 +90,8 @@ std::string strip_arguments(std::string_view name) {
   int depth = 0;
   for (size_t i = 0; i < name.size(); ++i) {
     const char c = name[i];
-    if (c == '(' && depth == 0 && i > 0) return std::string(trim(name.substr(0, i)));
+    if (c == '(' && depth == 0 && i > 0 && !opens_scope(name, i))
+      return std::string(trim(name.substr(0, i)));
     if (c == '<' || c == '[' || c == '{' || c == '(') ++depth;
     if (c == '>' || c == ']' || c == '}' || c == ')') depth = std::max(0, depth - 1);
   }

@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/analysis/family.hpp"
 #include "core/analysis/phase_detail.hpp"
 #include "core/analysis/phases.hpp"
 
@@ -71,10 +72,8 @@ int64_t upper_quantile(std::vector<int64_t> v) {
 
 std::string Detector::name_of(uint32_t id) const {
   if (!names_table || id >= names_table->size()) return "kernel " + std::to_string(id);
-  std::string n = names_table->name(id);
-  if (n.rfind("void ", 0) == 0) n = n.substr(5);
-  const size_t paren = n.find('(');
-  if (paren != std::string::npos && paren > 0) n = n.substr(0, paren);
+  // No return type or arguments, as families are cut (family.cpp: a '(' after "::" is a scope).
+  std::string n = strip_arguments(strip_return_type(names_table->name(id)));
   if (n.size() > 60) {
     const size_t lt = n.find('<');
     if (lt != std::string::npos && lt > 0) n = n.substr(0, lt) + "<...>";

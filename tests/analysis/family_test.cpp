@@ -27,6 +27,18 @@ TEST(Family, StructuralStepsAreBracketAware) {
   EXPECT_EQ(strip_return_type("void vllm::rms_norm_kernel<c10::BFloat16, 1>(c10::BFloat16*, int)"),
             "vllm::rms_norm_kernel<c10::BFloat16, 1>(c10::BFloat16*, int)");
   EXPECT_EQ(strip_arguments("ns::f<a (b)>(int, float) const"), "ns::f<a (b)>");
+  // "(anonymous namespace)" is a scope, not an argument list (a real PyTorch kernel on MI350X;
+  // the family was "at::native::").
+  const std::string anon =
+      "void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, "
+      "4>(long, at::PhiloxCudaState)";
+  EXPECT_EQ(strip_return_type(anon),
+            "at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, "
+            "4>(long, at::PhiloxCudaState)");
+  EXPECT_EQ(strip_arguments(strip_return_type(anon)),
+            "at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, "
+            "4>");
+  EXPECT_EQ(strip_arguments("(anonymous namespace)::k(int)"), "(anonymous namespace)::k");
   EXPECT_EQ(fold_templates(
                 "at::native::elementwise_kernel<128, 4, at::native::F<float>::{lambda(int)#1}>"),
             "at::native::elementwise_kernel");

@@ -165,6 +165,19 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"ullm_gemma4_reader", u + "2026-07-28/gemma4-reader-attribution-v0.1/raw/rocprof-n128",
              true},
         // FlyDSL kernel test sweep on MI350X: no repetition, so no steps. Rendered.
+        // SQ8 decode attention root cause: a counter pass of the trace's own invocation, joined
+        // by Dispatch_Id; on the counter pass's own process track. Rendered.
+        Case{"ullm_sq8_rootcause", u + "2026-07-26/sq8-decode-attention-rootcause/phase0-pmc-root",
+             true},
+        // A folder of two invocations (without and with eviction) and their counter passes:
+        // ingested as two runs; the report shows the latest (with eviction, 2 counter passes).
+        Case{"ullm_sq8_component", u + "2026-07-10/sq8-optimized-component-v0.1/profiler", true},
+        // A run of marker, copy and stats files but no kernel trace (it was over 4 MiB): refused.
+        Case{"ullm_sq8_phase1_no_kernel_trace",
+             u + "2026-07-26/sq8-r9700-attention-phase1-v0.1/decode"},
+        // PyTorch + FlyDSL flash attention on MI350X: "at::native::(anonymous namespace)::..."
+        // kernels, whose family was once "at::native::". Rendered.
+        Case{"flydsl_flash_attn", "flydsl-kernel-profiling/flash_attn_func/compute_viewer", true},
         Case{"flydsl_pa_mqa", "flydsl-kernel-profiling/pa_mqa_logits_fp4/compute_viewer", true}),
     [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
 
