@@ -13,8 +13,9 @@ namespace kprof::analysis {
 namespace {
 
 // Bumped whenever phase detection or what is stored changes its results: a stored outline of
-// another version is computed again rather than trusted.
-constexpr int64_t k_outline_version = 2;
+// another version is computed again rather than trusted. 3: segment starts are a running maximum
+// (outline_segments), so version 2's stored segments, whose starts could go back, are recomputed.
+constexpr int64_t k_outline_version = 3;
 
 // Whether the outline tables are absent or have this kprof's columns and version only.
 bool layout_current(SQLite::Database& sql) {
@@ -133,6 +134,20 @@ bool is_step(Phase p) {
 }
 
 std::vector<OutlineSegment> outline_segments(const PhaseModel& pm) {
+  // The segments become the phase and step slices of one thread ("phases and steps",
+  // report/perfetto_outline.cpp for_each_enclosing), and slices of one thread must nest or be
+  // disjoint: Perfetto's importer does not nest a slice that starts inside another and ends after
+  // it (google/perfetto src/trace_processor/importers/common/slice_tracker.cc
+  // SliceTracker::MaybeCloseStack). Up to v56.1 it drops it (stat
+  // slice_drop_overlapping_complete_event); since v57.0 the JSON parser spills it onto a
+  // "thread_overlapping_slice" track and counts the error stat
+  // slice_spill_overlapping_complete_event (src/trace_processor/importers/json/
+  // json_trace_parser.cc JsonTraceParser::ParseJsonPacket, case 'X'). A segment starts at its
+  // first dispatch by Dispatch_Id, which can start before the previous segment's first one (kernels
+  // of two queues), so starts are a running maximum: a segment never starts before the one before
+  // it. Its end is its dispatches' latest end, at least its start, and cut at the next segment's
+  // start (kernels of one step may still run when the next starts). Then every segment lies in
+  // [its start, the next start] and the slices made of them nest.
   std::vector<OutlineSegment> out;
   out.reserve(pm.steps.size());
   int64_t step_no = 0;
@@ -143,12 +158,13 @@ std::vector<OutlineSegment> outline_segments(const PhaseModel& pm) {
     seg.phase = s.phase;
     seg.step = is_step(s.phase) ? ++step_no : 0;
     seg.start_ns = pm.order[s.begin]->start_ns;
+    if (!out.empty()) seg.start_ns = std::max(seg.start_ns, out.back().start_ns);
+    seg.end_ns = seg.start_ns;
     for (size_t k = s.begin; k < s.end; ++k) seg.end_ns = std::max(seg.end_ns, pm.order[k]->end_ns);
-    // Slices of one thread must nest: a segment ends where the next begins when kernels overlap.
-    if (i + 1 < pm.steps.size())
-      seg.end_ns = std::min(seg.end_ns, pm.order[pm.steps[i + 1].begin]->start_ns);
     seg.dispatches = static_cast<int64_t>(s.end - s.begin);
     seg.window = s.window;
+    // The previous segment ends at the latest where this one starts.
+    if (!out.empty()) out.back().end_ns = std::min(out.back().end_ns, seg.start_ns);
     out.push_back(seg);
   }
   return out;
