@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -68,6 +70,114 @@ TEST(PerfettoExport, TraceCheckReportsEachMissingRequiredField) {
   bad = good;
   bad["traceEvents"].erase(1);  // thread 1/2 unnamed
   EXPECT_FALSE(test::check_trace(bad).problems.empty()) << "an unnamed thread";
+}
+
+// The checks of what Perfetto's importer would drop or misread, each shown to fail once: a
+// negative ts, a pid or tid outside [0, 2^32), a process or thread name that is empty or missing,
+// a NaN, and two slices of one thread that overlap by one nanosecond without nesting (while one
+// that starts where another ends is disjoint).
+TEST(PerfettoExport, TraceCheckReportsWhatPerfettoWouldDropOrMisread) {
+  const auto good = nlohmann::json::parse(R"({"traceEvents":[
+    {"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":"p"}},
+    {"name":"thread_name","ph":"M","pid":1,"tid":4294967295,"args":{"name":"q"}},
+    {"name":"k","ph":"X","pid":1,"tid":4294967295,"ts":1.5,"dur":2.25,"args":{}},
+    {"name":"k","ph":"X","pid":1,"tid":4294967295,"ts":2.0,"dur":1.75,"args":{}},
+    {"name":"k","ph":"X","pid":1,"tid":4294967295,"ts":3.75,"dur":1,"args":{}}]})");
+  const auto ok = test::check_trace(good);
+  EXPECT_TRUE(ok.problems.empty()) << nlohmann::json(ok.problems).dump(1);
+  auto fails = [&](const char* what, const std::function<void(nlohmann::json&)>& breaks,
+                   const std::string& says) {
+    auto bad = good;
+    breaks(bad["traceEvents"]);
+    const auto c = test::check_trace(bad);
+    ASSERT_FALSE(c.problems.empty()) << what;
+    EXPECT_NE(c.problems.front().find(says), std::string::npos)
+        << what << ": " << c.problems.front();
+  };
+  fails(
+      "a negative ts", [](auto& ev) { ev[2]["ts"] = -0.001; }, "negative ts");
+  fails(
+      "a negative pid", [](auto& ev) { ev[0]["pid"] = -1; }, "outside [0, 2^32)");
+  fails(
+      "a tid of 2^32", [](auto& ev) { ev[3]["tid"] = 4294967296ull; }, "outside [0, 2^32)");
+  fails(
+      "an empty process name", [](auto& ev) { ev[0]["args"]["name"] = ""; }, "non-empty");
+  fails(
+      "a thread name without args.name", [](auto& ev) { ev[1]["args"].erase("name"); },
+      "non-empty");
+  fails(
+      "a NaN arg", [](auto& ev) { ev[2]["args"]["flops"] = std::nan(""); }, "NaN");
+  fails(
+      "an infinite dur", [](auto& ev) { ev[4]["dur"] = HUGE_VAL; }, "NaN or infinite");
+  fails(
+      "a slice one ns past the one enclosing it", [](auto& ev) { ev[3]["dur"] = 1.751; },
+      "without nesting");
+  // A document as text cannot carry them: nlohmann refuses the bare words as JSON does (RFC 8259
+  // has no NaN or Infinity), so a trace that had them would fail every export test's parse.
+  for (const char* word : {"NaN", "Infinity", "-Infinity"}) {
+    const std::string text = std::string(R"({"traceEvents":[],"x":)") + word + "}";
+    EXPECT_TRUE(nlohmann::json::parse(text, nullptr, false).is_discarded()) << word;
+  }
+}
+
+// A step whose first dispatch by Dispatch_Id starts before the previous step's dispatches (a
+// later-enqueued kernel on a quieter queue): the phase and step slices made of the outline's
+// segments (analysis::outline_segments, for_each_enclosing) nest on the "phases and steps"
+// thread. The segments as outline version 2 made them (each from its own first start) put the
+// second step partly outside the phase, which the check reports.
+TEST(PerfettoExport, EnclosingSlicesNestWhenAStepStartsBeforeThePreviousOne) {
+  auto d = [](int64_t id, int64_t start, int64_t end) {
+    analysis::Dispatch x;
+    x.dispatch_id = id;
+    x.start_ns = start;
+    x.end_ns = end;
+    return x;
+  };
+  const std::vector<analysis::Dispatch> ds = {d(1, 100, 200), d(2, 300, 400), d(3, 50, 700),
+                                              d(4, 450, 550), d(5, 600, 800)};
+  analysis::PhaseModel pm;
+  for (const auto& x : ds) pm.order.push_back(&x);
+  pm.steps = {{0, 2, analysis::Phase::decode, 0},
+              {2, 4, analysis::Phase::decode, 0},
+              {4, 5, analysis::Phase::decode, 0}};
+  PerfettoOutline o;
+  o.main_pid = 7;
+  o.base_ns = 50;  // the trace's first start
+  auto enclosing = [&](const std::vector<analysis::OutlineSegment>& segs) {
+    o.segments = segs;
+    nlohmann::json ev = nlohmann::json::array();
+    ev.push_back(
+        {{"name", "process_name"}, {"ph", "M"}, {"pid", 7}, {"tid", 0}, {"args", {{"name", "p"}}}});
+    ev.push_back({{"name", "thread_name"},
+                  {"ph", "M"},
+                  {"pid", 7},
+                  {"tid", 1},
+                  {"args", {{"name", "phases and steps"}}}});
+    for_each_enclosing(o, [&](const EnclosingSlice& s) {
+      ev.push_back({{"name", s.name},
+                    {"ph", "X"},
+                    {"pid", 7},
+                    {"tid", 1},
+                    {"cat", s.cat},
+                    {"ts", static_cast<double>(s.start_ns) / 1000},
+                    {"dur", static_cast<double>(s.dur_ns) / 1000},
+                    {"args", nlohmann::json::parse(s.args)}});
+    });
+    return nlohmann::json{{"traceEvents", ev}};
+  };
+  const auto now = test::check_trace(enclosing(analysis::outline_segments(pm)));
+  EXPECT_TRUE(now.problems.empty()) << nlohmann::json(now.problems).dump(1);
+  EXPECT_EQ(now.cat.at("phase"), 1);
+  EXPECT_EQ(now.cat.at("step"), 3);
+
+  auto old = analysis::outline_segments(pm);
+  // Version 2: each segment from its own first dispatch's start, cut at the next one's.
+  old[0].end_ns = 50;  // before its own start: a slice of no duration at 100
+  old[1].start_ns = 50;
+  const auto then = test::check_trace(enclosing(old));
+  ASSERT_FALSE(then.problems.empty());
+  EXPECT_NE(then.problems.front().find("without nesting"), std::string::npos)
+      << then.problems.front();
 }
 
 TEST(PerfettoExport, SimulatedRunHasOneSlicePerDispatchAndEveryStep) {
