@@ -46,9 +46,19 @@ void append_double(std::string& out, double v) {
   out.append(buf, nlohmann::detail::to_chars(buf, buf + sizeof buf, v));
 }
 
-// Microseconds with nanosecond digits, from nanoseconds relative to the trace's first dispatch:
-// absolute rocprofv3 timestamps (~1.7e18 ns) do not fit a double's digits in microseconds.
-// ("%" PRId64 ".%03" PRId64, minus sign first when the fraction is negative.)
+// Microseconds with nanosecond digits ("%" PRId64 ".%03" PRId64, minus sign first when the
+// fraction is negative), from nanoseconds relative to the pass's first start. Perfetto reads such
+// a number as a double (google/perfetto src/trace_processor/util/json_parser.h
+// internal::StringToDouble: integer part + fraction as doubles) and then llround(v * 1000) ns
+// (importers/json/json_trace_tokenizer.cc CoerceToTs), which gives back the exact nanoseconds only
+// below 2^51 ns, 26 days (the sum's and the product's roundings stay under 0.37 ns there; that
+// arithmetic run on random values: about one in a hundred off by 1 ns between 2^51 and 2^52, up to
+// 250 ns off at an epoch clock's 1.7e18 ns). rocprofv3's timestamps are of a boot-relative clock,
+// as large as the host's uptime: the real captures of shared/captures start between 1.8e13 and
+// 2.4e15 ns, the last already past 2^51. So ts is written relative to the pass's first start
+// (PerfettoOutline::base_ns), which keeps it small and exact, and never negative (Perfetto's
+// sorter drops a negative ts: src/trace_processor/sorter/trace_sorter.h TraceSorter::Stream::Push,
+// stat trace_sorter_negative_timestamp_dropped).
 void append_us(std::string& out, int64_t ns) {
   const int64_t whole = ns / 1000, frac = ns % 1000;
   int64_t f = frac;
@@ -309,6 +319,11 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
   PerfettoSummary sum;
   sum.simulated = o.simulated;
   const std::string sim = sum.simulated ? " (SIMULATED)" : "";
+  // displayTimeUnit: chrome://tracing shows times in it (catapult-project/catapult
+  // tracing/tracing/extras/importer/trace_event_importer.html, TraceEventImporter: the model's
+  // intrinsicTimeUnit), and kernels last microseconds or less; Perfetto ignores it and only counts
+  // it (google/perfetto src/trace_processor/importers/json/json_trace_tokenizer.cc
+  // JsonTraceTokenizer::HandleDictionaryKey, info stat json_display_time_unit).
   os << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
      << dump(json{{"kprof_run", o.run.id},
                   {"run_name", o.run.name},

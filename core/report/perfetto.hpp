@@ -4,13 +4,21 @@
 // ui.perfetto.dev and chrome://tracing open.
 //
 // Tracks: one process per profiled process (pid), one thread per GPU agent and queue
-// ("agent 1 queue 2"); dispatches are complete events ("ph":"X", "ts" and "dur" in microseconds)
-// with the kernel's full name, family, variant, phase, step and its joined counters and derived
-// metrics as args. Steps and phases are enclosing slices on a "phases and steps" thread of the main
-// process. Counter passes are separate runs of the application with their own clock, so their
-// dispatches are on their own processes ("counter pass 2 ..."), never on the trace's timeline.
+// ("agent 1 queue 2"); dispatches are complete events ("ph":"X", "ts" and "dur" in microseconds:
+// Perfetto reads an integer as x1000 ns and a double as llround(v * 1000) ns, google/perfetto
+// src/trace_processor/importers/json/json_trace_tokenizer.cc CoerceToTs) with the kernel's full
+// name, family, variant, phase, step and its joined counters and derived metrics as args. Steps and
+// phases are enclosing slices on a "phases and steps" thread of the main process. Counter passes
+// are separate runs of the application with their own clock, so their dispatches are on their own
+// processes ("counter pass 2 ..."), never on the trace's timeline.
 // Dispatches that overlap on one queue go to an "overlap" lane, since slices of one thread must
-// nest (Perfetto's JSON importer, google/perfetto src/trace_processor/importers/json/).
+// nest or be disjoint: Perfetto does not nest a slice that starts inside another and ends after it
+// (google/perfetto src/trace_processor/importers/common/slice_tracker.cc
+// SliceTracker::MaybeCloseStack). Up to v56.1 that slice is dropped (stat
+// slice_drop_overlapping_complete_event); since v57.0 the JSON parser moves it to a
+// "thread_overlapping_slice" track instead and counts the error stat
+// slice_spill_overlapping_complete_event (src/trace_processor/importers/json/json_trace_parser.cc
+// JsonTraceParser::ParseJsonPacket, case 'X'): either way not where it belongs.
 //
 // Streamed (issue #16: a 10M-dispatch export in bounded memory). `open` reads the run's outline
 // (perfetto_outline.hpp: phases, steps, each pass's clock and reorder window) from the analysis

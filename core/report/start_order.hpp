@@ -1,13 +1,22 @@
 // Start order from a stream in (pid, Dispatch_Id) order, in bounded memory. The store hands a
 // pass's dispatches out in (pid, Dispatch_Id) order (store::CaptureDb::for_each_dispatch, the
 // order of its index); the Perfetto export writes each process's slices in start order, as the
-// in-memory export did by sorting them, and places them on lanes in that order. A process's
-// dispatches are enqueued in Dispatch_Id order (rocprofv3 numbers them as they are enqueued:
-// ROCm/rocprofiler-sdk source/lib/output/generateCSV.cpp writes dispatch_info.dispatch_id), so they
-// start almost in that order: only dispatches that overlap on several queues start before one
-// enqueued earlier. A min-heap of `window` + 1 pending dispatches then emits them in exact start
-// order, where `window` is the most earlier-enqueued dispatches of one process that start after a
-// dispatch (reorder_window).
+// in-memory export did by sorting them, and places them on lanes in that order.
+//
+// The order serves our lane placement, not the importer: Perfetto sorts a JSON trace fully before
+// parsing it (a trace type's sort policy defaults to kFullSort, google/perfetto
+// src/trace_processor/util/trace_type.h TraceTypeDescriptor, and the JSON importer keeps it;
+// src/trace_processor/sorter/trace_sorter.h TimestampedEvent::SlowOperatorLess puts complete
+// events of one ts longest first). The lanes are chosen here (perfetto.cpp Tracks::place: the
+// first lane whose last slice has ended) so that slices of one thread never partially overlap;
+// that holds in any order, but only start order opens the fewest lanes.
+//
+// A process's dispatches are enqueued in Dispatch_Id order (rocprofv3 numbers them as they are
+// enqueued: ROCm/rocprofiler-sdk source/lib/output/generateCSV.cpp writes
+// dispatch_info.dispatch_id), so they start almost in that order: only dispatches that overlap on
+// several queues start before one enqueued earlier. A min-heap of `window` + 1 pending dispatches
+// then emits them in exact start order, where `window` is the most earlier-enqueued dispatches of
+// one process that start after a dispatch (reorder_window).
 #pragma once
 
 #include <cstddef>
