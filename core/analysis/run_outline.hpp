@@ -34,7 +34,7 @@ struct OutlineSegment {
   int64_t first_id = 0;  // Dispatch_Id of its first dispatch
   Phase phase = Phase::unknown;
   int64_t step = 0;      // 1-based number among the steps (prefill, decode, step, irregular); 0
-  int64_t start_ns = 0;  // its first dispatch's start
+  int64_t start_ns = 0;  // its first dispatch's start, or the previous segment's when that is later
   int64_t end_ns = 0;    // latest end of its dispatches, cut at the next segment's start
   int64_t dispatches = 0;
   int64_t window = 0;  // PhaseModel::windows index
@@ -65,8 +65,10 @@ RunOutline compute_outline(const Capture& cap, const PhaseModel& pm);
 // Whether a phase is one of a step (numbered): prefill, decode, step, irregular.
 bool is_step(Phase p);
 
-// The segments of a phase model, with their steps numbered and ends cut so that slices of one
-// thread nest (kernels of one step may still run when the next starts).
+// The segments of a phase model, with their steps numbered, starts never before the previous
+// segment's and ends cut at the next start, so that slices of one thread nest (kernels of one step
+// may still run when the next starts; a step's first dispatch by Dispatch_Id may start before the
+// previous step's last).
 std::vector<OutlineSegment> outline_segments(const PhaseModel& pm);
 
 // The stored outline of `counts`' trace pass when it is current: stored by this kprof's outline
