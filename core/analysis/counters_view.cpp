@@ -2,6 +2,7 @@
 #include "core/analysis/views.hpp"
 
 #include <map>
+#include <string>
 
 #include "core/analysis/view_helpers.hpp"
 
@@ -26,9 +27,12 @@ Table QueryContext::counters(const ViewOptions& o) {
       a.sum += s.value;
     }
   }
-  for (const auto& [key, a] : acc)
+  for (const auto& [key, a] : acc) {
     t.rows.push_back(
         {key.first, ordinal_in(m_cap, key.second), a.n, a.sum / a.n, a.min, a.max, a.sum});
+    if (auto note = all_zero_note(key.first, ordinal_in(m_cap, key.second), a.n, a.min, a.max))
+      t.notes.push_back(std::move(*note));
+  }
   if (acc.empty()) t.notes.push_back(k_no_joined_counters);
   add_join_notes(t);
   return t;

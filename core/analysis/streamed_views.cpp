@@ -139,8 +139,11 @@ std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
           q.getColumn(3).getDouble(), q.getColumn(4).getDouble()};
     }
   }
-  for (const auto& [key, a] : acc)
+  for (const auto& [key, a] : acc) {
     t.rows.push_back({key.first, a.ordinal, a.n, a.sum / a.n, a.min, a.max, a.sum});
+    if (auto note = all_zero_note(key.first, a.ordinal, a.n, a.min, a.max))
+      t.notes.push_back(std::move(*note));
+  }
   if (acc.empty()) t.notes.push_back(k_no_joined_counters);
   for (const auto& j : joins) {
     if (j.reliable) continue;

@@ -60,4 +60,17 @@ const char* const k_no_joined_counters =
     "no joined counter values: the run has no counter pass, none of its dispatches matched "
     "a trace dispatch, or its join failed the self-check (the passes view says which)";
 
+// Whether the agent counts an event is not in the capture. In a real one
+// (../shared/captures/uLLM-project/2026-07-10/sq8-optimized-component-v0.1/profiler/counters,
+// gfx1201) FETCH_SIZE and GL2C_EA_RDREQ_128B_sum are 0 on all 22 dispatches of their passes,
+// 1M-work-item cache eviction kernels among them, while SQ_WAVES_sum counts: so say what 0 may
+// mean rather than print it as a finding.
+std::optional<std::string> all_zero_note(const std::string& counter, int64_t pass_ordinal,
+                                         int64_t n, double min, double max) {
+  if (n < 2 || min != 0 || max != 0) return std::nullopt;
+  return counter + " (pass " + std::to_string(pass_ordinal) + ") is 0 on all " + std::to_string(n) +
+         " dispatches: either none of them did what it counts, or the agent does not count it "
+         "(`rocprofv3 -L` on the node lists the counters it has)";
+}
+
 }  // namespace kprof::analysis

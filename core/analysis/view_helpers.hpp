@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/analysis/analysis_db.hpp"
@@ -34,5 +35,10 @@ std::string phase_evidence(const PhaseModel& pm, Phase p);
 
 // The note of a counter view with no joined value.
 extern const char* const k_no_joined_counters;
+
+// The note on a counter that reads 0 on every one of its `n` joined dispatches (none when n < 2
+// or any value is not 0): a plain 0 is no evidence that nothing was counted.
+std::optional<std::string> all_zero_note(const std::string& counter, int64_t pass_ordinal,
+                                         int64_t n, double min, double max);
 
 }  // namespace kprof::analysis
