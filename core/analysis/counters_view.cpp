@@ -28,9 +28,9 @@ Table QueryContext::counters(const ViewOptions& o) {
     }
   }
   for (const auto& [key, a] : acc) {
-    t.rows.push_back(
-        {key.first, ordinal_in(m_cap, key.second), a.n, a.sum / a.n, a.min, a.max, a.sum});
-    if (auto note = all_zero_note(key.first, ordinal_in(m_cap, key.second), a.n, a.min, a.max))
+    const int64_t ordinal = ordinal_in(m_cap, key.second);
+    t.rows.push_back({key.first, ordinal, a.n, a.sum / a.n, a.min, a.max, a.sum});
+    if (auto note = all_zero_note(key.first, ordinal, a.n, a.min, a.max))
       t.notes.push_back(std::move(*note));
   }
   if (acc.empty()) t.notes.push_back(k_no_joined_counters);

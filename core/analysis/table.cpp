@@ -38,8 +38,14 @@ std::string dump(const Json& j, int indent = -1) {
   return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
+// The run a table is of, as every form names it: "run" and its id, or "runs" and the two-run
+// label of a comparison (Table::runs).
+const char* run_key(const Table& t) { return t.runs.empty() ? "run" : "runs"; }
+Json run_value(const Table& t) { return t.runs.empty() ? Json(t.run_id) : Json(t.runs); }
+std::string run_text(const Table& t) { return t.runs.empty() ? std::to_string(t.run_id) : t.runs; }
+
 std::string provenance(const Table& t) {
-  return (t.runs.empty() ? "run " + std::to_string(t.run_id) : t.runs) + ", " +
+  return (t.runs.empty() ? "run " : "") + run_text(t) + ", " +
          (t.simulated ? "SIMULATED (rocprofv3 test double; figures are not measurements)"
                       : "measured");
 }
@@ -78,10 +84,7 @@ namespace {
 
 Json table_json(const Table& t) {
   Json j = Json::object();
-  if (t.runs.empty())
-    j["run"] = t.run_id;
-  else
-    j["runs"] = t.runs;
+  j[run_key(t)] = run_value(t);
   j["simulated"] = t.simulated;
   j["title"] = t.title;
   j["columns"] = t.columns;
@@ -118,10 +121,7 @@ void print(std::ostream& os, const Table& t, Format f, const PrintOptions& optio
     for (const auto& row : t.rows) {
       Json r = Json::object();
       if (extra) {
-        if (t.runs.empty())
-          r["run"] = t.run_id;
-        else
-          r["runs"] = t.runs;
+        r[run_key(t)] = run_value(t);
         r["simulated"] = t.simulated;
       }
       for (size_t i = 0; i < t.columns.size(); ++i) r[t.columns[i]] = json_cell(row[i]);
@@ -134,14 +134,12 @@ void print(std::ostream& os, const Table& t, Format f, const PrintOptions& optio
   if (f == Format::csv) {
     if (!extra) err << "kprof: " << t.title << ": " << provenance(t) << "\n";
     std::vector<std::string> head;
-    if (extra) head = {t.runs.empty() ? "run" : "runs", "simulated"};
+    if (extra) head = {run_key(t), "simulated"};
     for (const auto& c : t.columns) head.push_back(csv_quote(c));
     os << join(head, ",") << "\n";
     for (const auto& row : t.rows) {
       std::vector<std::string> line;
-      if (extra)
-        line = {t.runs.empty() ? std::to_string(t.run_id) : csv_quote(t.runs),
-                t.simulated ? "1" : "0"};
+      if (extra) line = {csv_quote(run_text(t)), t.simulated ? "1" : "0"};
       for (const auto& c : row) line.push_back(csv_quote(exact_text(c)));
       os << join(line, ",") << "\n";
     }
