@@ -12,6 +12,8 @@
 //   kprof export, outline stored
 //                        the same right after it: every later export, which reads the stored
 //                        outline (O(steps) rows) and streams everything else (issue #16)
+// Without counter passes, or with their join stored, the first export finds the outline from the
+// database in bounded memory (analysis::compute_outline_bounded).
 // and prints best and median seconds, CPU seconds, peak RSS (wait4's ru_maxrss of each process),
 // peak RSS per dispatch, the output sizes (both exports' traces are compared byte for byte), and,
 // from the first size to the last, how each export's peak RSS grows per added dispatch. Simulated
@@ -20,10 +22,11 @@
 // --counters K (1 or 2): the database also holds K counter passes of the same workload, loaded as
 // rocprofv3 counter_collection.csv loads (bench/common/decode_loop_capture.hpp): the first export
 // then also joins them and stores the mapping (the stored join and outline are both dropped before
-// it), every dispatch slice carries its counters and the FLOPs and bytes derived from them, and
-// each counter pass's dispatches get tracks of their own. The bench counts the slices with counter
-// args and fails when there are none (it would measure a path the export did not take). The
-// baseline stays the trace pass's rows.
+// it; that export loads the capture to align the passes), and a fourth contender, "outline
+// computed, join stored", drops only the outline (the bounded path); every dispatch slice carries
+// its counters and the FLOPs and bytes derived from them, and each counter pass's dispatches get
+// tracks of their own. The bench counts the slices with counter args and fails when there are none
+// (it would measure a path the export did not take). The baseline stays the trace pass's rows.
 //
 //   export_bench [--rounds R] [--kprof PATH] [--db-dir DIR] [--counters K] [N ...]
 // --db-dir keeps the databases in DIR and reuses one that is there (a 10M database takes minutes
@@ -148,7 +151,7 @@ int main(int argc, char** argv) {
               counters > 0 ? ("; " + std::to_string(counters) + " counter passes").c_str() : "");
   struct Size {
     int64_t n;
-    double computed_mb, stored_mb;
+    double computed_mb, bounded_mb, stored_mb;
   };
   std::vector<Size> done;
   try {
@@ -162,8 +165,11 @@ int main(int argc, char** argv) {
       shape.counter_passes = counters;
       bench::prepare_database(db, n, *args, shape, "export_bench");
       const fs::path json = tmp / "trace.json", json2 = tmp / "trace2.json",
-                     dump = tmp / "dump.json";
-      std::vector<Contender> cs(3);
+                     json3 = tmp / "trace3.json", dump = tmp / "dump.json";
+      // With counters: the baseline, join+outline computed, outline computed with the join
+      // stored, both stored. Without: the baseline, outline computed, outline stored.
+      std::vector<Contender> cs(counters > 0 ? 4 : 3);
+      const size_t stored_at = cs.size() - 1;
       cs[0].label = "sqlite3 -json: the rows as JSON (baseline)";
       cs[0].argv = {"sqlite3", "-readonly", "-json", db.string(), k_dump};
       cs[0].stdout_path = dump.string();
@@ -177,24 +183,36 @@ int main(int argc, char** argv) {
         fs::remove(json);
         if (std::system(drop.c_str()) != 0) throw std::runtime_error("failed: " + drop);
       };
-      cs[2].label = counters > 0 ? "kprof export, join+outline stored (later)"
-                                 : "kprof export, outline stored (later ones)";
-      cs[2].argv = {kprof, "export", db.string(), "--perfetto", json2.string()};
-      cs[2].stdout_path = (tmp / "export2.out").string();
-      cs[2].before = [json2] { fs::remove(json2); };
+      if (counters > 0) {
+        cs[2].label = "kprof export, outline computed, join stored";
+        cs[2].argv = {kprof, "export", db.string(), "--perfetto", json3.string()};
+        cs[2].stdout_path = (tmp / "export3.out").string();
+        const std::string drop_outline = "sqlite3 " + db.string() + " '" + k_drop_outline + "'";
+        cs[2].before = [json3, drop_outline] {
+          fs::remove(json3);
+          if (std::system(drop_outline.c_str()) != 0)
+            throw std::runtime_error("failed: " + drop_outline);
+        };
+      }
+      Contender& stored = cs[stored_at];
+      stored.label = counters > 0 ? "kprof export, join+outline stored (later)"
+                                  : "kprof export, outline stored (later ones)";
+      stored.argv = {kprof, "export", db.string(), "--perfetto", json2.string()};
+      stored.stdout_path = (tmp / "export2.out").string();
+      stored.before = [json2] { fs::remove(json2); };
       bench::interleave(cs, rounds, false);
       bench::print_table(cs, static_cast<double>(n));
       for (const auto& c : cs)
         std::printf("  %-44s %7.1f B of peak RSS per dispatch\n", c.label.c_str(),
                     c.peak_rss_mb() * 1048576.0 / static_cast<double>(n));
-      const bool same = same_bytes(json, json2);
+      const bool same = same_bytes(json, json2) && (counters == 0 || same_bytes(json, json3));
       std::printf(
           "  output: trace %.1f MiB (%s), sqlite3's JSON %.1f MiB; stored-outline export / "
           "sqlite3: %.2fx the wall time, %.2fx the CPU seconds, %.2fx the peak RSS   (load "
           "average after: %s)\n",
-          mib(json), same ? "both exports byte for byte the same" : "THE EXPORTS DIFFER", mib(dump),
-          cs[2].best() / cs[0].best(), cs[2].best_cpu() / cs[0].best_cpu(),
-          cs[2].peak_rss_mb() / cs[0].peak_rss_mb(), bench::load_average().c_str());
+          mib(json), same ? "every export byte for byte the same" : "THE EXPORTS DIFFER", mib(dump),
+          stored.best() / cs[0].best(), stored.best_cpu() / cs[0].best_cpu(),
+          stored.peak_rss_mb() / cs[0].peak_rss_mb(), bench::load_average().c_str());
       std::fflush(stdout);
       if (!same) throw std::runtime_error("the two exports of " + db.string() + " differ");
       if (counters > 0) {
@@ -215,9 +233,11 @@ int main(int argc, char** argv) {
               "the export of " + db.string() +
               " wrote no counter args: the bench would measure the wrong path");
       }
-      done.push_back({n, cs[1].peak_rss_mb(), cs[2].peak_rss_mb()});
+      done.push_back(
+          {n, cs[1].peak_rss_mb(), counters > 0 ? cs[2].peak_rss_mb() : 0, stored.peak_rss_mb()});
       fs::remove(json);
       fs::remove(json2);
+      fs::remove(json3);
       fs::remove(dump);
       if (db_dir.empty()) fs::remove(db);
     }
@@ -234,6 +254,7 @@ int main(int argc, char** argv) {
       std::printf("\n");
       growth(counters > 0 ? "export, join+outline computed" : "export, outline computed",
              a.computed_mb, b.computed_mb);
+      if (counters > 0) growth("export, outline computed, join stored", a.bounded_mb, b.bounded_mb);
       growth(counters > 0 ? "export, join+outline stored  " : "export, outline stored  ",
              a.stored_mb, b.stored_mb);
     }

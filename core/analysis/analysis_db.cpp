@@ -94,14 +94,7 @@ PassData load_pass(store::CaptureDb& db, const store::PassInfo& p, NameTable& na
     if (shape == shape_of.end()) continue;  // the foreign key forbids it
     d.shape = shape->second;
     d.name = out.shapes[d.shape].name;
-    const int64_t pid = q.getColumn(2).getInt64();
-    if (pid < INT32_MIN || pid > INT32_MAX) {
-      throw Error::input("pass " + std::to_string(p.ordinal) + " of " + db.path().string() +
-                             " holds Process_Id " + std::to_string(pid) +
-                             ", which no Linux process has (pid_max is at most 2^22)",
-                         "re-ingest the pass from the profiler's own output files");
-    }
-    d.pid = static_cast<int32_t>(pid);
+    d.pid = detail::stored_pid(db, static_cast<int>(p.ordinal), q.getColumn(2).getInt64());
     const Lane lane{q.getColumn(3).getInt64(), q.getColumn(4).getInt64()};
     if (!(lane == last_lane)) {
       last_lane = lane;
@@ -171,17 +164,40 @@ Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
     auto pd = load_pass(db, p, cap.names);
     if (!pd.dispatches.empty()) cap.counters.push_back(std::move(pd));
   }
-  for (const auto& a : db.agents(trace->id)) {
-    if (a.type != "GPU") continue;
-    const int64_t agent = cap.trace.agent(cap.trace.dispatches.front());
-    if (a.logical_node_id == agent || a.node_id == agent || cap.arch.empty()) {
-      cap.arch = a.name;
-      cap.product = a.product_name;
-      if (a.wave_front_size > 0) cap.wave_size = static_cast<int>(a.wave_front_size);
-    }
-  }
+  const detail::GpuAgent gpu =
+      detail::gpu_agent(db, trace->id, cap.trace.agent(cap.trace.dispatches.front()));
+  cap.arch = gpu.arch;
+  cap.product = gpu.product;
+  if (gpu.wave_size > 0) cap.wave_size = static_cast<int>(gpu.wave_size);
   return cap;
 }
+
+namespace detail {
+
+int32_t stored_pid(store::CaptureDb& db, int ordinal, int64_t pid) {
+  if (pid < INT32_MIN || pid > INT32_MAX) {
+    throw Error::input("pass " + std::to_string(ordinal) + " of " + db.path().string() +
+                           " holds Process_Id " + std::to_string(pid) +
+                           ", which no Linux process has (pid_max is at most 2^22)",
+                       "re-ingest the pass from the profiler's own output files");
+  }
+  return static_cast<int32_t>(pid);
+}
+
+GpuAgent gpu_agent(store::CaptureDb& db, int64_t pass_id, int64_t agent) {
+  GpuAgent out;
+  for (const auto& a : db.agents(pass_id)) {
+    if (a.type != "GPU") continue;
+    if (a.logical_node_id == agent || a.node_id == agent || out.arch.empty()) {
+      out.arch = a.name;
+      out.product = a.product_name;
+      if (a.wave_front_size > 0) out.wave_size = a.wave_front_size;
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
 
 RunCounts run_counts(const Capture& cap) {
   RunCounts out;

@@ -133,6 +133,16 @@ bool writable_database(const std::filesystem::path& db);
 namespace detail {
 // Whether the table `name` exists (the analysis tables appear with the first stored join).
 bool has_table(store::CaptureDb& db, const char* name);
+// A stored Process_Id as the analysis holds it; Error(input) naming pass `ordinal` when no Linux
+// process can have it.
+int32_t stored_pid(store::CaptureDb& db, int ordinal, int64_t pid);
+// The GPU agent of pass `pass_id` that ran `agent` (else its first GPU agent): its name (gfx942),
+// product and wave size (0 when unknown).
+struct GpuAgent {
+  std::string arch, product;
+  int64_t wave_size = 0;
+};
+GpuAgent gpu_agent(store::CaptureDb& db, int64_t pass_id, int64_t agent);
 }  // namespace detail
 
 }  // namespace kprof::analysis

@@ -37,14 +37,9 @@ TraceModel build_trace_model(const PassData& trace, const NameTable& names,
   m.phases = detect_phases(trace, &names);
   const size_t n = trace.dispatches.size();
   m.phase_of.assign(n, Phase::other);
-  {
-    // Map main-stream order indices back to dispatch indices.
-    const Dispatch* base = trace.dispatches.data();
-    for (size_t i = 0; i < m.phases.order.size(); ++i) {
-      const size_t k = static_cast<size_t>(m.phases.order[i] - base);
-      m.phase_of[k] = m.phases.phase_of(i);
-    }
-  }
+  // Main-stream positions mapped back to dispatch indices, step by step.
+  for (const Step& s : m.phases.steps)
+    for (size_t i = s.begin; i < s.end; ++i) m.phase_of[m.phases.order.pass_index(i)] = s.phase;
 
   // A variant is a distinct (Kernel_Id, name, grid, workgroup, LDS, scratch, VGPR, AGPR, SGPR):
   // the pass's launch configurations, less dims_known, which the store also tells apart. So the
@@ -115,9 +110,9 @@ TraceModel build_trace_model(const PassData& trace, const NameTable& names,
 std::vector<int> TraceModel::step_of_dispatches() const {
   std::vector<int> out(trace ? trace->dispatches.size() : 0, -1);
   if (!trace) return out;
-  const Dispatch* base = trace->dispatches.data();
-  for (size_t i = 0; i < phases.order.size(); ++i)
-    out[static_cast<size_t>(phases.order[i] - base)] = phases.step_of[i];
+  for (size_t si = 0; si < phases.steps.size(); ++si)
+    for (size_t i = phases.steps[si].begin; i < phases.steps[si].end; ++i)
+      out[phases.order.pass_index(i)] = static_cast<int>(si);
   return out;
 }
 

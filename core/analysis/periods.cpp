@@ -13,7 +13,7 @@
 namespace kprof::analysis {
 namespace detail {
 
-double match_rate(const std::vector<uint32_t>& s, size_t p, size_t lo, size_t hi) {
+double match_rate(const SpillVector<uint32_t>& s, size_t p, size_t lo, size_t hi) {
   hi = std::min(hi, s.size() > p ? s.size() - p : 0);
   if (hi <= lo) return 0;
   size_t same = 0;
@@ -21,14 +21,14 @@ double match_rate(const std::vector<uint32_t>& s, size_t p, size_t lo, size_t hi
   return static_cast<double>(same) / static_cast<double>(hi - lo);
 }
 
-double aligned_match(const std::vector<uint32_t>& s, size_t a, size_t b, size_t len) {
+double aligned_match(const SpillVector<uint32_t>& s, size_t a, size_t b, size_t len) {
   if (len == 0) return 0;
   size_t same = 0;
   for (size_t i = 0; i < len; ++i) same += s[a + i] == s[b + i];
   return static_cast<double>(same) / static_cast<double>(len);
 }
 
-double multiset_similarity(const std::vector<uint32_t>& s, size_t a0, size_t a1, size_t b0,
+double multiset_similarity(const SpillVector<uint32_t>& s, size_t a0, size_t a1, size_t b0,
                            size_t b1) {
   std::unordered_map<uint32_t, long> count;
   for (size_t i = a0; i < a1; ++i) ++count[s[i]];
@@ -86,8 +86,13 @@ std::string Detector::name_of(uint32_t id) const {
 
 using namespace detail;
 
-size_t detect_period(const std::vector<uint32_t>& s, size_t k) {
-  const size_t n = s.size();
+size_t detect_period(const std::vector<uint32_t>& names, size_t k) {
+  const SpillVector<uint32_t> s(names);  // a copy: tests and the trailing-loop check only
+  return detect_period(s, 0, s.size(), k);
+}
+
+size_t detect_period(const SpillVector<uint32_t>& s, size_t b, size_t e, size_t k) {
+  const size_t n = e - b;
   if (n < 8) return 0;
   if (k == 0) k = std::clamp<size_t>(n / 16, 4, 32);
   if (k >= n) return 0;
@@ -100,8 +105,8 @@ size_t detect_period(const std::vector<uint32_t>& s, size_t k) {
   std::unordered_map<size_t, size_t> hist;  // not reserved: a loop has few distinct k-grams
   uint64_t h = 0;
   for (size_t i = 0; i < n; ++i) {
-    h = h * base + s[i] + 1;
-    if (i >= k) h -= pow_k * (s[i - k] + 1);
+    h = h * base + s[b + i] + 1;
+    if (i >= k) h -= pow_k * (s[b + i - k] + 1);
     if (i + 1 < k) continue;
     const size_t start = i + 1 - k;
     auto [it, inserted] = last.try_emplace(h, start);
@@ -111,17 +116,18 @@ size_t detect_period(const std::vector<uint32_t>& s, size_t k) {
     }
   }
   std::vector<std::pair<size_t, size_t>> cand(hist.begin(), hist.end());  // (distance, count)
-  std::sort(cand.begin(), cand.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  std::sort(cand.begin(), cand.end(), [](auto& x, auto& y) { return x.first > y.first; });
   int evaluated = 0;
   for (auto [d, c] : cand) {
     if (d < 2 || d * 2 > n || c < k) continue;
     if (++evaluated > 64) break;
-    if (match_rate(s, d, 0, n) >= 0.5) return d;
+    if (match_rate(s, d, b, e - d) >= 0.5) return d;
   }
   return 0;
 }
 
-LayerFit detect_layers(const std::vector<uint32_t>& t) {
+LayerFit detect_layers(const std::vector<uint32_t>& step_names) {
+  const SpillVector<uint32_t> t(step_names);  // a step's names: bounded by the step
   const size_t m = t.size();
   std::unordered_map<uint32_t, std::vector<size_t>> pos;
   for (size_t i = 0; i < m; ++i) pos[t[i]].push_back(i);

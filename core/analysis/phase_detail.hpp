@@ -15,12 +15,12 @@
 namespace kprof::analysis::detail {
 
 // Share of positions i in [lo, hi) with s[i] == s[i + p].
-double match_rate(const std::vector<uint32_t>& s, size_t p, size_t lo, size_t hi);
+double match_rate(const SpillVector<uint32_t>& s, size_t p, size_t lo, size_t hi);
 // Share of positions where [a, a + len) and [b, b + len) hold the same value.
-double aligned_match(const std::vector<uint32_t>& s, size_t a, size_t b, size_t len);
+double aligned_match(const SpillVector<uint32_t>& s, size_t a, size_t b, size_t len);
 // Multiset overlap of two segments' values over the larger one: 1 same kernels, 0 disjoint.
 // Order-free, so a step with one extra kernel still scores close to 1.
-double multiset_similarity(const std::vector<uint32_t>& s, size_t a0, size_t a1, size_t b0,
+double multiset_similarity(const SpillVector<uint32_t>& s, size_t a0, size_t a1, size_t b0,
                            size_t b1);
 std::string fmt_ns(double ns);  // "180 us", "1.25 ms"
 std::string pct(double share);  // "98%"
@@ -39,19 +39,19 @@ int64_t upper_quantile(std::vector<int64_t> v);
 
 // The main stream prepared for detection.
 struct Detector {
-  const std::vector<const Dispatch*>& order;
-  const PassData& pass;  // the pass `order` points into (launch shapes)
+  const MainStream& order;
+  const PassData& pass;  // the pass of `order` (launch shapes)
   const NameTable* names_table = nullptr;
-  std::vector<uint32_t> names;         // kernel name id per dispatch
-  std::vector<uint32_t> ids_as_names;  // launch identity (name, grid, workgroup), interned
+  SpillVector<uint32_t> names;         // kernel name id per dispatch
+  SpillVector<uint32_t> ids_as_names;  // launch identity (name, grid, workgroup), interned
   // Host gap before each dispatch; -1 at a window's first dispatch. Computed from the times on
   // each read rather than stored: 8 bytes per dispatch at the detector's peak (issue #14).
   struct Gaps {
-    const std::vector<const Dispatch*>* order = nullptr;
+    const MainStream* order = nullptr;
     std::vector<size_t> window_begins;  // sorted
     int64_t operator[](size_t i) const {
       if (std::binary_search(window_begins.begin(), window_begins.end(), i)) return -1;
-      return std::max<int64_t>(0, (*order)[i]->start_ns - (*order)[i - 1]->end_ns);
+      return std::max<int64_t>(0, (*order)[i].start_ns - (*order)[i - 1].end_ns);
     }
   } gap;
   bool timed = false;
@@ -66,8 +66,7 @@ struct WindowScan {
   std::vector<Window> windows;
   int64_t scattered_missing = 0, scattered_holes = 0;
 };
-WindowScan find_windows(const std::vector<const Dispatch*>& order,
-                        const std::vector<int64_t>& process_ids);
+WindowScan find_windows(const MainStream& order, const SpillVector<int64_t>& process_ids);
 
 // Whether host gaps one period apart mark the repetition's boundaries, on [b, e).
 struct GapStats {

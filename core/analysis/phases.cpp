@@ -25,27 +25,31 @@ PhaseModel detect_phases(const PassData& trace, const NameTable* names) {
   size_t main_size = 0, main_pid_size = 0;
   for (const auto& [key, size] : streams)
     if (!main || size > main_size) main = key, main_size = size;
-  std::vector<const Dispatch*> order;
-  order.reserve(main_size);
+  std::vector<uint32_t> index;  // into trace.dispatches
+  index.reserve(main_size);
   if (main) {
-    for (const auto& d : trace.dispatches) {
+    for (size_t i = 0; i < trace.dispatches.size(); ++i) {
+      const Dispatch& d = trace.dispatches[i];
       if (d.pid != main->first) continue;
       ++main_pid_size;
-      if (trace.agent(d) == main->second) order.push_back(&d);
+      if (trace.agent(d) == main->second) index.push_back(static_cast<uint32_t>(i));
     }
   }
-  std::sort(order.begin(), order.end(),
-            [](const Dispatch* a, const Dispatch* b) { return a->dispatch_id < b->dispatch_id; });
+  std::sort(index.begin(), index.end(), [&](uint32_t a, uint32_t b) {
+    return trace.dispatches[a].dispatch_id < trace.dispatches[b].dispatch_id;
+  });
   // Ids of the main process on other agents are not missing from the stream; without such ids
   // the stream's own are the process's (find_windows takes an empty list for that).
   std::vector<int64_t> process_ids;
-  if (main_pid_size > order.size()) {
+  if (main_pid_size > index.size()) {
     process_ids.reserve(main_pid_size);
     for (const auto& d : trace.dispatches)
       if (d.pid == main->first) process_ids.push_back(d.dispatch_id);
     std::sort(process_ids.begin(), process_ids.end());
   }
-  PhaseModel pm = detect_phases(trace, std::move(order), std::move(process_ids), names);
+  MainStream order(trace.dispatches, std::move(index));
+  PhaseModel pm =
+      detect_phases(trace, std::move(order), SpillVector<int64_t>(std::move(process_ids)), names);
   pm.other_dispatches = trace.dispatches.size() - pm.order.size();
   if (pm.other_dispatches > 0) {
     pm.notes.push_back(observation(
@@ -57,8 +61,14 @@ PhaseModel detect_phases(const PassData& trace, const NameTable* names) {
   return pm;
 }
 
-PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> order,
-                         std::vector<int64_t> process_ids, const NameTable* names_table) {
+size_t PhaseModel::step_index(size_t order_index) const {
+  const auto it = std::upper_bound(steps.begin(), steps.end(), order_index,
+                                   [](size_t i, const Step& s) { return i < s.begin; });
+  return static_cast<size_t>(it - steps.begin()) - 1;
+}
+
+PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int64_t> process_ids,
+                         const NameTable* names_table, size_t spill_bytes) {
   PhaseModel pm;
   pm.order = std::move(order);
   const size_t n = pm.order.size();
@@ -67,11 +77,17 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
     pm.notes.push_back(not_established(Topic::steps, "the stream has no dispatches"));
     return pm;
   }
-  pm.main_pid = pm.order[0]->pid;
-  pm.main_agent = pass.agent(*pm.order[0]);
-  Detector det{pm.order, pass, names_table, {}, {}, {}, false};
-  det.names.resize(n);
-  det.ids_as_names.resize(n);
+  pm.main_pid = pm.order[0].pid;
+  pm.main_agent = pass.agent(pm.order[0]);
+  Detector det{pm.order,
+               pass,
+               names_table,
+               SpillVector<uint32_t>(spill_bytes),
+               SpillVector<uint32_t>(spill_bytes),
+               {},
+               false};
+  det.names.reserve(n);
+  det.ids_as_names.reserve(n);
 
   const WindowScan scan = find_windows(pm.order, process_ids);
   det.gap.order = &pm.order;
@@ -82,19 +98,19 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
     // Launch identity (name, grid, workgroup) packed into one hash key.
     std::unordered_map<uint64_t, uint64_t> intern;
     size_t wi = 0;
+    int64_t previous_end = 0;
     for (size_t i = 0; i < n; ++i) {
-      const auto* d = pm.order[i];
-      det.names[i] = d->name;
-      const KernelShape& shape = pass.shape(*d);
-      const uint64_t key = (static_cast<uint64_t>(d->name) * 0x9E3779B97F4A7C15ull) ^
+      const Dispatch d = pm.order[i];
+      det.names.push_back(d.name);
+      const KernelShape& shape = pass.shape(d);
+      const uint64_t key = (static_cast<uint64_t>(d.name) * 0x9E3779B97F4A7C15ull) ^
                            (static_cast<uint64_t>(shape.grid_product()) * 0xC2B2AE3D27D4EB4Full) ^
                            static_cast<uint64_t>(shape.wg_product());
-      det.ids_as_names[i] =
-          static_cast<uint32_t>(intern.try_emplace(key, intern.size()).first->second);
+      det.ids_as_names.push_back(
+          static_cast<uint32_t>(intern.try_emplace(key, intern.size()).first->second));
       while (wi + 1 < pm.windows.size() && pm.windows[wi + 1].begin <= i) ++wi;
-      if (i > pm.windows[wi].begin) {
-        det.timed |= d->start_ns > pm.order[i - 1]->end_ns;
-      }
+      if (i > pm.windows[wi].begin) det.timed |= d.start_ns > previous_end;
+      previous_end = d.end_ns;
     }
   }
   pm.findings.push_back(windows_finding(pm.windows, scan));
@@ -106,10 +122,6 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
           {pm.windows[wi].begin, pm.windows[wi].end, Phase::unknown, static_cast<int>(wi)});
   };
   auto finish = [&] {
-    pm.step_of.assign(n, 0);
-    for (size_t s = 0; s < pm.steps.size(); ++s)
-      for (size_t i = pm.steps[s].begin; i < pm.steps[s].end; ++i)
-        pm.step_of[i] = static_cast<int>(s);
     for (const auto& s : pm.steps) {
       pm.prefill_steps += s.phase == Phase::prefill;
       pm.decode_steps += s.phase == Phase::decode;
@@ -136,13 +148,7 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
     for (size_t wi : by_size) {
       const auto& w = pm.windows[wi];
       if (w.end - w.begin < 8) break;
-      if (w.begin == 0 && w.end == n) {
-        P = detect_period(det.names);  // one window: no copy of the whole sequence
-      } else {
-        const std::vector<uint32_t> t(det.names.begin() + static_cast<long>(w.begin),
-                                      det.names.begin() + static_cast<long>(w.end));
-        P = detect_period(t);
-      }
+      P = detect_period(det.names, w.begin, w.end);
       if (P) {
         longest = wi;
         break;
@@ -160,7 +166,7 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
   if (P == 0) {
     set_all_unknown();
     std::unordered_map<uint32_t, int> distinct;
-    for (uint32_t x : det.names) ++distinct[x];
+    for (size_t i = 0; i < n; ++i) ++distinct[det.names[i]];
     // One kernel launched over and over (a kernel benchmark) repeats trivially, but a period of
     // one launch is no forward pass: say what it is rather than "does not repeat".
     pm.notes.push_back(not_established(
@@ -196,9 +202,7 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
                             " inside); the repeating unit may be a layer or an inner loop of one "
                             "pass, not a step"));
       // One pass of many layers: report the layer-like blocks, without calling them steps.
-      std::vector<uint32_t> t(det.names.begin() + static_cast<long>(LB),
-                              det.names.begin() + static_cast<long>(LE));
-      const LayerFit lf = detect_layers(t);
+      const LayerFit lf = detect_layers(det.names.slice(LB, LE));
       if (lf.layers > 1) {
         pm.layers = lf.layers;
         pm.layer_period = lf.period;
@@ -286,9 +290,7 @@ PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> orde
     for (const auto& s : segs)
       if (s.kind == SegKind::step && is_regular(s)) regular.push_back(&s);
     const Seg* rep = regular[regular.size() / 2];
-    std::vector<uint32_t> t(det.names.begin() + static_cast<long>(rep->begin),
-                            det.names.begin() + static_cast<long>(rep->end));
-    const LayerFit lf = detect_layers(t);
+    const LayerFit lf = detect_layers(det.names.slice(rep->begin, rep->end));
     pm.layers = lf.layers;
     pm.layer_period = lf.period;
     if (lf.layers > 0) {

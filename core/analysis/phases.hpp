@@ -39,6 +39,8 @@
 #include <vector>
 
 #include "core/analysis/capture.hpp"
+#include "core/analysis/main_stream.hpp"
+#include "core/base/spill_vector.hpp"
 
 namespace kprof::analysis {
 
@@ -108,13 +110,12 @@ struct Step {
 };
 
 struct PhaseModel {
-  std::vector<const Dispatch*> order;  // the main stream in program order
-  std::vector<Window> windows;         // covering order, in order
-  std::vector<Step> steps;             // segments covering order completely, in order
-  std::vector<int> step_of;            // per order index: index into steps
-  size_t step_period = 0;              // dispatches per regular step (0: no steps)
-  size_t layer_period = 0;             // dispatches per layer (0: none)
-  int layers = 0;                      // layers per regular step (0: none)
+  MainStream order;             // the main stream in program order
+  std::vector<Window> windows;  // covering order, in order
+  std::vector<Step> steps;      // segments covering order completely, in order
+  size_t step_period = 0;       // dispatches per regular step (0: no steps)
+  size_t layer_period = 0;      // dispatches per layer (0: none)
+  int layers = 0;               // layers per regular step (0: none)
   int prefill_steps = 0, decode_steps = 0, role_unknown_steps = 0, irregular_steps = 0;
   std::string method;                    // how steps were found: "period+gaps", "period", "none"
   int64_t main_pid = 0, main_agent = 0;  // main_pid 0: the trace names no process (see stream_name)
@@ -122,7 +123,9 @@ struct PhaseModel {
   std::vector<Finding> findings;         // what was established, with evidence
   std::vector<Note> notes;               // what could not be established and why; observations
 
-  Phase phase_of(size_t order_index) const { return steps[step_of[order_index]].phase; }
+  // The index into steps of the step holding order position i (steps cover order, in order).
+  size_t step_index(size_t order_index) const;
+  Phase phase_of(size_t order_index) const { return steps[step_index(order_index)].phase; }
   // Steps that ran a forward pass as a whole: prefill + decode + role-unknown (not irregular).
   int whole_steps() const { return prefill_steps + decode_steps + role_unknown_steps; }
   bool windowed() const { return windows.size() > 1; }
@@ -139,15 +142,20 @@ struct PhaseModel {
 // `names` (optional) lets the evidence name kernels.
 PhaseModel detect_phases(const PassData& trace, const NameTable* names = nullptr);
 
-// Same, on an already ordered stream of `pass`'s dispatches. `process_ids`: every Dispatch_Id of
-// the stream's process in the trace, sorted (ids on other agents are not missing); empty = only
-// `order`'s.
-PhaseModel detect_phases(const PassData& pass, std::vector<const Dispatch*> order,
-                         std::vector<int64_t> process_ids = {}, const NameTable* names = nullptr);
+// Same, on an already ordered main stream of `pass` (its launch shapes and lanes; its dispatches
+// need not be loaded). `process_ids`: every Dispatch_Id of the stream's process in the trace,
+// sorted (ids on other agents are not missing); empty = only `order`'s. `spill_bytes`: 0 keeps
+// the detector's per-dispatch columns in memory; otherwise each holds about that many bytes and
+// spills the rest (the bounded export; the results are the same).
+PhaseModel detect_phases(const PassData& pass, MainStream order,
+                         SpillVector<int64_t> process_ids = SpillVector<int64_t>{},
+                         const NameTable* names = nullptr, size_t spill_bytes = 0);
 
 // Period detection alone, on a name sequence (tests and the real-capture pin): the largest
 // distance at which k-grams repeat often enough, or 0.
 size_t detect_period(const std::vector<uint32_t>& names, size_t k = 0);
+// The same on [b, e) of `names`.
+size_t detect_period(const SpillVector<uint32_t>& names, size_t b, size_t e, size_t k = 0);
 
 // Layers of one step's name sequence.
 struct LayerFit {

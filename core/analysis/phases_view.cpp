@@ -22,7 +22,7 @@ Table QueryContext::phases(const ViewOptions& o) {
     auto& [steps, n, ns] = acc[s.phase];
     ++steps;
     n += static_cast<int64_t>(s.end - s.begin);
-    for (size_t i = s.begin; i < s.end; ++i) ns += pm.order[i]->duration_ns();
+    for (size_t i = s.begin; i < s.end; ++i) ns += pm.order[i].duration_ns();
   }
   for (const auto& [p, a] : acc) {
     if (o.phase && *o.phase != p) continue;

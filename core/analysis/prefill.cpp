@@ -11,7 +11,7 @@ namespace {
 std::unordered_map<uint32_t, int64_t> grid_by_name(const Detector& det, size_t s0, size_t s1) {
   std::unordered_map<uint32_t, std::vector<int64_t>> all;
   for (size_t i = s0; i < s1; ++i)
-    all[det.names[i]].push_back(det.pass.shape(*det.order[i]).grid_product());
+    all[det.names[i]].push_back(det.pass.shape(det.order[i]).grid_product());
   std::unordered_map<uint32_t, int64_t> out;
   for (auto& [n, v] : all) out[n] = median_of(v);
   return out;
@@ -43,11 +43,7 @@ PrefillTest test_prefill(const Detector& det, size_t s0, size_t s1, size_t r0, s
   }
   const double covered = ref.empty() ? 0 : static_cast<double>(shared) / ref.size();
   const bool shape = shared >= 2 && larger * 10 >= shared * 4 && smaller * 4 <= larger;
-  const LayerFit lf = [&] {
-    std::vector<uint32_t> seq(det.names.begin() + static_cast<long>(s0),
-                              det.names.begin() + static_cast<long>(s1));
-    return detect_layers(seq);
-  }();
+  const LayerFit lf = detect_layers(det.names.slice(s0, s1));
   const bool layer_match = step_layers > 0 && lf.layers == step_layers;
   const std::string len = num(s1 - s0) + " dispatches";
   if (covered < 0.5) {

@@ -56,32 +56,71 @@ std::optional<OutlinePass> stored_pass(store::CaptureDb& db, int64_t trace_pass_
 
 }  // namespace
 
+namespace {
+
+// The reorder window of one process's starts in Dispatch_Id order, start_at(i) for i in [0, n):
+// the most earlier starts greater than one start. A sorted list holds the earlier starts that
+// some later start may still be below: a start at or below every later one can never count again
+// and is dropped. So the list never holds more than the window itself (when the smallest later
+// start comes, every start in the list is greater than it), and memory is that, a block of starts
+// and one minimum per block, whatever n is. The minimum of all later starts is the block's own
+// suffix minimum, then the minimum of the blocks after it (found in a first pass).
+template <class StartAt>
+size_t process_window(size_t n, const StartAt& start_at) {
+  constexpr size_t k_block = size_t{1} << 16;
+  const size_t blocks = (n + k_block - 1) / k_block;
+  std::vector<int64_t> later_blocks_min(blocks + 1, INT64_MAX);
+  for (size_t c = blocks; c-- > 0;) {
+    int64_t m = later_blocks_min[c + 1];
+    for (size_t i = c * k_block; i < std::min(n, (c + 1) * k_block); ++i)
+      m = std::min(m, start_at(i));
+    later_blocks_min[c] = m;
+  }
+  size_t window = 0;
+  std::vector<int64_t> live;  // sorted; live[head, end) are the earlier starts kept
+  size_t head = 0;
+  std::vector<int64_t> block, later_min;
+  for (size_t c = 0; c < blocks; ++c) {
+    const size_t b = c * k_block, len = std::min(n, b + k_block) - b;
+    block.resize(len);
+    for (size_t j = 0; j < len; ++j) block[j] = start_at(b + j);
+    later_min.assign(len + 1, later_blocks_min[c + 1]);
+    for (size_t j = len; j-- > 0;) later_min[j] = std::min(block[j], later_min[j + 1]);
+    for (size_t j = 0; j < len; ++j) {
+      const auto at =
+          std::upper_bound(live.begin() + static_cast<long>(head), live.end(), block[j]);
+      window = std::max(window, static_cast<size_t>(live.end() - at));
+      live.insert(at, block[j]);
+      while (head < live.size() && live[head] <= later_min[j + 1]) ++head;
+      if (head > 4096 && head * 2 > live.size()) {
+        live.erase(live.begin(), live.begin() + static_cast<long>(head));
+        head = 0;
+      }
+    }
+  }
+  return window;
+}
+
+}  // namespace
+
 size_t reorder_window(const std::vector<Dispatch>& ds) {
   size_t window = 0;
   for (size_t b = 0; b < ds.size();) {
     size_t e = b + 1;
-    bool in_order = true;
-    for (; e < ds.size() && ds[e].pid == ds[b].pid; ++e)
-      in_order = in_order && ds[e].start_ns >= ds[e - 1].start_ns;
-    if (!in_order) {
-      // Earlier dispatches starting after dispatch i = i - (earlier ones starting at or before
-      // it), counted with a Fenwick tree over the ranks of the distinct start times.
-      std::vector<int64_t> starts;
-      starts.reserve(e - b);
-      for (size_t i = b; i < e; ++i) starts.push_back(ds[i].start_ns);
-      std::sort(starts.begin(), starts.end());
-      starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-      std::vector<uint32_t> tree(starts.size() + 1, 0);
-      for (size_t i = b; i < e; ++i) {
-        const size_t rank = static_cast<size_t>(
-            std::lower_bound(starts.begin(), starts.end(), ds[i].start_ns) - starts.begin() + 1);
-        size_t at_or_before = 0;
-        for (size_t x = rank; x > 0; x -= x & (~x + 1)) at_or_before += tree[x];
-        window = std::max(window, (i - b) - at_or_before);
-        for (size_t x = rank; x < tree.size(); x += x & (~x + 1)) ++tree[x];
-      }
-    }
+    while (e < ds.size() && ds[e].pid == ds[b].pid) ++e;
+    window = std::max(window, process_window(e - b, [&](size_t i) { return ds[b + i].start_ns; }));
     b = e;
+  }
+  return window;
+}
+
+size_t reorder_window(const SpillVector<int64_t>& starts,
+                      const std::vector<size_t>& process_begins) {
+  size_t window = 0;
+  for (size_t p = 0; p < process_begins.size(); ++p) {
+    const size_t b = process_begins[p];
+    const size_t e = p + 1 < process_begins.size() ? process_begins[p + 1] : starts.size();
+    window = std::max(window, process_window(e - b, [&](size_t i) { return starts[b + i]; }));
   }
   return window;
 }
@@ -154,13 +193,13 @@ std::vector<OutlineSegment> outline_segments(const PhaseModel& pm) {
   for (size_t i = 0; i < pm.steps.size(); ++i) {
     const Step& s = pm.steps[i];
     OutlineSegment seg;
-    seg.first_id = pm.order[s.begin]->dispatch_id;
+    seg.first_id = pm.order[s.begin].dispatch_id;
     seg.phase = s.phase;
     seg.step = is_step(s.phase) ? ++step_no : 0;
-    seg.start_ns = pm.order[s.begin]->start_ns;
+    seg.start_ns = pm.order[s.begin].start_ns;
     if (!out.empty()) seg.start_ns = std::max(seg.start_ns, out.back().start_ns);
     seg.end_ns = seg.start_ns;
-    for (size_t k = s.begin; k < s.end; ++k) seg.end_ns = std::max(seg.end_ns, pm.order[k]->end_ns);
+    for (size_t k = s.begin; k < s.end; ++k) seg.end_ns = std::max(seg.end_ns, pm.order[k].end_ns);
     seg.dispatches = static_cast<int64_t>(s.end - s.begin);
     seg.window = s.window;
     // The previous segment ends at the latest where this one starts.

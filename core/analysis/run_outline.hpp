@@ -1,10 +1,12 @@
 // A run's outline, as `kprof export --perfetto` needs it before its first slice (issue #16): the
 // main stream's segments (steps, phases) and each pass's clock and reorder window. Finding it
 // needs the whole capture in memory (phase detection reads the main stream's whole kernel
-// sequence and host gaps: about 60 bytes per dispatch with the capture), but the outline itself
-// grows with steps only. So it is computed once per run and stored in the analysis tables
-// (analysis_schema.sql: analysis_outline*), like the join mapping; an export whose outline is
-// stored and current reads O(steps) rows and never loads the capture.
+// sequence and host gaps), but the outline itself grows with steps only. In-memory analysis finds
+// it from the capture it loaded (about 60 bytes per dispatch); a first export that has no capture
+// finds it in bounded memory from the database (compute_outline_bounded). So it is computed once
+// per run and stored in the analysis tables (analysis_schema.sql: analysis_outline*), like the join
+// mapping; an export whose outline is stored and current reads O(steps) rows and never loads the
+// capture.
 #pragma once
 
 #include <cstddef>
@@ -52,15 +54,25 @@ struct RunOutline {
 
 // For dispatches in (pid, Dispatch_Id) order: the largest number of earlier dispatches of the
 // same process that start strictly after one dispatch (0 when every process's starts never go
-// back): the window of report::StartOrder's heap. Memory: none when the starts are in order, else
-// 12 bytes per dispatch of the process being measured, freed on return.
+// back): the window of report::StartOrder's heap. Memory: the window and a block of starts.
 size_t reorder_window(const std::vector<Dispatch>& in_pid_id_order);
+// The same from the starts alone, in (pid, Dispatch_Id) order; `process_begins`: the index of each
+// process's first start. Memory: the window and a block of starts, whatever the pass's size.
+size_t reorder_window(const SpillVector<int64_t>& starts,
+                      const std::vector<size_t>& process_begins);
 
 // The outline of a loaded capture: phase detection on its trace (the in-memory analysis, as
 // `kprof query phases` runs it), each pass's count, clock and reorder window.
 RunOutline compute_outline(const Capture& cap);
 // The same from `pm`, the phase model of `cap`'s trace that an analysis already detected.
 RunOutline compute_outline(const Capture& cap, const PhaseModel& pm);
+
+// The outline of run `rt` (whose pass counts are `counts`) read from the database in bounded
+// memory (issue #16): the trace's main stream and phase detection's columns are held in
+// SpillVectors of about `memory_bytes` each, each pass's starts read once for its clock and reorder
+// window. Equal to compute_outline(load_capture(...)) (ctest -R BoundedPhases).
+RunOutline compute_outline_bounded(store::CaptureDb& db, const RunTrace& rt,
+                                   const RunCounts& counts, size_t memory_bytes = size_t{4} << 20);
 
 // Whether a phase is one of a step (numbered): prefill, decode, step, irregular.
 bool is_step(Phase p);

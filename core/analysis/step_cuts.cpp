@@ -3,77 +3,114 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <span>
+#include <functional>
+#include <map>
 
 #include "core/analysis/align.hpp"
 #include "core/analysis/phase_detail.hpp"
 
 namespace kprof::analysis::detail {
 
-WindowScan find_windows(const std::vector<const Dispatch*>& order,
-                        const std::vector<int64_t>& process_ids) {
+WindowScan find_windows(const MainStream& order, const SpillVector<int64_t>& process_ids) {
   // Split where ids of this process are missing. A trace with holes everywhere (a kernel filter
   // drops some kernels from every step) is not windowed: then only holes far larger than the
   // typical one split it.
   WindowScan out;
   const size_t n = order.size();
   if (n == 0) return out;
+  // rank(id): ids of the process below `id`; both lists are sorted, so ranks of the stream's ids
+  // in order are found by one forward walk.
+  size_t below = 0;
   auto rank = [&](int64_t id) -> int64_t {
     if (process_ids.empty()) return 0;
-    return std::lower_bound(process_ids.begin(), process_ids.end(), id) - process_ids.begin();
+    while (below < process_ids.size() && process_ids[below] < id) ++below;
+    return static_cast<int64_t>(below);
   };
-  std::vector<std::pair<size_t, int64_t>> holes;  // (order index after the hole, missing)
-  for (size_t i = 1; i < n; ++i) {
-    const int64_t a = order[i - 1]->dispatch_id, b = order[i]->dispatch_id;
-    const int64_t between = process_ids.empty() ? 0 : rank(b) - rank(a) - 1;
-    const int64_t missing = b - a - 1 - between;
-    if (missing > 0) holes.push_back({i, missing});
-  }
+  // Holes, one at a time (a kernel filter makes one per few dispatches): counted by size for the
+  // median, then found again when windows are cut.
+  std::map<int64_t, size_t> hole_sizes;
+  size_t hole_count = 0;
+  auto for_each_hole = [&](const std::function<void(size_t, int64_t)>& f) {
+    below = 0;
+    int64_t a = order[0].dispatch_id, rank_a = rank(a);
+    for (size_t i = 1; i < n; ++i) {
+      const int64_t b = order[i].dispatch_id, rank_b = rank(b);
+      const int64_t between = process_ids.empty() ? 0 : rank_b - rank_a - 1;
+      const int64_t missing = b - a - 1 - between;
+      if (missing > 0) f(i, missing);
+      a = b;
+      rank_a = rank_b;
+    }
+  };
+  for_each_hole([&](size_t, int64_t missing) {
+    ++hole_sizes[missing];
+    ++hole_count;
+  });
   int64_t min_split = 1;
-  if (holes.size() > 16 + n / 1000) {
-    std::vector<int64_t> m;
-    for (const auto& h : holes) m.push_back(h.second);
-    min_split = std::max<int64_t>(16, 8 * median_of(m));
+  if (hole_count > 16 + n / 1000) {
+    // The median hole, as median_of takes it: the one at index count / 2 in sorted order.
+    size_t seen = 0;
+    for (const auto& [size, count] : hole_sizes) {
+      seen += count;
+      if (seen > hole_count / 2) {
+        min_split = std::max<int64_t>(16, 8 * size);
+        break;
+      }
+    }
   }
   Window w;
   w.begin = 0;
-  w.first_id = order[0]->dispatch_id;
+  w.first_id = order[0].dispatch_id;
+  below = 0;
   w.missing_before = std::max<int64_t>(0, w.first_id - 1 - rank(w.first_id));
-  for (const auto& [i, missing] : holes) {
+  for_each_hole([&](size_t i, int64_t missing) {
     if (missing < min_split) {
       out.scattered_missing += missing;
       ++out.scattered_holes;
-      continue;
+      return;
     }
+    const Dispatch before = order[i - 1], after = order[i];
     w.end = i;
-    w.last_id = order[i - 1]->dispatch_id;
+    w.last_id = before.dispatch_id;
     out.windows.push_back(w);
     w = Window{};
     w.begin = i;
-    w.first_id = order[i]->dispatch_id;
+    w.first_id = after.dispatch_id;
     w.missing_before = missing;
-    w.gap_before_ns = std::max<int64_t>(0, order[i]->start_ns - order[i - 1]->end_ns);
-  }
+    w.gap_before_ns = std::max<int64_t>(0, after.start_ns - before.end_ns);
+  });
   w.end = n;
-  w.last_id = order[n - 1]->dispatch_id;
+  w.last_id = order[n - 1].dispatch_id;
   out.windows.push_back(w);
   return out;
 }
 
 // The offset in [from, from + period) whose host gaps one period apart are largest (upper
-// quantile), with that value; -1 when no offset has `min_samples` gaps to compare.
+// quantile), with that value; -1 when no offset has `min_samples` gaps to compare. The gaps of an
+// offset are one per period, so the offsets are taken in batches that hold at most
+// k_gap_values gaps together, each batch in one forward pass over [from, e): bounded memory
+// whatever the trace's length, and the same values in the same order per offset as one offset at
+// a time.
 std::pair<size_t, int64_t> best_offset(const Detector& det, size_t from, size_t e, size_t period,
                                        size_t min_samples) {
+  constexpr size_t k_gap_values = size_t{1} << 20;  // 8 MiB of gaps
   int64_t best = -1;
   size_t at = from;
-  std::vector<int64_t> g;
-  for (size_t x = from; x < std::min(e, from + period); ++x) {
-    g.clear();
-    for (size_t y = x; y < e; y += period)
-      if (det.gap[y] >= 0) g.push_back(det.gap[y]);
-    if (g.size() < min_samples) continue;
-    const int64_t m = upper_quantile(g);
-    if (m > best) best = m, at = x;
+  const size_t end_x = std::min(e, from + period);
+  const size_t per_offset = (e - from) / period + 1;
+  const size_t batch = std::max<size_t>(1, k_gap_values / per_offset);
+  std::vector<std::vector<int64_t>> g;
+  for (size_t x0 = from; x0 < end_x; x0 += batch) {
+    const size_t x1 = std::min(end_x, x0 + batch);
+    g.assign(x1 - x0, {});
+    for (size_t y0 = x0; y0 < e; y0 += period)
+      for (size_t y = y0; y < std::min(e, y0 + (x1 - x0)); ++y)
+        if (const int64_t gy = det.gap[y]; gy >= 0) g[y - y0].push_back(gy);
+    for (size_t x = x0; x < x1; ++x) {
+      if (g[x - x0].size() < min_samples) continue;
+      const int64_t m = upper_quantile(std::move(g[x - x0]));
+      if (m > best) best = m, at = x;
+    }
   }
   return {at, best};
 }
@@ -159,13 +196,14 @@ std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t P, i
   // subsequence covers 90% of the longer. Otherwise it is other work that happens to sit between
   // host gaps (a different loop with the same kernels), and the steps end before it. The multiset
   // bound is checked first: the LCS can never exceed it.
+  std::vector<uint32_t> ref_seq;  // the reference step's names, copied when first needed
   auto similar_to_ref = [&](size_t s0, size_t s1) {
     const double multiset = multiset_similarity(names, ref_begin, ref_begin + P, s0, s1);
     if (multiset < 0.5) return false;
     if (s1 - s0 == P) return true;
     if (multiset < 0.9) return false;
-    const std::span<const uint32_t> ref_seq(names.data() + ref_begin, P),
-        seg_seq(names.data() + s0, s1 - s0);
+    if (ref_seq.empty()) ref_seq = names.slice(ref_begin, ref_begin + P);
+    const std::vector<uint32_t> seg_seq = names.slice(s0, s1);
     return static_cast<double>(lcs_pairs(ref_seq, seg_seq).size()) >=
            0.9 * static_cast<double>(std::max(P, s1 - s0));
   };

@@ -23,26 +23,27 @@ void note_trailing_loops(PhaseModel& pm, const Detector& det, const std::vector<
     if (s.end - s.begin < step_len &&
         aligned_match(det.names, ref, s.begin, s.end - s.begin) >= 0.9)
       continue;
-    const std::vector<uint32_t> t(det.names.begin() + static_cast<long>(s.begin),
-                                  det.names.begin() + static_cast<long>(s.end));
-    const size_t p2 = detect_period(t);
-    if (p2 == 0 || p2 == step_len || 2 * p2 > t.size()) continue;
+    // The trail is read in place (it may be long: a loop of its own up to the trace's end).
+    const auto& names = det.names;
+    const size_t tb = s.begin, t_size = s.end - s.begin;
+    const size_t p2 = detect_period(names, s.begin, s.end);
+    if (p2 == 0 || p2 == step_len || 2 * p2 > t_size) continue;
     // Where that loop starts: the first position whose period-long stretch repeats one period
     // later exactly (98%), else at least 80%. Loops of one program share most kernels (copies
     // between launches), so a loose match also fires a little before the loop's true start.
-    size_t start = t.size();
+    size_t start = t_size;
     for (double need : {0.98, 0.8}) {
-      for (start = 0; start + 2 * p2 <= t.size(); ++start)
-        if (aligned_match(t, start, start + p2, p2) >= need) break;
-      if (start + 2 * p2 <= t.size()) break;
+      for (start = 0; start + 2 * p2 <= t_size; ++start)
+        if (aligned_match(names, tb + start, tb + start + p2, p2) >= need) break;
+      if (start + 2 * p2 <= t_size) break;
     }
-    if (start + 2 * p2 > t.size()) continue;
-    const size_t loop_len = t.size() - start;
-    std::set<uint32_t> in_step(det.names.begin() + static_cast<long>(ref),
-                               det.names.begin() + static_cast<long>(ref + step_len));
+    if (start + 2 * p2 > t_size) continue;
+    const size_t loop_len = t_size - start;
+    std::set<uint32_t> in_step;
+    for (size_t i = ref; i < ref + step_len; ++i) in_step.insert(names[i]);
     std::set<uint32_t> own;
-    for (size_t i = start; i < t.size(); ++i)
-      if (!in_step.count(t[i])) own.insert(t[i]);
+    for (size_t i = tb + start; i < s.end; ++i)
+      if (!in_step.count(names[i])) own.insert(names[i]);
     std::string kernels;
     for (uint32_t x : own) {
       if (kernels.size() > 160) {
@@ -60,10 +61,10 @@ void note_trailing_loops(PhaseModel& pm, const Detector& det, const std::vector<
     pm.notes.push_back(observation(
         Topic::steps,
         "after the last step, from Dispatch_Id " +
-            std::to_string(pm.order[s.begin + start]->dispatch_id) + ", " + num(loop_len) +
+            std::to_string(pm.order[s.begin + start].dispatch_id) + ", " + num(loop_len) +
             " dispatches repeat with a period of their own: " + num(p2) + " dispatches (" +
-            pct(match_rate(t, p2, start, t.size())) + " match, about " + num(loop_len / p2) +
-            " repetitions)" +
+            pct(match_rate(names, p2, tb + start, s.end - p2)) + " match, about " +
+            num(loop_len / p2) + " repetitions)" +
             (own.empty() ? std::string(", with the step's kernels in another order")
                          : ", with kernels the steps do not launch (" + kernels + ")") +
             ": another loop, not steps of this one; its role is not established (phase unknown)" +

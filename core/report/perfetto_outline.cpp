@@ -84,6 +84,23 @@ void outline_from_capture(store::CaptureDb& db, std::optional<int64_t> run_id, P
   apply(std::move(ro), o);
 }  // the capture is freed here
 
+// Without the capture, when no counter pass needs joining (none, or their joins are current): the
+// phases and steps and each pass's clock read from the database in bounded memory (issue #16).
+void outline_bounded(store::CaptureDb& db, const an::RunTrace& rt, an::RunCounts counts,
+                     PerfettoOutline& o) {
+  o.run = rt.run;
+  o.stream_joined = !counts.counters.empty();
+  o.counts = std::move(counts);
+  an::RunOutline ro = an::compute_outline_bounded(db, rt, o.counts);
+  std::optional<store::CaptureDb> rw;
+  if (an::writable_database(db.path())) rw.emplace(db.path(), store::OpenMode::read_write);
+  if (!rw || !an::try_store_outline(*rw, ro))
+    o.notes.push_back(
+        "the run's phases and steps were found for this export only and not stored (the file is "
+        "read-only, or another kprof is writing it), so the next export finds them again");
+  apply(std::move(ro), o);
+}
+
 }  // namespace
 
 void for_each_enclosing(const PerfettoOutline& o,
@@ -135,6 +152,8 @@ PerfettoOutline outline_run(store::CaptureDb& db, std::optional<int64_t> run_id,
     o.stream_joined = !counts.counters.empty();
     o.counts = std::move(counts);
     apply(std::move(*stored), o);
+  } else if (counts.counters.empty() || an::joins_current(db, counts)) {
+    outline_bounded(db, rt, std::move(counts), o);
   } else {
     outline_from_capture(db, run_id, o);
   }

@@ -152,7 +152,7 @@ Timeline timeline(const an::TraceModel& m) {
   tl.step_number = number;
   tl.steps = steps;
   std::vector<uint32_t> names;
-  for (size_t i = chosen->begin; i < chosen->end; ++i) names.push_back(pm.order[i]->name);
+  for (size_t i = chosen->begin; i < chosen->end; ++i) names.push_back(pm.order[i].name);
   const an::LayerFit lf = an::detect_layers(names);
   // Row starts: dispatch offsets within the step. The anchor is whichever kernel runs once per
   // layer, often in the middle of one (a SiLU between two GEMMs); a row starts where the layer's
@@ -191,21 +191,21 @@ Timeline timeline(const an::TraceModel& m) {
         (lead == 0 ? "" : ", where the sequence that repeats from layer to layer begins");
   }
   for (const auto& r : rows) tl.rows.push_back(r.second);
-  const int64_t step_start = pm.order[chosen->begin]->start_ns;
+  const int64_t step_start = pm.order[chosen->begin].start_ns;
   int64_t step_end = step_start;
   size_t row = 0;
   int64_t row_start = step_start;
   for (size_t i = 0; i < names.size(); ++i) {
-    const auto* d = pm.order[chosen->begin + i];
+    const an::Dispatch d = pm.order[chosen->begin + i];
     while (row + 1 < rows.size() && rows[row + 1].first <= i) {
       ++row;
-      row_start = d->start_ns;
+      row_start = d.start_ns;
     }
-    if (i == 0) row_start = d->start_ns;
-    step_end = std::max(step_end, d->end_ns);
-    tl.slices.push_back({m.names->name(d->name), m.family_of_name[d->name], row,
-                         static_cast<double>(d->start_ns - row_start) / 1e3,
-                         static_cast<double>(d->duration_ns()) / 1e3});
+    if (i == 0) row_start = d.start_ns;
+    step_end = std::max(step_end, d.end_ns);
+    tl.slices.push_back({m.names->name(d.name), m.family_of_name[d.name], row,
+                         static_cast<double>(d.start_ns - row_start) / 1e3,
+                         static_cast<double>(d.duration_ns()) / 1e3});
   }
   tl.step_us = static_cast<double>(step_end - step_start) / 1e3;
   return tl;

@@ -27,7 +27,7 @@ struct BackwardsModel {
       return x;
     };
     dispatches = {d(1, 100, 200), d(2, 300, 400), d(3, 50, 700), d(4, 450, 550), d(5, 600, 800)};
-    for (const auto& x : dispatches) pm.order.push_back(&x);
+    for (const auto& x : dispatches) pm.order.push_back(x);
     pm.steps = {{0, 2, Phase::decode, 0}, {2, 4, Phase::decode, 0}, {4, 5, Phase::decode, 0}};
   }
 };

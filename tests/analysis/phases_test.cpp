@@ -32,6 +32,57 @@ bool not_established_about(const PhaseModel& pm, Topic topic) {
   });
 }
 
+// Issue #16: the bounded first export detects phases on a copy of the main stream whose columns
+// spill to a file (here in blocks of 14 dispatches and 146 names, so nearly every read pattern
+// crosses blocks). Its model must be the in-memory one, field for field and word for word.
+void expect_bounded_same(const PassData& p, const NameTable& names, const PhaseModel& pm) {
+  constexpr size_t k_spill = 4096;
+  SpillVector<Dispatch> records(k_spill);
+  for (size_t i = 0; i < pm.order.size(); ++i) records.push_back(pm.order[i]);
+  std::vector<int64_t> ids;
+  for (const auto& d : p.dispatches)
+    if (d.pid == pm.main_pid) ids.push_back(d.dispatch_id);
+  std::sort(ids.begin(), ids.end());
+  SpillVector<int64_t> process_ids(k_spill);
+  if (ids.size() > pm.order.size())
+    for (int64_t id : ids) process_ids.push_back(id);
+  const PhaseModel b =
+      detect_phases(p, MainStream(std::move(records)), std::move(process_ids), &names, k_spill);
+  ASSERT_EQ(b.order.size(), pm.order.size());
+  EXPECT_EQ(b.method, pm.method);
+  EXPECT_EQ(b.step_period, pm.step_period);
+  EXPECT_EQ(b.layer_period, pm.layer_period);
+  EXPECT_EQ(b.layers, pm.layers);
+  EXPECT_EQ(b.prefill_steps, pm.prefill_steps);
+  EXPECT_EQ(b.decode_steps, pm.decode_steps);
+  EXPECT_EQ(b.role_unknown_steps, pm.role_unknown_steps);
+  EXPECT_EQ(b.irregular_steps, pm.irregular_steps);
+  EXPECT_EQ(b.main_pid, pm.main_pid);
+  EXPECT_EQ(b.main_agent, pm.main_agent);
+  ASSERT_EQ(b.windows.size(), pm.windows.size());
+  for (size_t i = 0; i < b.windows.size(); ++i) {
+    EXPECT_EQ(b.windows[i].begin, pm.windows[i].begin);
+    EXPECT_EQ(b.windows[i].end, pm.windows[i].end);
+    EXPECT_EQ(b.windows[i].missing_before, pm.windows[i].missing_before);
+    EXPECT_EQ(b.windows[i].gap_before_ns, pm.windows[i].gap_before_ns);
+  }
+  ASSERT_EQ(b.steps.size(), pm.steps.size());
+  for (size_t i = 0; i < b.steps.size(); ++i) {
+    EXPECT_EQ(b.steps[i].begin, pm.steps[i].begin) << i;
+    EXPECT_EQ(b.steps[i].end, pm.steps[i].end) << i;
+    EXPECT_EQ(b.steps[i].phase, pm.steps[i].phase) << i;
+  }
+  ASSERT_EQ(b.findings.size(), pm.findings.size());
+  for (size_t i = 0; i < b.findings.size(); ++i) {
+    EXPECT_EQ(b.findings[i].claim, pm.findings[i].claim);
+    EXPECT_EQ(b.findings[i].evidence, pm.findings[i].evidence);
+  }
+  // The trace-level detection adds one note on other streams, after the stream's own.
+  const size_t own_notes = pm.notes.size() - (pm.other_dispatches > 0 ? 1 : 0);
+  ASSERT_EQ(b.notes.size(), own_notes);
+  for (size_t i = 0; i < own_notes; ++i) EXPECT_EQ(b.notes[i].line(), pm.notes[i].line());
+}
+
 TEST(Period, FindsTheStepPeriodNotTheLayerPeriod) {
   // 10 steps of [head, 6 × (a b c), tail]: step period 20, layer period 3.
   std::vector<uint32_t> s;
@@ -77,6 +128,7 @@ TEST(Phases, PrefillOnShapeEvidenceAndDecodeStepsAndLayers) {
   NameTable names;
   const PassData p = test::build(test::moe_like(48, 63), names);
   const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
   EXPECT_EQ(pm.method, "period+gaps");
   EXPECT_EQ(pm.step_period, 1u + 48 * 8 + 2);
   EXPECT_EQ(pm.prefill_steps, 1);
@@ -111,6 +163,7 @@ TEST(Phases, BeingFirstIsNoEvidenceOfPrefill) {
     for (auto& k : *ks) k.prefill_grid = k.decode_grid, k.kernel_id_prefill = k.kernel_id_decode;
   const PassData p = test::build(w, names);
   const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
   EXPECT_EQ(pm.prefill_steps, 0);
   EXPECT_EQ(pm.decode_steps, 0);
   EXPECT_EQ(pm.role_unknown_steps, 21);
@@ -129,6 +182,7 @@ TEST(Phases, WithoutTimingStepsFallOnPeriodMultiplesWithLowConfidence) {
   w.kernel_ns = 0;
   const PassData p = test::build(w, names);
   const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
   EXPECT_EQ(pm.method, "period");
   EXPECT_EQ(pm.prefill_steps, 1);
   EXPECT_EQ(pm.decode_steps, 9);
@@ -168,6 +222,7 @@ TEST(Phases, APrefillWithItsOwnKernelsIsStillThePrefillAndACutStepIsPartial) {
   }
   p.dispatches.resize(p.dispatches.size() - 20);
   const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
   EXPECT_EQ(pm.step_period, per_step);
   ASSERT_GE(pm.steps.size(), 3u);
   EXPECT_EQ(pm.steps.front().phase, Phase::prefill);
@@ -195,6 +250,7 @@ TEST(Phases, AStepWithAnExtraKernelIsIrregularAndTheOthersStayRegular) {
     p.dispatches[i].end_ns += 1200;
   }
   const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
   EXPECT_EQ(pm.step_period, per_step);
   EXPECT_EQ(pm.irregular_steps, 1);
   EXPECT_EQ(pm.prefill_steps, 1);
@@ -221,6 +277,7 @@ TEST(Phases, AWindowedDecodeTraceIsReportedAsWindowsWithNoInventedPrefill) {
   for (auto [b, e] : keep)
     for (size_t i = b; i < e; ++i) p.dispatches.push_back(full.dispatches[i]);
   const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
   ASSERT_EQ(pm.windows.size(), 3u);
   EXPECT_TRUE(pm.windowed());
   EXPECT_EQ(pm.windows[1].missing_before, static_cast<int64_t>(keep[1].first - keep[0].second));
@@ -261,6 +318,7 @@ TEST(Phases, DispatchesOnAnotherAgentAreNotMissing) {
     p.dispatches.push_back(d);
   }
   const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
   EXPECT_EQ(pm.other_dispatches, n / 2);
   EXPECT_EQ(pm.order.size(), n);
   // Until the second agent stops at id n - 1, nothing is missing; after it every other id is.
@@ -279,6 +337,7 @@ TEST(Phases, AKernelFilteredTraceIsNotWindowed) {
   const uint32_t argmax = names.intern("argmax_kernel");
   std::erase_if(p.dispatches, [&](const Dispatch& d) { return d.name == argmax; });
   const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
   EXPECT_EQ(pm.windows.size(), 1u);
   EXPECT_EQ(pm.step_period, 1u + 4 * 8 + 1);
   EXPECT_EQ(pm.prefill_steps, 1);
@@ -296,6 +355,7 @@ TEST(Phases, OneForwardPassOfManyLayersHasNoStepsOnlyLayerLikeBlocks) {
   auto w = test::moe_like(40, 0);
   const PassData p = test::build(w, names);
   const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
   EXPECT_EQ(pm.step_period, 0u);
   EXPECT_EQ(pm.whole_steps(), 0);
   EXPECT_EQ(pm.layers, 40);
@@ -320,6 +380,7 @@ TEST(Phases, TooFewDispatchesSayWhy) {
     p.add(d, s);
   }
   const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
   EXPECT_EQ(pm.whole_steps(), 0);
   EXPECT_TRUE(note_mentions(pm, "too few")) << pm.notes.front().line();
   ASSERT_EQ(pm.notes.size(), 1u);
@@ -343,6 +404,7 @@ TEST(Phases, OneKernelLaunchedRepeatedlyIsNoGenerationLoop) {
     p.add(d, s);
   }
   const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
   EXPECT_EQ(pm.whole_steps(), 0);
   EXPECT_EQ(count_phase(pm, Phase::unknown), 1);
   EXPECT_TRUE(not_established_about(pm, Topic::steps));
@@ -366,6 +428,8 @@ TEST(Phases, TheMainStreamNamesAPidOnlyWhenTheTraceGivesOne) {
       p.add(d, s, 2);
     }
     const PhaseModel pm = detect_phases(p, &names);
+    expect_bounded_same(p, names, pm);
+    expect_bounded_same(p, names, pm);
     if (pid == 0)
       EXPECT_EQ(pm.stream_name(),
                 "agent 2 of a process the trace does not name (no Process_Id column, no <pid>_ "

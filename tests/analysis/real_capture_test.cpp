@@ -104,7 +104,7 @@ TEST_F(RealCapture, StepsAreTheMarkerRanges) {
   for (size_t k = 0; k < 12; ++k) {
     size_t inside = 0;
     for (size_t i = 0; i < pm.order.size(); ++i) {
-      const int64_t t = pm.order[i]->start_ns;
+      const int64_t t = pm.order[i].start_ns;
       const bool in_range = t >= ranges[k].first && t <= ranges[k].second;
       const bool in_step = i >= steps[k]->begin && i < steps[k]->end;
       EXPECT_EQ(in_range, in_step) << "step " << k << " dispatch " << i;
@@ -144,7 +144,7 @@ TEST_F(RealCapture, WindowsCutFromTheTraceAreReportedAsWindows) {
     EXPECT_NE(s.phase, Phase::prefill);
     if (s.phase == Phase::step) {
       ++whole;
-      EXPECT_EQ((pm.order[s.begin]->dispatch_id - 1128) % 928, 0) << pm.order[s.begin]->dispatch_id;
+      EXPECT_EQ((pm.order[s.begin].dispatch_id - 1128) % 928, 0) << pm.order[s.begin].dispatch_id;
     }
   }
   EXPECT_EQ(whole, pm.role_unknown_steps);

@@ -136,7 +136,7 @@ TEST(PerfettoExport, EnclosingSlicesNestWhenAStepStartsBeforeThePreviousOne) {
   const std::vector<analysis::Dispatch> ds = {d(1, 100, 200), d(2, 300, 400), d(3, 50, 700),
                                               d(4, 450, 550), d(5, 600, 800)};
   analysis::PhaseModel pm;
-  for (const auto& x : ds) pm.order.push_back(&x);
+  for (const auto& x : ds) pm.order.push_back(x);
   pm.steps = {{0, 2, analysis::Phase::decode, 0},
               {2, 4, analysis::Phase::decode, 0},
               {4, 5, analysis::Phase::decode, 0}};
@@ -455,8 +455,8 @@ TEST(PerfettoExport, StoredOutlineIsFoundAgainAfterAReingest) {
 }
 
 // While another connection holds the write lock (a `kprof run` or `kprof ingest` loading rows),
-// the export never waits: it writes from the outline it found, stores nothing, and says that the
-// next export loads the capture again.
+// the export never waits: it writes from the outline it found (in bounded memory: the run's join
+// is stored), stores nothing, and says that the next export finds it again.
 TEST(PerfettoExport, OutlineIsNotStoredWhileAnotherWriterHoldsTheLock) {
   const SimRunCopy copy("qwen3-32");
   const fs::path db = copy.db();
@@ -467,7 +467,7 @@ TEST(PerfettoExport, OutlineIsNotStoredWhileAnotherWriterHoldsTheLock) {
     EXPECT_FALSE(e.outline().from_store);
     bool said = false;
     for (const auto& n : e.notes())
-      said |= n.find("next export loads the capture") != std::string::npos;
+      said |= n.find("next export finds them again") != std::string::npos;
     EXPECT_TRUE(said);
     writer.exec("ROLLBACK");
   }
