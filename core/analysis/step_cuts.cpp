@@ -103,6 +103,7 @@ std::pair<size_t, int64_t> best_offset(const Detector& det, size_t from, size_t 
   for (size_t x0 = from; x0 < end_x; x0 += batch) {
     const size_t x1 = std::min(end_x, x0 + batch);
     g.assign(x1 - x0, {});
+    for (auto& v : g) v.reserve(per_offset);  // at most k_gap_values + batch, never doubled
     for (size_t y0 = x0; y0 < e; y0 += period)
       for (size_t y = y0; y < std::min(e, y0 + (x1 - x0)); ++y)
         if (const int64_t gy = det.gap[y]; gy >= 0) g[y - y0].push_back(gy);

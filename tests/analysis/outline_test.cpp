@@ -7,34 +7,14 @@
 #include <vector>
 
 #include "core/analysis/run_outline.hpp"
+#include "tests/analysis/backwards_steps.hpp"
 
 namespace kprof::analysis {
 namespace {
 
-// Three decode steps of the main stream in Dispatch_Id order. The second step's first dispatch
-// (id 3) was enqueued after the first step's but, on a quieter queue, starts before both of its
-// dispatches (50 < 100 and 300): a segment that started at its first dispatch would start before
-// the previous one.
-struct BackwardsModel {
-  std::vector<Dispatch> dispatches;
-  PhaseModel pm;
-  BackwardsModel() {
-    auto d = [](int64_t id, int64_t start, int64_t end) {
-      Dispatch x;
-      x.dispatch_id = id;
-      x.start_ns = start;
-      x.end_ns = end;
-      return x;
-    };
-    dispatches = {d(1, 100, 200), d(2, 300, 400), d(3, 50, 700), d(4, 450, 550), d(5, 600, 800)};
-    for (const auto& x : dispatches) pm.order.push_back(x);
-    pm.steps = {{0, 2, Phase::decode, 0}, {2, 4, Phase::decode, 0}, {4, 5, Phase::decode, 0}};
-  }
-};
-
 TEST(RunOutline, SegmentStartsNeverGoBack) {
-  const BackwardsModel m;
-  const auto segs = outline_segments(m.pm);
+  const PhaseModel pm = test::backwards_steps_model();
+  const auto segs = outline_segments(pm);
   ASSERT_EQ(segs.size(), 3u);
   for (size_t i = 0; i < segs.size(); ++i) {
     EXPECT_LE(segs[i].start_ns, segs[i].end_ns) << i;

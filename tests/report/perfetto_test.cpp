@@ -17,6 +17,7 @@
 #include "core/analysis/run_outline.hpp"
 #include "core/analysis/session.hpp"
 #include "core/report/perfetto.hpp"
+#include "tests/analysis/backwards_steps.hpp"
 #include "tests/report/trace_check.hpp"
 
 namespace kprof::report {
@@ -126,20 +127,7 @@ TEST(PerfettoExport, TraceCheckReportsWhatPerfettoWouldDropOrMisread) {
 // thread. The segments as outline version 2 made them (each from its own first start) put the
 // second step partly outside the phase, which the check reports.
 TEST(PerfettoExport, EnclosingSlicesNestWhenAStepStartsBeforeThePreviousOne) {
-  auto d = [](int64_t id, int64_t start, int64_t end) {
-    analysis::Dispatch x;
-    x.dispatch_id = id;
-    x.start_ns = start;
-    x.end_ns = end;
-    return x;
-  };
-  const std::vector<analysis::Dispatch> ds = {d(1, 100, 200), d(2, 300, 400), d(3, 50, 700),
-                                              d(4, 450, 550), d(5, 600, 800)};
-  analysis::PhaseModel pm;
-  for (const auto& x : ds) pm.order.push_back(x);
-  pm.steps = {{0, 2, analysis::Phase::decode, 0},
-              {2, 4, analysis::Phase::decode, 0},
-              {4, 5, analysis::Phase::decode, 0}};
+  const analysis::PhaseModel pm = analysis::test::backwards_steps_model();
   PerfettoOutline o;
   o.main_pid = 7;
   o.base_ns = 50;  // the trace's first start
