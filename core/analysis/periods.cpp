@@ -87,7 +87,7 @@ std::string Detector::name_of(uint32_t id) const {
 using namespace detail;
 
 size_t detect_period(const std::vector<uint32_t>& names, size_t k) {
-  const SpillVector<uint32_t> s(names);  // a copy: tests and the trailing-loop check only
+  const SpillVector<uint32_t> s(names);  // a copy: for tests and the real-capture pin
   return detect_period(s, 0, s.size(), k);
 }
 

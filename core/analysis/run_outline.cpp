@@ -54,10 +54,6 @@ std::optional<OutlinePass> stored_pass(store::CaptureDb& db, int64_t trace_pass_
                      q.getColumn(2).getInt64()};
 }
 
-}  // namespace
-
-namespace {
-
 // The reorder window of one process's starts in Dispatch_Id order, start_at(i) for i in [0, n):
 // the most earlier starts greater than one start. A sorted list holds the earlier starts that
 // some later start may still be below: a start at or below every later one can never count again

@@ -1,12 +1,11 @@
 // A run's outline, as `kprof export --perfetto` needs it before its first slice (issue #16): the
 // main stream's segments (steps, phases) and each pass's clock and reorder window. Finding it
-// needs the whole capture in memory (phase detection reads the main stream's whole kernel
-// sequence and host gaps), but the outline itself grows with steps only. In-memory analysis finds
-// it from the capture it loaded (about 60 bytes per dispatch); a first export that has no capture
-// finds it in bounded memory from the database (compute_outline_bounded). So it is computed once
-// per run and stored in the analysis tables (analysis_schema.sql: analysis_outline*), like the join
-// mapping; an export whose outline is stored and current reads O(steps) rows and never loads the
-// capture.
+// reads the main stream's whole kernel sequence and host gaps, but the outline itself grows with
+// steps only. In-memory analysis finds it from the capture it loaded (about 60 bytes per
+// dispatch); a first export, which loads no capture, finds it from the database in bounded memory
+// (compute_outline_bounded). It is computed once per run and stored in the analysis tables
+// (analysis_schema.sql: analysis_outline*), like the join mapping; an export whose outline is
+// stored and current reads O(steps) rows.
 #pragma once
 
 #include <cstddef>
@@ -70,9 +69,10 @@ RunOutline compute_outline(const Capture& cap, const PhaseModel& pm);
 // The outline of run `rt` (whose pass counts are `counts`) read from the database in bounded
 // memory (issue #16): the trace's main stream and phase detection's columns are held in
 // SpillVectors of about `memory_bytes` each, each pass's starts read once for its clock and reorder
-// window. Equal to compute_outline(load_capture(...)) (ctest -R BoundedPhases).
+// window. Equal to compute_outline(load_capture(...)) (`ctest -R GoldenCapture` compares them on
+// every real capture).
 RunOutline compute_outline_bounded(store::CaptureDb& db, const RunTrace& rt,
-                                   const RunCounts& counts, size_t memory_bytes = size_t{4} << 20);
+                                   const RunCounts& counts, size_t memory_bytes);
 
 // Whether a phase is one of a step (numbered): prefill, decode, step, irregular.
 bool is_step(Phase p);

@@ -21,11 +21,25 @@ std::string spill_folder() {
 
 [[noreturn]] void fail(const std::string& what, int err) {
   throw Error::runtime(what + " in " + spill_folder() + ": " + std::strerror(err),
-                       "free space there, or set TMPDIR to a folder with room for the trace's "
-                       "main stream (about 40 bytes per dispatch)");
+                       "free space there, or set TMPDIR to a folder with more room (a first "
+                       "`kprof export` spills up to about 56 bytes per trace dispatch)");
 }
 
 }  // namespace
+
+size_t spill_memory_bytes(size_t fallback) {
+  const char* v = std::getenv("KPROF_SPILL_BYTES");
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (*v == '-' || *end != '\0' || errno == ERANGE || n < 1024)
+    throw Error::input(
+        std::string("KPROF_SPILL_BYTES='") + v + "' is not a number of bytes of at least 1024",
+        "unset it (default: " + std::to_string(fallback) +
+            ") or give a whole number such as 4194304");
+  return static_cast<size_t>(n);
+}
 
 SpillFile::SpillFile() {
   const std::string dir = spill_folder();
@@ -63,7 +77,7 @@ void SpillFile::read(uint64_t offset, void* data, size_t bytes) const {
     const ssize_t n = ::pread(m_fd, p, bytes, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail("cannot read the spill file", errno);
-    if (n == 0) {  // past what was written: only the tail of the last block
+    if (n == 0) {  // past the end: never for a block that was written
       std::memset(p, 0, bytes);
       return;
     }

@@ -35,6 +35,11 @@ class SpillFile {
   int m_fd = -1;
 };
 
+// The memory a spill vector of a bounded computation holds: $KPROF_SPILL_BYTES when set (a whole
+// number of bytes, at least 1024: less memory, more temporary disk and reads; tests set it small
+// so that real runs spill), else `fallback`. Error(input) naming the variable when it is not one.
+size_t spill_memory_bytes(size_t fallback);
+
 template <class T>
 class SpillVector {
   static_assert(std::is_trivially_copyable_v<T>, "a spilled value is copied as bytes");

@@ -5,6 +5,7 @@
 
 #include "core/analysis/session.hpp"
 #include "core/base/error.hpp"
+#include "core/base/spill_vector.hpp"
 
 namespace kprof::report {
 namespace {
@@ -91,7 +92,8 @@ void outline_bounded(store::CaptureDb& db, const an::RunTrace& rt, an::RunCounts
   o.run = rt.run;
   o.stream_joined = !counts.counters.empty();
   o.counts = std::move(counts);
-  an::RunOutline ro = an::compute_outline_bounded(db, rt, o.counts);
+  an::RunOutline ro =
+      an::compute_outline_bounded(db, rt, o.counts, spill_memory_bytes(size_t{4} << 20));
   std::optional<store::CaptureDb> rw;
   if (an::writable_database(db.path())) rw.emplace(db.path(), store::OpenMode::read_write);
   if (!rw || !an::try_store_outline(*rw, ro))

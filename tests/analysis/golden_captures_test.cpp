@@ -3,6 +3,7 @@
 // tests/data/analysis/golden/<name>.txt. Each golden file was read against the capture by hand once
 // (the reasons are in the comments below); a change in what kprof says about a real trace shows
 // up as a diff here. To accept a reviewed change: KPROF_UPDATE_GOLDEN=1 ctest -R GoldenCapture.
+#include <SQLiteCpp/Database.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -98,8 +99,8 @@ void cut_windows(const fs::path& from, const fs::path& to,
 // computed it.
 void check_stored_outline(const fs::path& tmp, const std::string& db) {
   const fs::path a = tmp / "computed.json", b = tmp / "stored.json";
-  auto exp = [&](const fs::path& out) {
-    return std::system((k_kprof + " export " + db + " --perfetto " + out.string() + " > " +
+  auto exp = [&](const fs::path& out, const std::string& env = "") {
+    return std::system((env + k_kprof + " export " + db + " --perfetto " + out.string() + " > " +
                         (tmp / "export.txt").string() + " 2>&1")
                            .c_str());
   };
@@ -119,6 +120,30 @@ void check_stored_outline(const fs::path& tmp, const std::string& db) {
   EXPECT_TRUE(kprof::analysis::compute_outline_bounded(
                   cdb, kprof::analysis::find_run_trace(cdb, {}), counts, 4096) == in_memory)
       << "the bounded outline is not the in-memory analysis'";
+  // The same through the CLI, spilling for real: with the stored outline dropped, a first export
+  // whose spill vectors hold 4 KiB (blocks of 14 dispatches) writes the bytes the first export
+  // wrote, and stores the outline again.
+  auto drop_outline = [&] {
+    SQLite::Database(db, SQLite::OPEN_READWRITE)
+        .exec(
+            "DROP TABLE analysis_outline_segments; DROP TABLE analysis_outline_passes; "
+            "DROP TABLE analysis_outline;");
+  };
+  const fs::path c = tmp / "spilled.json";
+  drop_outline();
+  ASSERT_EQ(exp(c, "KPROF_SPILL_BYTES=4096 "), 0) << slurp(tmp / "export.txt");
+  EXPECT_TRUE(slurp(a) == slurp(c)) << "the spilled first export differs";
+  EXPECT_TRUE(kprof::analysis::read_outline(cdb, counts).has_value());
+  // Where no spill file can be made, it fails, naming the folder and the fix, and stores nothing.
+  if (cap.trace.dispatches.size() > 100) {
+    drop_outline();
+    EXPECT_EQ(WEXITSTATUS(exp(c, "KPROF_SPILL_BYTES=4096 TMPDIR=/nonexistent/kprof-golden ")), 1);
+    const std::string said = slurp(tmp / "export.txt");
+    EXPECT_NE(said.find("/nonexistent/kprof-golden"), std::string::npos) << said;
+    EXPECT_NE(said.find("TMPDIR"), std::string::npos) << said;
+    EXPECT_FALSE(kprof::analysis::read_outline(cdb, counts).has_value());
+    ASSERT_EQ(exp(c), 0) << slurp(tmp / "export.txt");  // stores it again for what follows
+  }
   // The export's metrics per slice (bound per counter set) are the query's (dispatch_metrics),
   // where the arch has a hardware file (none of today's real captures with counters: gfx1201).
   if (cap.counters.empty()) return;
