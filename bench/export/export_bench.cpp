@@ -8,14 +8,13 @@
 //   kprof export, outline computed
 //                        `kprof export DB --perfetto F` with the run's stored outline dropped
 //                        first (by the sqlite3 shell, untimed): the first export of a run, which
-//                        loads the capture, detects the phases and stores the outline
+//                        finds the phases from the database in bounded memory
+//                        (analysis::compute_outline_bounded) and stores the outline
 //   kprof export, outline stored
 //                        the same right after it: every later export, which reads the stored
 //                        outline (O(steps) rows) and streams everything else (issue #16)
-// Without counter passes, or with their join stored, the first export finds the outline from the
-// database in bounded memory (analysis::compute_outline_bounded).
 // and prints best and median seconds, CPU seconds, peak RSS (wait4's ru_maxrss of each process),
-// peak RSS per dispatch, the output sizes (both exports' traces are compared byte for byte), and,
+// peak RSS per dispatch, the output sizes (every export's trace is compared byte for byte), and,
 // from the first size to the last, how each export's peak RSS grows per added dispatch. Simulated
 // data, labelled as such. Asserts nothing about the figures.
 //
