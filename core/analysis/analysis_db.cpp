@@ -59,32 +59,19 @@ void for_each_shape(store::CaptureDb& db, int64_t pass_id,
   }
 }
 
-namespace {
-
-// Reads a pass's launch configurations (kernel_variants, a few hundred) and then its narrow
-// dispatch rows, reserved to the count so the vector is never reallocated (a grown vector holds
-// up to twice its rows at the copy). Names are resolved once per variant, never per row.
-PassData load_pass(store::CaptureDb& db, const store::PassInfo& p, NameTable& names) {
-  PassData out;
-  out.pass_id = p.id;
-  out.ordinal = static_cast<int>(p.ordinal);
-  out.kind = std::string(store::to_string(p.kind));
-  auto& sql = db.sql();
-  std::unordered_map<int64_t, uint32_t> shape_of;  // kernel_variants.id -> out.shapes index
-  for_each_shape(db, p.id, [&](int64_t id, KernelShape s, const std::string& name) {
+void for_each_stored_dispatch(store::CaptureDb& db, PassData& pass, NameTable& names,
+                              const std::function<void(const Dispatch&)>& f) {
+  // Names are resolved once per variant (a few hundred), never per row.
+  std::unordered_map<int64_t, uint32_t> shape_of;  // kernel_variants.id -> pass.shapes index
+  for_each_shape(db, pass.pass_id, [&](int64_t id, KernelShape s, const std::string& name) {
     s.name = names.intern(name);
-    shape_of.emplace(id, static_cast<uint32_t>(out.shapes.size()));
-    out.shapes.push_back(s);
+    shape_of.emplace(id, static_cast<uint32_t>(pass.shapes.size()));
+    pass.shapes.push_back(s);
   });
-  {
-    SQLite::Statement n(sql, "SELECT count(*) FROM dispatch_rows WHERE pass_id = ?");
-    n.bind(1, p.id);
-    if (n.executeStep()) out.dispatches.reserve(static_cast<size_t>(n.getColumn(0).getInt64()));
-  }
-  SQLite::Statement q(sql,
+  SQLite::Statement q(db.sql(),
                       "SELECT dispatch_id, variant_id, pid, agent, queue_id, start_ns, end_ns "
                       "FROM dispatch_rows WHERE pass_id = ? ORDER BY pid, dispatch_id");
-  q.bind(1, p.id);
+  q.bind(1, pass.pass_id);
   Lane last_lane{-1, -1};
   uint32_t last_lane_index = 0;
   while (q.executeStep()) {
@@ -93,18 +80,35 @@ PassData load_pass(store::CaptureDb& db, const store::PassInfo& p, NameTable& na
     const auto shape = shape_of.find(q.getColumn(1).getInt64());
     if (shape == shape_of.end()) continue;  // the foreign key forbids it
     d.shape = shape->second;
-    d.name = out.shapes[d.shape].name;
-    d.pid = detail::stored_pid(db, static_cast<int>(p.ordinal), q.getColumn(2).getInt64());
+    d.name = pass.shapes[d.shape].name;
+    d.pid = detail::stored_pid(db, pass.ordinal, q.getColumn(2).getInt64());
     const Lane lane{q.getColumn(3).getInt64(), q.getColumn(4).getInt64()};
     if (!(lane == last_lane)) {
       last_lane = lane;
-      last_lane_index = out.intern(lane);
+      last_lane_index = pass.intern(lane);
     }
     d.lane = last_lane_index;
     d.start_ns = q.getColumn(5).getInt64();
     d.end_ns = q.getColumn(6).getInt64();
-    out.dispatches.push_back(d);
+    f(d);
   }
+}
+
+namespace {
+
+// Reads a pass's launch configurations and then its narrow dispatch rows, reserved to the count
+// so the vector is never reallocated (a grown vector holds up to twice its rows at the copy).
+PassData load_pass(store::CaptureDb& db, const store::PassInfo& p, NameTable& names) {
+  PassData out;
+  out.pass_id = p.id;
+  out.ordinal = static_cast<int>(p.ordinal);
+  out.kind = std::string(store::to_string(p.kind));
+  {
+    SQLite::Statement n(db.sql(), "SELECT count(*) FROM dispatch_rows WHERE pass_id = ?");
+    n.bind(1, p.id);
+    if (n.executeStep()) out.dispatches.reserve(static_cast<size_t>(n.getColumn(0).getInt64()));
+  }
+  for_each_stored_dispatch(db, out, names, [&](const Dispatch& d) { out.dispatches.push_back(d); });
   return out;
 }
 

@@ -52,6 +52,14 @@ RunTrace find_run_trace(store::CaptureDb& db, std::optional<int64_t> run_id);
 void for_each_shape(store::CaptureDb& db, int64_t pass_id,
                     const std::function<void(int64_t, KernelShape, const std::string&)>& f);
 
+// Every dispatch row of pass `pass.pass_id` in (pid, Dispatch_Id) order, as load_capture keeps
+// it, one at a time: the pass's launch configurations are read into `pass.shapes` (names interned
+// into `names`) and its lanes into `pass.lanes` as they come; `pass.ordinal` names the pass in the
+// error of a Process_Id no process has. Rows are not collected: callers that need them (the
+// loader) keep them, the bounded outline keeps what it needs.
+void for_each_stored_dispatch(store::CaptureDb& db, PassData& pass, NameTable& names,
+                              const std::function<void(const Dispatch&)>& f);
+
 // Loads the run (the latest when run_id is empty). Throws Error(input) when the database has no
 // run, no such run, or the run has no trace pass with dispatches.
 Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id);

@@ -36,8 +36,6 @@ class MainStream {
   size_t size() const { return m_pass ? m_index.size() : m_records.size(); }
   bool empty() const { return size() == 0; }
   Dispatch operator[](size_t i) const { return m_pass ? (*m_pass)[m_index[i]] : m_records[i]; }
-  // Whether positions map to the trace pass's dispatches (pass_index).
-  bool indexed() const { return m_pass != nullptr; }
   // The index into the trace pass's dispatches of position i (an indexed stream only).
   size_t pass_index(size_t i) const {
     assert(m_pass);

@@ -126,8 +126,8 @@ size_t detect_period(const SpillVector<uint32_t>& s, size_t b, size_t e, size_t 
   return 0;
 }
 
-LayerFit detect_layers(const std::vector<uint32_t>& step_names) {
-  const SpillVector<uint32_t> t(step_names);  // a step's names: bounded by the step
+LayerFit detect_layers(std::vector<uint32_t> step_names) {
+  const SpillVector<uint32_t> t(std::move(step_names));  // taken, not copied
   const size_t m = t.size();
   std::unordered_map<uint32_t, std::vector<size_t>> pos;
   for (size_t i = 0; i < m; ++i) pos[t[i]].push_back(i);

@@ -164,6 +164,6 @@ struct LayerFit {
   uint32_t anchor = 0;  // the kernel name that launches once per layer
   double match = 0;     // share of the layer stretch that repeats with the layer period
 };
-LayerFit detect_layers(const std::vector<uint32_t>& step_names);
+LayerFit detect_layers(std::vector<uint32_t> step_names);
 
 }  // namespace kprof::analysis

@@ -76,11 +76,8 @@ void SpillFile::read(uint64_t offset, void* data, size_t bytes) const {
   while (bytes > 0) {
     const ssize_t n = ::pread(m_fd, p, bytes, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("cannot read the spill file", errno);
-    if (n == 0) {  // past the end: never for a block that was written
-      std::memset(p, 0, bytes);
-      return;
-    }
+    // Only written blocks are read: a short file was cut by something else.
+    if (n <= 0) fail("cannot read the spill file", n < 0 ? errno : EIO);
     p += n;
     offset += static_cast<uint64_t>(n);
     bytes -= static_cast<size_t>(n);
