@@ -21,8 +21,8 @@
 // --counters K (1 or 2): the database also holds K counter passes of the same workload, loaded as
 // rocprofv3 counter_collection.csv loads (bench/common/decode_loop_capture.hpp): the first export
 // then also joins them and stores the mapping (the stored join and outline are both dropped before
-// it; that export loads the capture to align the passes), and a fourth contender, "outline
-// computed, join stored", drops only the outline (the bounded path); every dispatch slice carries
+// it; that export aligns the passes read from the database, in bounded memory too), and a fourth
+// contender, "outline computed, join stored", drops only the outline; every dispatch slice carries
 // its counters and the FLOPs and bytes derived from them, and each counter pass's dispatches get
 // tracks of their own. The bench counts the slices with counter args and fails when there are none
 // (it would measure a path the export did not take). The baseline stays the trace pass's rows.

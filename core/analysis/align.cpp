@@ -40,21 +40,24 @@ class Diagonals {
   long m_r = 0;
 };
 
+// `Seq`: a sequence read by index (a span, or a range of a SpillVector); `Emit`: called with each
+// matched pair (i, j), in order.
+template <class Seq, class Emit>
 class Myers {
  public:
-  Myers(std::span<const uint32_t> a, std::span<const uint32_t> b, Pairs& out)
-      : m_a(a), m_b(b), m_out(out) {}
+  Myers(const Seq& a, size_t na, const Seq& b, size_t nb, Emit& emit)
+      : m_a(a), m_b(b), m_na(na), m_nb(nb), m_emit(emit) {}
 
-  void run() { solve(0, static_cast<long>(m_a.size()), 0, static_cast<long>(m_b.size())); }
+  void run() { solve(0, static_cast<long>(m_na), 0, static_cast<long>(m_nb)); }
 
  private:
   // Aligns a[alo, ahi) with b[blo, bhi), appending matches in order.
   void solve(long alo, long ahi, long blo, long bhi) {
     // Common prefix and suffix cost nothing and shrink the search.
-    while (alo < ahi && blo < bhi && m_a[alo] == m_b[blo]) emit(alo++, blo++);
+    while (alo < ahi && blo < bhi && at(m_a, alo) == at(m_b, blo)) emit(alo++, blo++);
     long suffix = 0;
     while (alo < ahi - suffix && blo < bhi - suffix &&
-           m_a[ahi - 1 - suffix] == m_b[bhi - 1 - suffix])
+           at(m_a, ahi - 1 - suffix) == at(m_b, bhi - 1 - suffix))
       ++suffix;
     const long sa = ahi - suffix, sb = bhi - suffix;
     if (alo < sa && blo < sb) {
@@ -69,9 +72,8 @@ class Myers {
     for (long k = 0; k < suffix; ++k) emit(sa + k, sb + k);
   }
 
-  void emit(long i, long j) {
-    m_out.emplace_back(static_cast<uint32_t>(i), static_cast<uint32_t>(j));
-  }
+  static uint32_t at(const Seq& s, long i) { return s[static_cast<size_t>(i)]; }
+  void emit(long i, long j) { m_emit(static_cast<size_t>(i), static_cast<size_t>(j)); }
 
   // Myers section 4b. Coordinates relative to (alo, blo); n, m the sub-problem sizes.
   Snake middle_snake(long alo, long ahi, long blo, long bhi) {
@@ -79,10 +81,10 @@ class Myers {
     const long delta = n - m;
     const bool odd = (delta & 1) != 0;
     const long dmax = (n + m + 1) / 2;
-    auto A = [&](long x) { return m_a[alo + x]; };
-    auto B = [&](long y) { return m_b[blo + y]; };
-    auto Ar = [&](long x) { return m_a[ahi - 1 - x]; };
-    auto Br = [&](long y) { return m_b[bhi - 1 - y]; };
+    auto A = [&](long x) { return m_a[static_cast<size_t>(alo + x)]; };
+    auto B = [&](long y) { return m_b[static_cast<size_t>(blo + y)]; };
+    auto Ar = [&](long x) { return m_a[static_cast<size_t>(ahi - 1 - x)]; };
+    auto Br = [&](long y) { return m_b[static_cast<size_t>(bhi - 1 - y)]; };
     Diagonals& vf = m_vf;
     Diagonals& vb = m_vb;
     vf.widen(1);
@@ -119,9 +121,18 @@ class Myers {
     return Snake{};
   }
 
-  std::span<const uint32_t> m_a, m_b;
-  Pairs& m_out;
+  const Seq& m_a;
+  const Seq& m_b;
+  size_t m_na, m_nb;
+  Emit& m_emit;
   Diagonals m_vf, m_vb;
+};
+
+// [begin, begin + n) of a spilled sequence, read by index from 0.
+struct SpillRange {
+  const SpillVector<uint32_t>& v;
+  size_t begin;
+  uint32_t operator[](size_t i) const { return v[begin + i]; }
 };
 
 }  // namespace
@@ -130,8 +141,20 @@ std::vector<std::pair<uint32_t, uint32_t>> lcs_pairs(std::span<const uint32_t> a
                                                      std::span<const uint32_t> b) {
   Pairs out;
   out.reserve(std::min(a.size(), b.size()));
-  Myers(a, b, out).run();
+  auto emit = [&](size_t i, size_t j) {
+    out.emplace_back(static_cast<uint32_t>(i), static_cast<uint32_t>(j));
+  };
+  Myers<std::span<const uint32_t>, decltype(emit)>(a, a.size(), b, b.size(), emit).run();
   return out;
+}
+
+void lcs_for_each(const SpillVector<uint32_t>& a, size_t a_begin, size_t a_end,
+                  const SpillVector<uint32_t>& b, size_t b_begin, size_t b_end,
+                  const std::function<void(size_t, size_t)>& emit) {
+  const SpillRange ra{a, a_begin}, rb{b, b_begin};
+  Myers<SpillRange, const std::function<void(size_t, size_t)>>(ra, a_end - a_begin, rb,
+                                                               b_end - b_begin, emit)
+      .run();
 }
 
 size_t lcs_length_quadratic(std::span<const uint32_t> a, std::span<const uint32_t> b) {

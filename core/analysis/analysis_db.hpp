@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,12 @@ struct RunCounts {
 RunCounts run_counts(const Capture& cap);
 RunCounts run_counts(store::CaptureDb& db, const RunTrace& rt);
 
+// The join's view of stored pass `pass` (join.hpp): its rows in (pid, Dispatch_Id) order through
+// the store's index, launch names interned into `names` (the other pass's table too). Holds only
+// the pass's launch configurations; `db` must outlive it.
+std::unique_ptr<JoinInput> stored_join_input(store::CaptureDb& db, const PassCount& pass,
+                                             NameTable& names);
+
 // Whether counter pass `counter`'s stored mapping against trace pass `trace` is current: it was
 // self-checked, made from as many dispatches on both sides as the passes hold now, and neither
 // pass was ingested again after it (`kprof ingest --replace` keeps a pass's id and, from a re-run,
@@ -111,6 +118,18 @@ ComputedJoins compute_joins(const Capture& cap);
 // Stores `joins` in one transaction if the write lock is free right now; false, having changed
 // nothing, when another connection holds it (never waits). Needs a read-write database.
 bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoins& joins);
+// The self-check's jump bound (JoinResult::jump_bound): one step of the trace when its phase
+// model has steps (`step_period`), else a twentieth of the trace, at least 64 dispatches.
+int64_t join_jump_bound(size_t step_period, int64_t trace_dispatches);
+// Joins every counter pass of `counts` whose stored mapping is missing or stale, reading both
+// passes from the database (stored_join_input) with each sequence the join holds spilled past
+// about `memory_bytes` (issue #16: no capture loaded), and stores the mappings in one transaction
+// if the write lock is free now. Returns the summaries of the joins it computed, or nullopt,
+// having stored nothing, when another connection holds the lock. `jump_bound`: join_jump_bound of
+// the trace's phase model. Read-write.
+std::optional<std::vector<JoinSummary>> try_join_stored(store::CaptureDb& db,
+                                                        const RunCounts& counts, int64_t jump_bound,
+                                                        size_t memory_bytes);
 // The stored summaries (empty when the tables do not exist yet).
 std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap);
 std::vector<JoinSummary> read_joins(store::CaptureDb& db, const RunCounts& counts);

@@ -10,41 +10,42 @@
 #include "core/analysis/align.hpp"
 
 namespace kprof::analysis {
+
+PassJoinInput::PassJoinInput(const PassData& pass) : m_pass(pass), m_order(pass.dispatches.size()) {
+  for (size_t i = 0; i < m_order.size(); ++i) m_order[i] = static_cast<uint32_t>(i);
+  const auto& d = pass.dispatches;
+  std::stable_sort(m_order.begin(), m_order.end(), [&](uint32_t a, uint32_t b) {
+    return d[a].pid != d[b].pid ? d[a].pid < d[b].pid : d[a].dispatch_id < d[b].dispatch_id;
+  });
+}
+
+std::unique_ptr<JoinInput::Cursor> PassJoinInput::rows() const {
+  class Rows final : public Cursor {
+   public:
+    Rows(const PassData& p, const uint32_t* b, const uint32_t* e) : m_p(p), m_i(b), m_e(e) {}
+    bool next(JoinRow& r) override {
+      if (m_i == m_e) return false;
+      const Dispatch& d = m_p.dispatches[*m_i++];
+      const KernelShape& s = m_p.shape(d);
+      r = {d.pid,        d.dispatch_id, d.start_ns,       d.end_ns,
+           m_p.agent(d), d.name,        s.grid_product(), s.wg_product()};
+      return true;
+    }
+
+   private:
+    const PassData& m_p;
+    const uint32_t *m_i, *m_e;
+  };
+  return std::make_unique<Rows>(m_pass, m_order.data(), m_order.data() + m_order.size());
+}
+
 namespace {
 
 struct Process {
   int64_t pid = 0;
   int64_t first_start = 0;
-  std::map<int64_t, std::vector<const Dispatch*>> by_agent;  // in program order
   size_t size = 0;
 };
-
-std::vector<Process> processes_of(const PassData& pass,
-                                  const std::unordered_set<uint32_t>* keep_names) {
-  std::map<int64_t, Process> by_pid;
-  for (const auto& d : pass.dispatches) {
-    auto& p = by_pid[d.pid];
-    if (p.size == 0 || d.start_ns < p.first_start) p.first_start = d.start_ns;
-    p.pid = d.pid;
-    ++p.size;  // process size counts every dispatch, so pairing does not depend on the filter
-    if (keep_names && !keep_names->count(d.name)) continue;
-    p.by_agent[pass.agent(d)].push_back(&d);
-  }
-  std::vector<Process> out;
-  for (auto& [pid, p] : by_pid) {
-    for (auto& [agent, v] : p.by_agent) {
-      std::sort(v.begin(), v.end(), [](const Dispatch* a, const Dispatch* b) {
-        return a->dispatch_id < b->dispatch_id;
-      });
-    }
-    out.push_back(std::move(p));
-  }
-  // Processes start in the same order in every rerun (vLLM's engine first, then its worker).
-  std::sort(out.begin(), out.end(), [](const Process& a, const Process& b) {
-    return a.first_start != b.first_start ? a.first_start < b.first_start : a.pid < b.pid;
-  });
-  return out;
-}
 
 // Pairs processes of the two passes: by start order when both have the same number of processes,
 // otherwise largest with largest (a short helper process may exist in one rerun only).
@@ -75,58 +76,113 @@ struct IdentityHash {
     return h;
   }
 };
+// Launch identities (kernel, grid, workgroup) interned to small numbers, shared by both passes.
+using Identities =
+    std::unordered_map<std::tuple<uint32_t, int64_t, int64_t>, uint32_t, IdentityHash>;
+
+// One agent's dispatches of a process, in program order: their ids and launch identities.
+struct Stream {
+  explicit Stream(size_t memory_bytes) : ids(memory_bytes), identity(memory_bytes) {}
+  SpillVector<int64_t> ids;
+  SpillVector<uint32_t> identity;
+};
+
+// What one scan of a pass gives the join: its processes (first start and size), the names it
+// holds, and each process's streams by agent (only the dispatches of `keep` names when given).
+// A stream holds one block in memory while it is appended (about memory_bytes / 7), the rest
+// spilled, so the streams of every process fit beside the pair being aligned.
+struct PassScan {
+  std::vector<Process> processes;  // in start order
+  std::unordered_set<uint32_t> names;
+  size_t size = 0;
+  std::map<int64_t, std::map<int64_t, Stream>> streams;  // pid -> agent -> stream
+};
+
+PassScan scan(const JoinInput& in, const std::unordered_set<uint32_t>* keep, Identities& ids,
+              size_t memory_bytes) {
+  PassScan out;
+  std::map<int64_t, Process> by_pid;
+  JoinRow r;
+  std::map<int64_t, Stream>* agents = nullptr;
+  int64_t agents_pid = 0;
+  for (auto c = in.rows(); c->next(r);) {
+    auto& p = by_pid[r.pid];
+    if (p.size == 0 || r.start_ns < p.first_start) p.first_start = r.start_ns;
+    p.pid = r.pid;
+    ++p.size;  // process size counts every dispatch, so pairing does not depend on the filter
+    out.names.insert(r.name);
+    ++out.size;
+    if (keep && !keep->count(r.name)) continue;
+    if (!agents || agents_pid != r.pid) {  // rows come process by process
+      agents = &out.streams[r.pid];
+      agents_pid = r.pid;
+    }
+    auto it = agents->try_emplace(r.agent, memory_bytes).first;
+    auto [id, _] = ids.try_emplace({r.name, r.grid, r.wg}, static_cast<uint32_t>(ids.size()));
+    it->second.ids.push_back(r.dispatch_id);
+    it->second.identity.push_back(id->second);
+  }
+  for (auto& [pid, p] : by_pid) out.processes.push_back(p);
+  // Processes start in the same order in every rerun (vLLM's engine first, then its worker).
+  std::sort(out.processes.begin(), out.processes.end(), [](const Process& x, const Process& y) {
+    return x.first_start != y.first_start ? x.first_start < y.first_start : x.pid < y.pid;
+  });
+  return out;
+}
 
 // The by-id join of a counter pass written by the trace's own invocation: nullopt unless every
 // counter dispatch has its trace twin (same id, kernel, grid and workgroup products, and the same
 // start and end times; without times, the same non-zero pid). A trace without pids (files named
-// `-o NAME`, no Process_Id column) stands for the one process of the counter pass.
-std::optional<JoinResult> join_by_id(const PassData& trace, const PassData& counters) {
-  if (counters.dispatches.empty()) return std::nullopt;
-  std::set<int64_t> trace_pids, counter_pids;
-  for (const auto& d : trace.dispatches) trace_pids.insert(d.pid);
-  for (const auto& d : counters.dispatches) counter_pids.insert(d.pid);
+// `-o NAME`, no Process_Id column) stands for the one process of the counter pass. Both passes
+// are read once, side by side in (pid, Dispatch_Id) order.
+std::optional<JoinResult> join_by_id(const JoinInput& trace, const JoinInput& counters,
+                                     const PassScan& ts, const PassScan& cs, size_t memory_bytes) {
+  if (cs.size == 0) return std::nullopt;
   const bool pid_unknown =
-      trace_pids.size() == 1 && *trace_pids.begin() == 0 && counter_pids.size() == 1;
-  std::map<std::pair<int64_t, int64_t>, const Dispatch*> by_key;
-  for (const auto& d : trace.dispatches) by_key[{d.pid, d.dispatch_id}] = &d;
-  JoinResult r;
+      ts.processes.size() == 1 && ts.processes[0].pid == 0 && cs.processes.size() == 1;
+  // Another run has other pids: no counter process may be missing from the trace.
+  if (!pid_unknown)
+    for (const auto& c : cs.processes)
+      if (std::none_of(ts.processes.begin(), ts.processes.end(),
+                       [&](const Process& t) { return t.pid == c.pid; }))
+        return std::nullopt;
+  JoinResult r(memory_bytes);
   r.method = "by_id";
-  r.counter_total = counters.dispatches.size();
-  std::vector<const Dispatch*> ordered;
-  for (const auto& c : counters.dispatches) ordered.push_back(&c);
-  std::sort(ordered.begin(), ordered.end(), [](const Dispatch* a, const Dispatch* b) {
-    return a->pid != b->pid ? a->pid < b->pid : a->dispatch_id < b->dispatch_id;
-  });
-  std::set<std::pair<int64_t, int64_t>> used;
-  for (const Dispatch* c : ordered) {
-    auto it = by_key.find({pid_unknown ? 0 : c->pid, c->dispatch_id});
-    if (it == by_key.end()) return std::nullopt;
-    const Dispatch& t = *it->second;
-    const KernelShape &ts = trace.shape(t), &cs = counters.shape(*c);
-    if (t.name != c->name || ts.grid_product() != cs.grid_product() ||
-        ts.wg_product() != cs.wg_product())
+  r.counter_total = cs.size;
+  auto tc = trace.rows();
+  JoinRow t;
+  bool have_t = tc->next(t), t_used = false;
+  // Every trace row is passed once: counted when the counter pass holds its kernel, and unmatched
+  // unless a counter row took it.
+  auto pass_trace = [&]() {
+    if (cs.names.count(t.name)) {
+      ++r.trace_considered;
+      if (!t_used) r.unmatched_trace.push_back({t.pid, t.dispatch_id});
+    }
+    t_used = false;
+    have_t = tc->next(t);
+  };
+  std::optional<JoinRow> first;
+  JoinRow c;
+  for (auto cc = counters.rows(); cc->next(c);) {
+    if (!first) first = c;
+    const std::pair<int64_t, int64_t> want{pid_unknown ? 0 : c.pid, c.dispatch_id};
+    while (have_t && std::pair(t.pid, t.dispatch_id) < want) pass_trace();
+    if (!have_t || std::pair(t.pid, t.dispatch_id) != want) return std::nullopt;
+    if (t.name != c.name || t.grid != c.grid || t.wg != c.wg) return std::nullopt;
+    const bool timed = c.start_ns != 0 || c.end_ns != 0;
+    if (timed ? (t.start_ns != c.start_ns || t.end_ns != c.end_ns) : c.pid == 0 || pid_unknown)
       return std::nullopt;
-    const bool timed = c->start_ns != 0 || c->end_ns != 0;
-    if (timed ? (t.start_ns != c->start_ns || t.end_ns != c->end_ns) : c->pid == 0 || pid_unknown)
-      return std::nullopt;
-    r.matches.push_back({{c->pid, c->dispatch_id}, {t.pid, t.dispatch_id}});
-    used.insert({t.pid, t.dispatch_id});
+    r.matches.push_back({{c.pid, c.dispatch_id}, {t.pid, t.dispatch_id}});
+    t_used = true;
   }
-  std::set<uint32_t> names;
-  for (const auto& c : counters.dispatches) names.insert(c.name);
-  std::set<uint32_t> all_names;
-  for (const auto& t : trace.dispatches) {
-    all_names.insert(t.name);
-    if (!names.count(t.name)) continue;
-    ++r.trace_considered;
-    if (!used.count({t.pid, t.dispatch_id})) r.unmatched_trace.push_back({t.pid, t.dispatch_id});
-  }
-  r.filtered = names.size() < all_names.size();
+  while (have_t) pass_trace();
+  r.filtered = cs.names.size() < ts.names.size();
   StreamPair sp;
-  sp.counter_pid = ordered.front()->pid;
-  sp.trace_pid = pid_unknown ? 0 : ordered.front()->pid;
-  sp.agent = counters.agent(*ordered.front());
-  sp.counter_dispatches = counters.dispatches.size();
+  sp.counter_pid = first->pid;
+  sp.trace_pid = pid_unknown ? 0 : first->pid;
+  sp.agent = first->agent;
+  sp.counter_dispatches = cs.size;
   sp.trace_considered = r.trace_considered;
   sp.matched = r.matches.size();
   r.streams.push_back(sp);
@@ -138,14 +194,21 @@ std::optional<JoinResult> join_by_id(const PassData& trace, const PassData& coun
 // enqueue order to every dispatch, traced or filtered out.
 void check_join(JoinResult& r, int64_t jump_bound) {
   r.jump_bound = jump_bound;
-  const std::set<size_t> restarts(r.repeat_starts.begin(), r.repeat_starts.end());
-  for (size_t k = 1; k < r.matches.size(); ++k) {
-    if (restarts.count(k)) continue;  // a repeated request starts again at the trace's start
-    const auto& a = r.matches[k - 1];
-    const auto& b = r.matches[k];
-    if (a.counter.pid != b.counter.pid || a.trace.pid != b.trace.pid) continue;
-    const int64_t dc = b.counter.dispatch_id - a.counter.dispatch_id;
-    const int64_t dt = b.trace.dispatch_id - a.trace.dispatch_id;
+  size_t restart = 0;  // index into repeat_starts of the next restart
+  std::optional<JoinMatch> prev;
+  size_t k = 0;
+  for (const JoinMatch& b : r.matches) {
+    const size_t at = k++;
+    const std::optional<JoinMatch> a = prev;
+    prev = b;
+    // A repeated request starts again at the trace's start.
+    bool restarts = false;
+    while (restart < r.repeat_starts.size() && r.repeat_starts[restart] <= at)
+      restarts = restarts || r.repeat_starts[restart++] == at;
+    if (!a || restarts) continue;
+    if (a->counter.pid != b.counter.pid || a->trace.pid != b.trace.pid) continue;
+    const int64_t dc = b.counter.dispatch_id - a->counter.dispatch_id;
+    const int64_t dt = b.trace.dispatch_id - a->trace.dispatch_id;
     if (dc > 0 && dt <= 0) r.monotone = false;
     const int64_t excess = dt - std::max<int64_t>(dc, 1);
     if (jump_bound > 0 && excess > jump_bound) {
@@ -155,87 +218,91 @@ void check_join(JoinResult& r, int64_t jump_bound) {
   }
 }
 
+// Aligns one agent's stream of a counter process onto the trace process's (empty when the trace
+// process never used that agent).
+void align_stream(const Stream& ts, const Stream& cs, int64_t trace_pid, int64_t counter_pid,
+                  int64_t agent, JoinResult& r) {
+  const size_t na = ts.identity.size(), nb = cs.identity.size();
+  // Repeats of the request (a rotated run): k consecutive chunks, each onto the trace.
+  size_t k = 1;
+  if (na > 0 && nb >= 2 * na) {
+    const size_t n = (nb + na / 2) / na;
+    const size_t off = nb > n * na ? nb - n * na : n * na - nb;
+    if (off <= std::max<size_t>(2, na / 100)) k = n;
+  }
+  r.repeats = std::max(r.repeats, static_cast<int>(k));
+  std::vector<bool> tmatched(na, false), cmatched(nb, false);
+  size_t matched = 0;
+  for (size_t chunk = 0; chunk < k; ++chunk) {
+    const size_t from = chunk * nb / k, to = (chunk + 1) * nb / k;
+    const size_t before = r.matches.size();
+    bool first = true;
+    lcs_for_each(ts.identity, 0, na, cs.identity, from, to, [&](size_t i, size_t jj) {
+      if (first && chunk > 0) r.repeat_starts.push_back(before);
+      first = false;
+      const size_t j = from + jj;
+      tmatched[i] = cmatched[j] = true;
+      r.matches.push_back({{counter_pid, cs.ids[j]}, {trace_pid, ts.ids[i]}});
+    });
+    matched += r.matches.size() - before;
+  }
+  r.streams.push_back({counter_pid, trace_pid, agent, nb, na, matched});
+  r.trace_considered += na;
+  for (size_t j = 0; j < nb; ++j)
+    if (!cmatched[j]) r.unmatched_counter.push_back({counter_pid, cs.ids[j]});
+  for (size_t i = 0; i < na; ++i)
+    if (!tmatched[i]) r.unmatched_trace.push_back({trace_pid, ts.ids[i]});
+}
+
 }  // namespace
 
 JoinResult join_pass(const PassData& trace, const PassData& counters, int64_t jump_bound) {
-  if (auto by_id = join_by_id(trace, counters)) {
+  return join_pass(PassJoinInput(trace), PassJoinInput(counters), jump_bound, 0);
+}
+
+JoinResult join_pass(const JoinInput& trace, const JoinInput& counters, int64_t jump_bound,
+                     size_t memory_bytes) {
+  // One scan of each pass: the counter pass's first (its names are the trace's filter).
+  Identities ids;
+  const PassScan cs = scan(counters, nullptr, ids, memory_bytes);
+  const PassScan ts = scan(trace, &cs.names, ids, memory_bytes);
+  if (auto by_id = join_by_id(trace, counters, ts, cs, memory_bytes)) {
     check_join(*by_id, jump_bound);
-    return *by_id;
+    return std::move(*by_id);
   }
-  JoinResult r;
-  r.counter_total = counters.dispatches.size();
+  JoinResult r(memory_bytes);
+  r.counter_total = cs.size;
+  r.filtered = cs.names.size() < ts.names.size();
 
-  std::unordered_set<uint32_t> counter_names, trace_names;
-  for (const auto& d : counters.dispatches) counter_names.insert(d.name);
-  for (const auto& d : trace.dispatches) trace_names.insert(d.name);
-  r.filtered = counter_names.size() < trace_names.size();
-
-  const auto tp = processes_of(trace, &counter_names);
-  const auto cp = processes_of(counters, nullptr);
-  std::vector<bool> counter_seen(cp.size(), false);
-
-  std::unordered_map<std::tuple<uint32_t, int64_t, int64_t>, uint32_t, IdentityHash> ids;
-  auto identity = [&](const PassData& pass, const Dispatch* d) {
-    const KernelShape& s = pass.shape(*d);
-    auto [it, _] = ids.try_emplace({d->name, s.grid_product(), s.wg_product()},
-                                   static_cast<uint32_t>(ids.size()));
-    return it->second;
+  // Process pair by process pair, agent by agent: the trace process's dispatches of the counter
+  // pass's kernels against the counter process's.
+  static const std::map<int64_t, Stream> k_none;
+  auto streams = [](const PassScan& p, int64_t pid) -> const std::map<int64_t, Stream>& {
+    auto it = p.streams.find(pid);
+    return it == p.streams.end() ? k_none : it->second;
   };
-
-  std::vector<uint32_t> a, b;
-  for (auto [t, c] : pair_processes(tp, cp)) {
-    counter_seen[c - cp.data()] = true;
-    for (const auto& [agent, cseq] : c->by_agent) {
-      static const std::vector<const Dispatch*> k_empty;
-      auto it = t->by_agent.find(agent);
-      const auto& tseq = it == t->by_agent.end() ? k_empty : it->second;
-      a.clear();
-      b.clear();
-      for (const auto* d : tseq) a.push_back(identity(trace, d));
-      for (const auto* d : cseq) b.push_back(identity(counters, d));
-      // Repeats of the request (a rotated run): k consecutive chunks, each onto the trace.
-      size_t k = 1;
-      if (!a.empty() && b.size() >= 2 * a.size()) {
-        const size_t n = (b.size() + a.size() / 2) / a.size();
-        const size_t off =
-            b.size() > n * a.size() ? b.size() - n * a.size() : n * a.size() - b.size();
-        if (off <= std::max<size_t>(2, a.size() / 100)) k = n;
-      }
-      r.repeats = std::max(r.repeats, static_cast<int>(k));
-      std::vector<bool> tmatched(tseq.size(), false), cmatched(cseq.size(), false);
-      size_t matched = 0;
-      for (size_t chunk = 0; chunk < k; ++chunk) {
-        const size_t from = chunk * b.size() / k, to = (chunk + 1) * b.size() / k;
-        const std::vector<uint32_t> part(b.begin() + static_cast<std::ptrdiff_t>(from),
-                                         b.begin() + static_cast<std::ptrdiff_t>(to));
-        const auto pairs = lcs_pairs(a, part);
-        if (chunk > 0 && !pairs.empty()) r.repeat_starts.push_back(r.matches.size());
-        for (auto [i, jj] : pairs) {
-          const size_t j = from + jj;
-          tmatched[i] = cmatched[j] = true;
-          r.matches.push_back({{c->pid, cseq[j]->dispatch_id}, {t->pid, tseq[i]->dispatch_id}});
-        }
-        matched += pairs.size();
-      }
-      StreamPair sp{c->pid, t->pid, agent, cseq.size(), tseq.size(), matched};
-      r.streams.push_back(sp);
-      r.trace_considered += tseq.size();
-      for (size_t j = 0; j < cseq.size(); ++j)
-        if (!cmatched[j]) r.unmatched_counter.push_back({c->pid, cseq[j]->dispatch_id});
-      for (size_t i = 0; i < tseq.size(); ++i)
-        if (!tmatched[i]) r.unmatched_trace.push_back({t->pid, tseq[i]->dispatch_id});
+  std::vector<bool> counter_seen(cs.processes.size(), false);
+  const Stream no_stream(0);
+  for (auto [t, c] : pair_processes(ts.processes, cs.processes)) {
+    counter_seen[static_cast<size_t>(c - cs.processes.data())] = true;
+    const auto& tstreams = streams(ts, t->pid);
+    const auto& cstreams = streams(cs, c->pid);
+    for (const auto& [agent, cseq] : cstreams) {
+      auto it = tstreams.find(agent);
+      align_stream(it == tstreams.end() ? no_stream : it->second, cseq, t->pid, c->pid, agent, r);
     }
     // Trace agents the counter process never used are unmatched trace work too.
-    for (const auto& [agent, tseq] : t->by_agent) {
-      if (c->by_agent.count(agent)) continue;
-      r.trace_considered += tseq.size();
-      for (const auto* d : tseq) r.unmatched_trace.push_back({t->pid, d->dispatch_id});
+    for (const auto& [agent, tseq] : tstreams) {
+      if (cstreams.count(agent)) continue;
+      r.trace_considered += tseq.ids.size();
+      for (const int64_t id : tseq.ids) r.unmatched_trace.push_back({t->pid, id});
     }
   }
-  for (size_t i = 0; i < cp.size(); ++i) {
+  for (size_t i = 0; i < cs.processes.size(); ++i) {
     if (counter_seen[i]) continue;
-    for (const auto& [agent, cseq] : cp[i].by_agent)
-      for (const auto* d : cseq) r.unmatched_counter.push_back({cp[i].pid, d->dispatch_id});
+    const int64_t pid = cs.processes[i].pid;
+    for (const auto& [agent, cseq] : streams(cs, pid))
+      for (const int64_t id : cseq.ids) r.unmatched_counter.push_back({pid, id});
   }
   check_join(r, jump_bound);
   return r;

@@ -26,12 +26,19 @@
 // Contrast: rocprofiler-compute joins passes on Kernel_Name + Grid_Size + cumcount with an inner
 // join (ROCm/rocprofiler-compute src/rocprof_compute_profile/profiler_base.py, join_prof), so one
 // extra kernel early in a pass shifts every later count of that name.
+//
+// Memory: the join reads each pass as rows in (pid, Dispatch_Id) order (JoinInput), from a loaded
+// PassData or straight from the capture database, and holds one process pair's identity
+// sequences and its results in SpillVectors: unbounded in memory for in-memory analysis, about a
+// fixed number of bytes each for a first `kprof export --perfetto` (issue #16).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/analysis/capture.hpp"
+#include "core/base/spill_vector.hpp"
 
 namespace kprof::analysis {
 
@@ -46,6 +53,39 @@ struct JoinMatch {
   DispatchRef trace;
 };
 
+// One dispatch as the join reads it: its key, clock, launch identity and agent.
+struct JoinRow {
+  int64_t pid = 0, dispatch_id = 0, start_ns = 0, end_ns = 0, agent = 0;
+  uint32_t name = 0;         // NameTable id: both passes' names from one table
+  int64_t grid = 0, wg = 0;  // grid and workgroup size products
+};
+
+// A pass's rows as the join reads them, as often as it needs, in (pid, Dispatch_Id) order (program
+// order within a process): from a loaded pass (PassJoinInput) or from the capture database
+// (analysis_db.hpp stored_join_input), so the join never needs the pass in memory.
+class JoinInput {
+ public:
+  class Cursor {
+   public:
+    virtual ~Cursor() = default;
+    virtual bool next(JoinRow& row) = 0;
+  };
+  virtual ~JoinInput() = default;
+  // Every row, from the first.
+  virtual std::unique_ptr<Cursor> rows() const = 0;
+};
+
+// The rows of a loaded pass, ordered once (an index of 4 bytes per dispatch).
+class PassJoinInput final : public JoinInput {
+ public:
+  explicit PassJoinInput(const PassData& pass);
+  std::unique_ptr<Cursor> rows() const override;
+
+ private:
+  const PassData& m_pass;
+  std::vector<uint32_t> m_order;
+};
+
 // One process (and agent) of the counter pass and the trace process it was paired with.
 struct StreamPair {
   int64_t counter_pid = 0, trace_pid = 0, agent = 0;
@@ -55,9 +95,12 @@ struct StreamPair {
 };
 
 struct JoinResult {
-  std::vector<JoinMatch> matches;  // ordered by (counter pid, counter program order)
-  std::vector<DispatchRef> unmatched_counter;
-  std::vector<DispatchRef> unmatched_trace;  // among the considered (same-kernel) trace dispatches
+  // memory_bytes: what each of the three sequences below holds before spilling (0: unbounded).
+  explicit JoinResult(size_t memory_bytes = 0)
+      : matches(memory_bytes), unmatched_counter(memory_bytes), unmatched_trace(memory_bytes) {}
+  SpillVector<JoinMatch> matches;  // ordered by (counter pid, counter program order)
+  SpillVector<DispatchRef> unmatched_counter;
+  SpillVector<DispatchRef> unmatched_trace;  // among the considered (same-kernel) trace dispatches
   std::vector<StreamPair> streams;
   size_t counter_total = 0;
   size_t trace_considered = 0;
@@ -94,5 +137,12 @@ struct JoinResult {
 // what the counter pass skipped there (callers pass the step length when steps are known); 0
 // leaves jumps unchecked.
 JoinResult join_pass(const PassData& trace, const PassData& counters, int64_t jump_bound = 0);
+
+// The same from rows read through `trace` and `counters`: every sequence the join holds (a
+// process pair's identities and ids, the matches, the unmatched) keeps about `memory_bytes`
+// (0: unbounded) and spills the rest. What still grows: a bit per dispatch of the aligned
+// process pair (which were matched), and Myers' diagonals with the edit distance.
+JoinResult join_pass(const JoinInput& trace, const JoinInput& counters, int64_t jump_bound,
+                     size_t memory_bytes);
 
 }  // namespace kprof::analysis

@@ -38,6 +38,11 @@ bool same_files(store::CaptureDb& db, int64_t counter_pass_id, int64_t pass_id) 
 
 }  // namespace
 
+int64_t join_jump_bound(size_t step_period, int64_t trace_dispatches) {
+  return step_period > 0 ? static_cast<int64_t>(step_period)
+                         : std::max<int64_t>(64, trace_dispatches / 20);
+}
+
 bool joins_current(store::CaptureDb& db, const Capture& cap) {
   return joins_current(db, run_counts(cap));
 }
@@ -70,22 +75,19 @@ bool joins_current(store::CaptureDb& db, const RunCounts& counts) {
 
 namespace {
 
-// The self-check's bound: one step of the trace when steps are established, else a twentieth of
-// the trace (at least 64 dispatches).
-int64_t join_jump_bound(const Capture& cap) {
+int64_t capture_jump_bound(const Capture& cap) {
   if (cap.counters.empty()) return 0;
   const PhaseModel pm = detect_phases(cap.trace, &cap.names);
-  return pm.step_period > 0
-             ? static_cast<int64_t>(pm.step_period)
-             : std::max<int64_t>(64, static_cast<int64_t>(cap.trace.dispatches.size()) / 20);
+  return analysis::join_jump_bound(pm.step_period,
+                                   static_cast<int64_t>(cap.trace.dispatches.size()));
 }
 
-JoinSummary summarize(const Capture& cap, const PassData& c, const JoinResult& r) {
+JoinSummary summarize(const PassCount& trace, const PassCount& c, const JoinResult& r) {
   JoinSummary s;
   s.counter_pass_id = c.pass_id;
   s.ordinal = c.ordinal;
-  s.trace_pass_id = cap.trace.pass_id;
-  s.counter_dispatches = static_cast<int64_t>(c.dispatches.size());
+  s.trace_pass_id = trace.pass_id;
+  s.counter_dispatches = c.dispatches;
   s.trace_considered = static_cast<int64_t>(r.trace_considered);
   s.matched = static_cast<int64_t>(r.matches.size());
   s.matched_share = r.matched_share();
@@ -104,7 +106,8 @@ JoinSummary summarize(const Capture& cap, const PassData& c, const JoinResult& r
 }
 
 // Replaces the stored mapping of one counter pass (the caller holds the transaction).
-void store_join(store::CaptureDb& db, const Capture& cap, const PassData& c, const JoinResult& r) {
+void store_join(store::CaptureDb& db, const PassCount& trace, const PassCount& c,
+                const JoinResult& r) {
   auto& sql = db.sql();
   for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes",
                             "analysis_join_checks", "analysis_join_files"}) {
@@ -117,7 +120,7 @@ void store_join(store::CaptureDb& db, const Capture& cap, const PassData& c, con
     ins.bind(1, c.pass_id);
     ins.bind(2, m.counter.pid);
     ins.bind(3, m.counter.dispatch_id);
-    ins.bind(4, cap.trace.pass_id);
+    ins.bind(4, trace.pass_id);
     ins.bind(5, m.trace.pid);
     ins.bind(6, m.trace.dispatch_id);
     ins.exec();
@@ -137,9 +140,9 @@ void store_join(store::CaptureDb& db, const Capture& cap, const PassData& c, con
   SQLite::Statement sum(sql,
                         "INSERT INTO analysis_join_passes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   sum.bind(1, c.pass_id);
-  sum.bind(2, cap.trace.pass_id);
-  sum.bind(3, static_cast<int64_t>(c.dispatches.size()));
-  sum.bind(4, static_cast<int64_t>(cap.trace.dispatches.size()));
+  sum.bind(2, trace.pass_id);
+  sum.bind(3, c.dispatches);
+  sum.bind(4, trace.dispatches);
   sum.bind(5, static_cast<int64_t>(r.trace_considered));
   sum.bind(6, static_cast<int64_t>(r.matches.size()));
   sum.bind(7, r.matched_share());
@@ -157,7 +160,7 @@ void store_join(store::CaptureDb& db, const Capture& cap, const PassData& c, con
   ck.bind(7, r.reliable() ? 1 : 0);
   ck.exec();
   SQLite::Statement files(sql, "INSERT INTO analysis_join_files VALUES (?, ?, ?)");
-  for (const int64_t pass_id : {c.pass_id, cap.trace.pass_id}) {
+  for (const int64_t pass_id : {c.pass_id, trace.pass_id}) {
     files.bind(1, c.pass_id);
     files.bind(2, pass_id);
     files.bind(3, pass_files_fingerprint(db, pass_id));
@@ -170,27 +173,26 @@ void store_join(store::CaptureDb& db, const Capture& cap, const PassData& c, con
 
 std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) {
   auto& sql = db.sql();
-  const int64_t jump_bound = join_jump_bound(cap);
+  const int64_t jump_bound = capture_jump_bound(cap);
   const bool has_tables =
       detail::has_table(db, "analysis_join_passes") &&
       detail::has_table(db, "analysis_join_checks") && detail::has_table(db, "analysis_join") &&
       detail::has_table(db, "analysis_unmatched") && detail::has_table(db, "analysis_join_files");
   // The stale passes are joined first (reads only); then the analysis tables and every new
   // mapping are written in one transaction: a failure or a kill leaves the joins as they were.
-  std::vector<std::pair<const PassData*, JoinResult>> stale;
-  for (const auto& c : cap.counters) {
-    if (has_tables &&
-        pass_join_current(
-            db, {c.pass_id, c.ordinal, static_cast<int64_t>(c.dispatches.size())},
-            {cap.trace.pass_id, 0, static_cast<int64_t>(cap.trace.dispatches.size())}) &&
-        stored_count(sql, c.pass_id) == static_cast<int64_t>(c.dispatches.size()))
+  const RunCounts counts = run_counts(cap);
+  std::vector<std::pair<PassCount, JoinResult>> stale;
+  for (size_t i = 0; i < cap.counters.size(); ++i) {
+    const PassCount& c = counts.counters[i];
+    if (has_tables && pass_join_current(db, c, counts.trace) &&
+        stored_count(sql, c.pass_id) == c.dispatches)
       continue;
-    stale.emplace_back(&c, join_pass(cap.trace, c, jump_bound));
+    stale.emplace_back(c, join_pass(cap.trace, cap.counters[i], jump_bound));
   }
   {
     store::WriteTransaction tx(db);
     sql.exec(analysis_schema_sql());
-    for (const auto& [c, r] : stale) store_join(db, cap, *c, r);
+    for (const auto& [c, r] : stale) store_join(db, counts.trace, c, r);
     tx.commit();
   }
   return read_joins(db, cap);
@@ -198,11 +200,12 @@ std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) 
 
 ComputedJoins compute_joins(const Capture& cap) {
   ComputedJoins out;
-  const int64_t jump_bound = join_jump_bound(cap);
-  for (const auto& c : cap.counters) {
-    JoinResult r = join_pass(cap.trace, c, jump_bound);
-    out.summaries.push_back(summarize(cap, c, r));
-    out.results.emplace(c.pass_id, std::move(r));
+  const int64_t jump_bound = capture_jump_bound(cap);
+  const RunCounts counts = run_counts(cap);
+  for (size_t i = 0; i < cap.counters.size(); ++i) {
+    JoinResult r = join_pass(cap.trace, cap.counters[i], jump_bound);
+    out.summaries.push_back(summarize(counts.trace, counts.counters[i], r));
+    out.results.emplace(cap.counters[i].pass_id, std::move(r));
   }
   return out;
 }
@@ -216,9 +219,10 @@ bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoi
   try {
     SQLite::Transaction tx(sql, SQLite::TransactionBehavior::IMMEDIATE);
     sql.exec(analysis_schema_sql());
-    for (const auto& c : cap.counters) {
+    const RunCounts counts = run_counts(cap);
+    for (const auto& c : counts.counters) {
       auto it = joins.results.find(c.pass_id);
-      if (it != joins.results.end()) store_join(db, cap, c, it->second);
+      if (it != joins.results.end()) store_join(db, counts.trace, c, it->second);
     }
     tx.commit();
   } catch (const SQLite::Exception& e) {
@@ -226,6 +230,39 @@ bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoi
     throw;
   }
   return true;
+}
+
+std::optional<std::vector<JoinSummary>> try_join_stored(store::CaptureDb& db,
+                                                        const RunCounts& counts, int64_t jump_bound,
+                                                        size_t memory_bytes) {
+  const bool has_tables =
+      detail::has_table(db, "analysis_join_passes") &&
+      detail::has_table(db, "analysis_join_checks") && detail::has_table(db, "analysis_join") &&
+      detail::has_table(db, "analysis_unmatched") && detail::has_table(db, "analysis_join_files");
+  // Joined first with reads only (the results spill past memory_bytes), then stored in one
+  // transaction, as ensure_joins does: the write lock is held for the inserts, not the alignment.
+  NameTable names;
+  const auto trace = stored_join_input(db, counts.trace, names);
+  std::vector<std::pair<PassCount, JoinResult>> stale;
+  std::vector<JoinSummary> out;
+  for (const auto& c : counts.counters) {
+    if (has_tables && pass_join_current(db, c, counts.trace)) continue;
+    JoinResult r = join_pass(*trace, *stored_join_input(db, c, names), jump_bound, memory_bytes);
+    out.push_back(summarize(counts.trace, c, r));
+    stale.emplace_back(c, std::move(r));
+  }
+  auto& sql = db.sql();
+  sql.setBusyTimeout(0);  // never wait for another writer (try_store_joins)
+  try {
+    SQLite::Transaction tx(sql, SQLite::TransactionBehavior::IMMEDIATE);
+    sql.exec(analysis_schema_sql());
+    for (const auto& [c, r] : stale) store_join(db, counts.trace, c, r);
+    tx.commit();
+  } catch (const SQLite::Exception& e) {
+    if ((e.getErrorCode() & 0xff) == SQLITE_BUSY) return std::nullopt;
+    throw;
+  }
+  return out;
 }
 
 std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap) {

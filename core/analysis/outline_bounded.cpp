@@ -49,7 +49,8 @@ PassData pass_of(const PassCount& pc, const char* kind) {
 }  // namespace
 
 RunOutline compute_outline_bounded(store::CaptureDb& db, const RunTrace& rt,
-                                   const RunCounts& counts, size_t memory_bytes) {
+                                   const RunCounts& counts, size_t memory_bytes,
+                                   size_t* step_period) {
   const int64_t tp = counts.trace.pass_id;
   // The main stream: the (pid, agent) with the most dispatches, the first in (pid, agent) order on
   // a tie, as detect_phases(const PassData&) chooses it.
@@ -96,6 +97,7 @@ RunOutline compute_outline_bounded(store::CaptureDb& db, const RunTrace& rt,
   const PhaseModel pm =
       detect_phases(trace, std::move(order), std::move(process_ids), &names, memory_bytes);
 
+  if (step_period) *step_period = pm.step_period;
   RunOutline ro;
   ro.main_pid = pm.main_pid;
   ro.main_agent = pm.main_agent;

@@ -71,8 +71,11 @@ RunOutline compute_outline(const Capture& cap, const PhaseModel& pm);
 // SpillVectors of about `memory_bytes` each, each pass's starts read once for its clock and reorder
 // window. Equal to compute_outline(load_capture(...)) (`ctest -R GoldenCapture` compares them on
 // every real capture).
+// `step_period`, when given, receives the phase model's step length (PhaseModel::step_period: the
+// join's jump bound, join_jump_bound).
 RunOutline compute_outline_bounded(store::CaptureDb& db, const RunTrace& rt,
-                                   const RunCounts& counts, size_t memory_bytes);
+                                   const RunCounts& counts, size_t memory_bytes,
+                                   size_t* step_period = nullptr);
 
 // Whether a phase is one of a step (numbered): prefill, decode, step, irregular.
 bool is_step(Phase p);

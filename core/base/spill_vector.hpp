@@ -85,6 +85,31 @@ class SpillVector {
   }
   T front() const { return (*this)[0]; }
   T back() const { return (*this)[m_size - 1]; }
+  // Reads in order, one value at a time (a value, not a reference: spilled values live in blocks
+  // that a later read may replace).
+  class Iterator {
+   public:
+    Iterator() = default;
+    Iterator(const SpillVector* v, size_t i) : m_v(v), m_i(i) {}
+    T operator*() const { return (*m_v)[m_i]; }
+    Iterator& operator++() {
+      ++m_i;
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator old = *this;
+      ++m_i;
+      return old;
+    }
+    bool operator==(const Iterator& o) const { return m_i == o.m_i; }
+
+   private:
+    const SpillVector* m_v = nullptr;
+    size_t m_i = 0;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, m_size}; }
+
   // [b, e) as a vector (a step's worth of values for algorithms that need them contiguous).
   std::vector<T> slice(size_t b, size_t e) const {
     std::vector<T> out;

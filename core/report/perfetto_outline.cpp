@@ -103,6 +103,30 @@ void outline_bounded(store::CaptureDb& db, const an::RunTrace& rt, an::RunCounts
   apply(std::move(ro), o);
 }
 
+// A writable file whose counter passes need joining, still without the capture: the outline
+// first (its phase model's step is the join's jump bound), then every stale join computed from the
+// database and stored, so the slices stream the counters from the stored mapping as every later
+// export does. False, having stored no join, when another kprof holds the write lock.
+bool outline_and_join_bounded(store::CaptureDb& db, store::CaptureDb& rw, const an::RunTrace& rt,
+                              an::RunCounts counts, PerfettoOutline& o) {
+  const size_t memory = spill_memory_bytes(size_t{4} << 20);
+  size_t step_period = 0;
+  an::RunOutline ro = an::compute_outline_bounded(db, rt, counts, memory, &step_period);
+  const auto joined = an::try_join_stored(
+      rw, counts, an::join_jump_bound(step_period, counts.trace.dispatches), memory);
+  if (!joined || !an::joins_current(db, counts)) return false;
+  o.run = rt.run;
+  o.joins_computed = *joined;
+  o.stream_joined = true;
+  o.counts = std::move(counts);
+  if (!an::try_store_outline(rw, ro))
+    o.notes.push_back(
+        "the run's phases and steps were found for this export only and not stored (another kprof "
+        "is writing the file), so the next export finds them again");
+  apply(std::move(ro), o);
+  return true;
+}
+
 }  // namespace
 
 void for_each_enclosing(const PerfettoOutline& o,
@@ -157,7 +181,15 @@ PerfettoOutline outline_run(store::CaptureDb& db, std::optional<int64_t> run_id,
   } else if (counts.counters.empty() || an::joins_current(db, counts)) {
     outline_bounded(db, rt, std::move(counts), o);
   } else {
-    outline_from_capture(db, run_id, o);
+    // Joining first: from the database when the join can be stored (issue #16), else (a
+    // read-only file, another writer) from the loaded capture, whose joined counters the export
+    // then holds.
+    std::optional<store::CaptureDb> rw;
+    if (an::writable_database(db.path())) rw.emplace(db.path(), store::OpenMode::read_write);
+    if (!rw || !outline_and_join_bounded(db, *rw, rt, counts, o)) {
+      rw.reset();
+      outline_from_capture(db, run_id, o);
+    }
   }
   const an::RunbookAnalysis from_runbook = an::runbook_analysis(o.run);
   if (!from_runbook.not_used_because.empty())

@@ -3,13 +3,13 @@
 // counters are joined. Read from the analysis tables when the run's outline is stored and current
 // (O(steps) rows; the joined counters are then streamed from the stored mapping while the slices
 // are written, analysis::JoinedCounterStream): memory independent of the number of dispatches.
-// Otherwise computed once and stored when the file is writable and no other process writes. When
-// no counter pass needs joining (none, or their joins are current) it is found from the database
-// in bounded memory (analysis::compute_outline_bounded: the main stream copied into spill
-// vectors), the capture never loaded. Otherwise the run is loaded as the compact analysis capture
-// (40 bytes per dispatch) to align the passes, and dropped before the export writes; the joined
-// counters are then streamed from the join just stored (held in memory, for the joined
-// dispatches only, when it could not be stored).
+// Otherwise computed once and stored when the file is writable and no other process writes: found
+// from the database in bounded memory (analysis::compute_outline_bounded: the main stream copied
+// into spill vectors), the capture never loaded, after the counter passes whose join is missing or
+// stale were joined from the database too and their mapping stored (analysis::try_join_stored).
+// Only when that join cannot be stored (a read-only file, another writer) is the run loaded as the
+// compact analysis capture (40 bytes per dispatch) to align the passes, and dropped before the
+// export writes; the counters of the joined dispatches are then held in memory.
 #pragma once
 
 #include <cstdint>

@@ -92,6 +92,80 @@ void cut_windows(const fs::path& from, const fs::path& to,
   }
 }
 
+// The stored join mapping of `path`, row for row (the unmatched in the order stored), without the
+// time it was made.
+std::string join_tables(const std::string& path) {
+  SQLite::Database d(path);
+  std::string out;
+  for (const char* q :
+       {"SELECT * FROM analysis_join ORDER BY 1, 2, 3",
+        "SELECT * FROM analysis_unmatched ORDER BY rowid",
+        "SELECT * FROM analysis_join_checks ORDER BY 1",
+        "SELECT * FROM analysis_join_files ORDER BY 1, 2",
+        "SELECT counter_pass_id, trace_pass_id, counter_dispatches, trace_dispatches, "
+        "trace_considered, matched, matched_share, filtered, streams FROM analysis_join_passes "
+        "ORDER BY 1"}) {
+    out += std::string(q) + "\n";
+    SQLite::Statement s(d, q);
+    while (s.executeStep()) {
+      for (int i = 0; i < s.getColumnCount(); ++i) out += s.getColumn(i).getString() + "|";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+// A copy of `db` (VACUUM INTO: the WAL's pages too) without its stored joins and outline.
+std::string copy_without_analysis(const std::string& db, const fs::path& to) {
+  fs::remove(to);
+  SQLite::Database(db).exec("VACUUM INTO '" + to.string() + "'");
+  SQLite::Database(to.string(), SQLite::OPEN_READWRITE)
+      .exec(
+          "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_unmatched; DROP TABLE "
+          "IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_checks; DROP TABLE "
+          "IF "
+          "EXISTS analysis_join_files; DROP TABLE IF EXISTS analysis_outline_segments; DROP TABLE "
+          "IF EXISTS analysis_outline_passes; DROP TABLE IF EXISTS analysis_outline;");
+  return to.string();
+}
+
+// Issue #16: a first export that must join counter passes joins them from the database, each
+// sequence the join holds spilled past a few KiB (analysis::try_join_stored), without loading the
+// capture. What it stores must be the in-memory join's mapping row for row (ensure_joins on the
+// loaded capture: by id for the SQ8 root cause and the probes, aligned for the SQ8 component and
+// the rocprofiler-sdk samples), and the export the bytes of one that joined in memory.
+void check_bounded_join(const fs::path& tmp, const std::string& db, const fs::path& first_export) {
+  namespace an = kprof::analysis;
+  const std::string ref = copy_without_analysis(db, tmp / "ref.db");
+  {
+    kprof::store::CaptureDb rdb(ref, kprof::store::OpenMode::read_write);
+    an::ensure_joins(rdb, an::load_capture(rdb, {}));
+  }
+  const std::string api = copy_without_analysis(db, tmp / "api.db");
+  {
+    kprof::store::CaptureDb adb(api, kprof::store::OpenMode::read_write);
+    const auto rt = an::find_run_trace(adb, {});
+    const auto counts = an::run_counts(adb, rt);
+    size_t step = 0;
+    (void)an::compute_outline_bounded(adb, rt, counts, 4096, &step);
+    const auto joined =
+        an::try_join_stored(adb, counts, an::join_jump_bound(step, counts.trace.dispatches), 4096);
+    ASSERT_TRUE(joined.has_value());
+    EXPECT_EQ(joined->size(), counts.counters.size());
+  }
+  EXPECT_EQ(join_tables(api), join_tables(ref)) << "the bounded join is not the in-memory one";
+  const std::string cli = copy_without_analysis(db, tmp / "cli.db");
+  ASSERT_EQ(
+      std::system(("KPROF_SPILL_BYTES=4096 " + k_kprof + " export " + cli + " --perfetto " +
+                   (tmp / "joined.json").string() + " > " + (tmp / "export.txt").string() + " 2>&1")
+                      .c_str()),
+      0)
+      << slurp(tmp / "export.txt");
+  EXPECT_EQ(join_tables(cli), join_tables(ref)) << "the first export's join is not in-memory's";
+  EXPECT_TRUE(slurp(tmp / "joined.json") == slurp(first_export))
+      << "the export that joined from the database differs";
+}
+
 // Issue #16: `kprof export --perfetto` stores the run's outline (core/analysis/run_outline.hpp)
 // and a later export reads it instead of loading the capture. The stored outline must be what the
 // in-memory analysis finds now (phase detection on the loaded capture), and the export that reads
@@ -147,6 +221,7 @@ void check_stored_outline(const fs::path& tmp, const std::string& db) {
   // The export's metrics per slice (bound per counter set) are the query's (dispatch_metrics),
   // where the arch has a hardware file (none of today's real captures with counters: gfx1201).
   if (cap.counters.empty()) return;
+  check_bounded_join(tmp, db, a);
   std::optional<kprof::hw::Target> target;
   try {
     target = kprof::hw::Target::load_arch(cap.arch);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <sstream>
+#include <string>
 
 #include "tests/analysis/synthetic.hpp"
 
@@ -62,6 +64,41 @@ Rerun rerun(const PassData& trace, int64_t pid, const std::vector<size_t>& drop,
   return r;
 }
 
+std::string text(const JoinResult& r) {
+  std::ostringstream o;
+  o << r.method << " counter_total " << r.counter_total << " considered " << r.trace_considered
+    << " filtered " << r.filtered << " repeats " << r.repeats << " monotone " << r.monotone
+    << " bound " << r.jump_bound << " jumps " << r.jumps << " max " << r.max_jump << "\nmatches";
+  for (const auto& m : r.matches)
+    o << " " << m.counter.pid << ":" << m.counter.dispatch_id << "=" << m.trace.pid << ":"
+      << m.trace.dispatch_id;
+  o << "\nunmatched counter";
+  for (const auto& d : r.unmatched_counter) o << " " << d.pid << ":" << d.dispatch_id;
+  o << "\nunmatched trace";
+  for (const auto& d : r.unmatched_trace) o << " " << d.pid << ":" << d.dispatch_id;
+  o << "\nrepeat starts";
+  for (const size_t k : r.repeat_starts) o << " " << k;
+  o << "\nstreams";
+  for (const auto& sp : r.streams)
+    o << " " << sp.counter_pid << "/" << sp.trace_pid << "/" << sp.agent << "/"
+      << sp.counter_dispatches << "/" << sp.trace_considered << "/" << sp.matched;
+  return o.str();
+}
+
+// Every join in these tests is made twice: in memory, and through spilled sequences of one value
+// per block (64 bytes each: every read of the identities, ids and results crosses blocks), the
+// way a first `kprof export --perfetto` joins from the database (issue #16). Both must agree.
+JoinResult joined(const PassData& trace, const PassData& counters, int64_t jump_bound = 0) {
+  JoinResult r = join_pass(trace, counters, jump_bound);
+  const JoinResult spilled =
+      join_pass(PassJoinInput(trace), PassJoinInput(counters), jump_bound, 64);
+  EXPECT_EQ(text(spilled), text(r)) << "the spilled join differs";
+  if (r.matches.size() > 1) {
+    EXPECT_TRUE(spilled.matches.spilled());
+  }
+  return r;
+}
+
 TEST(Join, RecoversTheMappingWithExtraAndMissingKernelsAndShuffledIds) {
   NameTable names;
   const PassData trace = test::build(test::moe_like(4, 5), names);
@@ -73,7 +110,7 @@ TEST(Join, RecoversTheMappingWithExtraAndMissingKernelsAndShuffledIds) {
   ASSERT_EQ(names.name(trace.dispatches[drop_b].name), "act_and_mul_kernel");
   const Rerun r = rerun(trace, 4242, {drop_a, drop_b}, {{0, fill}, {100, fill}}, 11);
 
-  const JoinResult j = join_pass(trace, r.pass);
+  const JoinResult j = joined(trace, r.pass);
   EXPECT_EQ(j.counter_total, trace.dispatches.size());  // -2 dropped + 2 extra
   EXPECT_EQ(j.matches.size(), trace.dispatches.size() - 2);
   for (const auto& m : j.matches) {
@@ -106,7 +143,7 @@ TEST(Join, FilteredCounterPassAlignsToTheTraceSubsequence) {
     truth[c.dispatch_id] = d.dispatch_id;
     counters.dispatches.push_back(c);
   }
-  const JoinResult j = join_pass(trace, counters);
+  const JoinResult j = joined(trace, counters);
   EXPECT_TRUE(j.filtered);
   EXPECT_EQ(j.trace_considered, 6u * 4 * 2);  // (1 prefill + 5 decode) × 4 layers × 2 launches
   EXPECT_EQ(j.matches.size(), counters.dispatches.size());
@@ -134,7 +171,7 @@ TEST(Join, RepeatedRequestsMapOntoTheSameTraceDispatches) {
       truth.push_back(d.dispatch_id);
       counters.dispatches.push_back(c);
     }
-  const JoinResult j = join_pass(trace, counters, 40);
+  const JoinResult j = joined(trace, counters, 40);
   EXPECT_EQ(j.repeats, 3);
   EXPECT_EQ(j.trace_considered, 48u);
   ASSERT_EQ(j.matches.size(), 3u * 48u);
@@ -147,7 +184,7 @@ TEST(Join, RepeatedRequestsMapOntoTheSameTraceDispatches) {
 
   // 1.5 times the trace is no whole number of repeats: one alignment, the rest unmatched.
   counters.dispatches.resize(72);
-  const JoinResult half = join_pass(trace, counters, 40);
+  const JoinResult half = joined(trace, counters, 40);
   EXPECT_EQ(half.repeats, 1);
   EXPECT_EQ(half.matches.size(), 48u);
 }
@@ -174,7 +211,7 @@ TEST(Join, TwoProcessesJoinPerProcess) {
   for (auto& d : counters.dispatches) d.pid = d.pid == 10 ? 500 : 501;  // new pids
   std::reverse(counters.dispatches.begin(), counters.dispatches.end());
 
-  const JoinResult j = join_pass(trace, counters);
+  const JoinResult j = joined(trace, counters);
   ASSERT_EQ(j.streams.size(), 2u);
   EXPECT_EQ(j.streams[0].trace_pid, 10);
   EXPECT_EQ(j.streams[0].counter_pid, 500);
@@ -194,7 +231,7 @@ TEST(Join, GridChangesAreDifferentIdentities) {
   KernelShape shape = counters.shape(counters.dispatches[5]);
   shape.grid[0] += 1;  // a different launch shape: not the same dispatch
   counters.dispatches[5].shape = counters.intern(shape);
-  const JoinResult j = join_pass(trace, counters);
+  const JoinResult j = joined(trace, counters);
   EXPECT_EQ(j.matches.size(), trace.dispatches.size() - 1);
   ASSERT_EQ(j.unmatched_counter.size(), 1u);
   EXPECT_EQ(j.unmatched_counter[0].dispatch_id, trace.dispatches[5].dispatch_id);
@@ -211,7 +248,7 @@ TEST(Join, CountersOfTheTracesOwnInvocationJoinById) {
   for (const auto& d : trace.dispatches)
     if (d.name == moe) counters.dispatches.push_back(d);
   std::reverse(counters.dispatches.begin(), counters.dispatches.end());  // any row order
-  const JoinResult j = join_pass(trace, counters, 35);
+  const JoinResult j = joined(trace, counters, 35);
   EXPECT_EQ(j.method, "by_id");
   EXPECT_TRUE(j.filtered);
   ASSERT_EQ(j.matches.size(), counters.dispatches.size());
@@ -222,11 +259,11 @@ TEST(Join, CountersOfTheTracesOwnInvocationJoinById) {
   // The same rows with other times are another run of the application: aligned, not by id.
   PassData rerun_pass = counters;
   for (auto& d : rerun_pass.dispatches) d.start_ns += 7, d.end_ns += 7;
-  EXPECT_EQ(join_pass(trace, rerun_pass, 35).method, "aligned");
+  EXPECT_EQ(joined(trace, rerun_pass, 35).method, "aligned");
   // Without times, the same ids in the same (known) process still make it one invocation.
   PassData untimed = counters;
   for (auto& d : untimed.dispatches) d.start_ns = d.end_ns = 0;
-  EXPECT_EQ(join_pass(trace, untimed, 35).method, "by_id");
+  EXPECT_EQ(joined(trace, untimed, 35).method, "by_id");
 }
 
 // The issue's bad join: a counter pass whose launches the alignment pairs with trace launches far
@@ -248,7 +285,7 @@ TEST(Join, MatchesFarApartAreFlaggedUnreliable) {
     c.start_ns = c.end_ns = 0;
     counters.dispatches.push_back(c);
   }
-  const JoinResult j = join_pass(trace, counters, static_cast<int64_t>(per_step));
+  const JoinResult j = joined(trace, counters, static_cast<int64_t>(per_step));
   EXPECT_EQ(j.method, "aligned");
   EXPECT_EQ(j.matches.size(), counters.dispatches.size());  // every counter dispatch matched
   EXPECT_TRUE(j.monotone);
@@ -267,7 +304,7 @@ TEST(Join, MatchesFarApartAreFlaggedUnreliable) {
     c.start_ns = c.end_ns = 0;
     whole.dispatches.push_back(c);
   }
-  const JoinResult ok = join_pass(trace, whole, static_cast<int64_t>(per_step));
+  const JoinResult ok = joined(trace, whole, static_cast<int64_t>(per_step));
   EXPECT_EQ(ok.jumps, 0);
   EXPECT_TRUE(ok.reliable());
 }
