@@ -59,39 +59,55 @@ void for_each_shape(store::CaptureDb& db, int64_t pass_id,
   }
 }
 
-void for_each_stored_dispatch(store::CaptureDb& db, PassData& pass, NameTable& names,
-                              const std::function<void(const Dispatch&)>& f) {
+StoredShapes read_stored_shapes(store::CaptureDb& db, PassData& pass, NameTable& names) {
   // Names are resolved once per variant (a few hundred), never per row.
-  std::unordered_map<int64_t, uint32_t> shape_of;  // kernel_variants.id -> pass.shapes index
+  StoredShapes shape_of;
   for_each_shape(db, pass.pass_id, [&](int64_t id, KernelShape s, const std::string& name) {
     s.name = names.intern(name);
     shape_of.emplace(id, static_cast<uint32_t>(pass.shapes.size()));
     pass.shapes.push_back(s);
   });
-  SQLite::Statement q(db.sql(),
-                      "SELECT dispatch_id, variant_id, pid, agent, queue_id, start_ns, end_ns "
-                      "FROM dispatch_rows WHERE pass_id = ? ORDER BY pid, dispatch_id");
-  q.bind(1, pass.pass_id);
-  Lane last_lane{-1, -1};
-  uint32_t last_lane_index = 0;
-  while (q.executeStep()) {
-    Dispatch d;
-    d.dispatch_id = q.getColumn(0).getInt64();
-    const auto shape = shape_of.find(q.getColumn(1).getInt64());
-    if (shape == shape_of.end()) continue;  // the foreign key forbids it
+  return shape_of;
+}
+
+StoredDispatchReader::StoredDispatchReader(store::CaptureDb& db, PassData& pass,
+                                           const StoredShapes& shape_of)
+    : m_db(db),
+      m_pass(pass),
+      m_shape_of(shape_of),
+      m_q(db.sql(),
+          "SELECT dispatch_id, variant_id, pid, agent, queue_id, start_ns, end_ns "
+          "FROM dispatch_rows WHERE pass_id = ? ORDER BY pid, dispatch_id") {
+  m_q.bind(1, pass.pass_id);
+}
+
+bool StoredDispatchReader::next(Dispatch& d) {
+  while (m_q.executeStep()) {
+    const auto shape = m_shape_of.find(m_q.getColumn(1).getInt64());
+    if (shape == m_shape_of.end()) continue;  // the foreign key forbids it
+    d = Dispatch{};
+    d.dispatch_id = m_q.getColumn(0).getInt64();
     d.shape = shape->second;
-    d.name = pass.shapes[d.shape].name;
-    d.pid = detail::stored_pid(db, pass.ordinal, q.getColumn(2).getInt64());
-    const Lane lane{q.getColumn(3).getInt64(), q.getColumn(4).getInt64()};
-    if (!(lane == last_lane)) {
-      last_lane = lane;
-      last_lane_index = pass.intern(lane);
+    d.name = m_pass.shapes[d.shape].name;
+    d.pid = detail::stored_pid(m_db, m_pass.ordinal, m_q.getColumn(2).getInt64());
+    const Lane lane{m_q.getColumn(3).getInt64(), m_q.getColumn(4).getInt64()};
+    if (!(lane == m_last_lane)) {
+      m_last_lane = lane;
+      m_last_lane_index = m_pass.intern(lane);
     }
-    d.lane = last_lane_index;
-    d.start_ns = q.getColumn(5).getInt64();
-    d.end_ns = q.getColumn(6).getInt64();
-    f(d);
+    d.lane = m_last_lane_index;
+    d.start_ns = m_q.getColumn(5).getInt64();
+    d.end_ns = m_q.getColumn(6).getInt64();
+    return true;
   }
+  return false;
+}
+
+void for_each_stored_dispatch(store::CaptureDb& db, PassData& pass, NameTable& names,
+                              const std::function<void(const Dispatch&)>& f) {
+  const StoredShapes shape_of = read_stored_shapes(db, pass, names);
+  StoredDispatchReader rows(db, pass, shape_of);
+  for (Dispatch d; rows.next(d);) f(d);
 }
 
 namespace {

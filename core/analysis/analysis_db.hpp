@@ -6,6 +6,8 @@
 // callers say so when it is.
 #pragma once
 
+#include <SQLiteCpp/Statement.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -13,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/analysis/capture.hpp"
@@ -53,11 +56,32 @@ RunTrace find_run_trace(store::CaptureDb& db, std::optional<int64_t> run_id);
 void for_each_shape(store::CaptureDb& db, int64_t pass_id,
                     const std::function<void(int64_t, KernelShape, const std::string&)>& f);
 
-// Every dispatch row of pass `pass.pass_id` in (pid, Dispatch_Id) order, as load_capture keeps
-// it, one at a time: the pass's launch configurations are read into `pass.shapes` (names interned
-// into `names`) and its lanes into `pass.lanes` as they come; `pass.ordinal` names the pass in the
-// error of a Process_Id no process has. Rows are not collected: callers that need them (the
-// loader) keep them, the bounded outline keeps what it needs.
+// Pass `pass.pass_id`'s launch configurations read into `pass.shapes` (names interned into
+// `names`): kernel_variants.id -> index into pass.shapes, what StoredDispatchReader maps rows by.
+using StoredShapes = std::unordered_map<int64_t, uint32_t>;
+StoredShapes read_stored_shapes(store::CaptureDb& db, PassData& pass, NameTable& names);
+
+// Pass `pass.pass_id`'s dispatch rows in (pid, Dispatch_Id) order, as load_capture keeps them, one
+// at a time (through the index dispatches_by_key, core/store/schema/0005_kernel_variants.sql: no
+// sort): shapes from `shape_of` (read_stored_shapes of the same pass), lanes interned into
+// `pass.lanes` as they come; `pass.ordinal` names the pass in the error of a Process_Id no process
+// has. Several readers of one pass may be open at once.
+class StoredDispatchReader {
+ public:
+  StoredDispatchReader(store::CaptureDb& db, PassData& pass, const StoredShapes& shape_of);
+  bool next(Dispatch& d);
+
+ private:
+  store::CaptureDb& m_db;
+  PassData& m_pass;
+  const StoredShapes& m_shape_of;
+  SQLite::Statement m_q;
+  Lane m_last_lane{-1, -1};
+  uint32_t m_last_lane_index = 0;
+};
+
+// Every row of a StoredDispatchReader of `pass`, its shapes read first. Rows are not collected:
+// callers that need them (the loader) keep them, the bounded outline keeps what it needs.
 void for_each_stored_dispatch(store::CaptureDb& db, PassData& pass, NameTable& names,
                               const std::function<void(const Dispatch&)>& f);
 

@@ -25,10 +25,7 @@ std::unique_ptr<JoinInput::Cursor> PassJoinInput::rows() const {
     Rows(const PassData& p, const uint32_t* b, const uint32_t* e) : m_p(p), m_i(b), m_e(e) {}
     bool next(JoinRow& r) override {
       if (m_i == m_e) return false;
-      const Dispatch& d = m_p.dispatches[*m_i++];
-      const KernelShape& s = m_p.shape(d);
-      r = {d.pid,        d.dispatch_id, d.start_ns,       d.end_ns,
-           m_p.agent(d), d.name,        s.grid_product(), s.wg_product()};
+      r = JoinRow::of(m_p, m_p.dispatches[*m_i++]);
       return true;
     }
 
@@ -201,10 +198,10 @@ void check_join(JoinResult& r, int64_t jump_bound) {
     const size_t at = k++;
     const std::optional<JoinMatch> a = prev;
     prev = b;
-    // A repeated request starts again at the trace's start.
-    bool restarts = false;
-    while (restart < r.repeat_starts.size() && r.repeat_starts[restart] <= at)
-      restarts = restarts || r.repeat_starts[restart++] == at;
+    // A repeated request starts again at the trace's start (repeat_starts: strictly increasing,
+    // each chunk's first match).
+    const bool restarts = restart < r.repeat_starts.size() && r.repeat_starts[restart] == at;
+    if (restarts) ++restart;
     if (!a || restarts) continue;
     if (a->counter.pid != b.counter.pid || a->trace.pid != b.trace.pid) continue;
     const int64_t dc = b.counter.dispatch_id - a->counter.dispatch_id;

@@ -58,6 +58,13 @@ struct JoinRow {
   int64_t pid = 0, dispatch_id = 0, start_ns = 0, end_ns = 0, agent = 0;
   uint32_t name = 0;         // NameTable id: both passes' names from one table
   int64_t grid = 0, wg = 0;  // grid and workgroup size products
+
+  // Dispatch `d` of `pass`.
+  static JoinRow of(const PassData& pass, const Dispatch& d) {
+    const KernelShape& s = pass.shape(d);
+    return {d.pid,         d.dispatch_id, d.start_ns,       d.end_ns,
+            pass.agent(d), d.name,        s.grid_product(), s.wg_product()};
+  }
 };
 
 // A pass's rows as the join reads them, as often as it needs, in (pid, Dispatch_Id) order (program

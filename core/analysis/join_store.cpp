@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "core/analysis/analysis_db.hpp"
 #include "core/analysis/join.hpp"
@@ -169,15 +170,39 @@ void store_join(store::CaptureDb& db, const PassCount& trace, const PassCount& c
   }
 }
 
+bool has_join_tables(store::CaptureDb& db) {
+  return detail::has_table(db, "analysis_join_passes") &&
+         detail::has_table(db, "analysis_join_checks") && detail::has_table(db, "analysis_join") &&
+         detail::has_table(db, "analysis_unmatched") &&
+         detail::has_table(db, "analysis_join_files");
+}
+
+// Creates the analysis tables and runs `store` in one transaction if the write lock is free right
+// now; false, having changed nothing, when another connection holds it. Never waits for another
+// writer: a `kprof run` or `kprof ingest` holding the write lock makes BEGIN IMMEDIATE fail with
+// SQLITE_BUSY at once when the busy timeout is 0 (https://sqlite.org/lang_transaction.html,
+// https://sqlite.org/c3ref/busy_timeout.html).
+bool try_write_joins(store::CaptureDb& db, const std::function<void()>& store) {
+  auto& sql = db.sql();
+  sql.setBusyTimeout(0);
+  try {
+    SQLite::Transaction tx(sql, SQLite::TransactionBehavior::IMMEDIATE);
+    sql.exec(analysis_schema_sql());
+    store();
+    tx.commit();
+  } catch (const SQLite::Exception& e) {
+    if ((e.getErrorCode() & 0xff) == SQLITE_BUSY) return false;
+    throw;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) {
   auto& sql = db.sql();
   const int64_t jump_bound = capture_jump_bound(cap);
-  const bool has_tables =
-      detail::has_table(db, "analysis_join_passes") &&
-      detail::has_table(db, "analysis_join_checks") && detail::has_table(db, "analysis_join") &&
-      detail::has_table(db, "analysis_unmatched") && detail::has_table(db, "analysis_join_files");
+  const bool has_tables = has_join_tables(db);
   // The stale passes are joined first (reads only); then the analysis tables and every new
   // mapping are written in one transaction: a failure or a kill leaves the joins as they were.
   const RunCounts counts = run_counts(cap);
@@ -211,34 +236,19 @@ ComputedJoins compute_joins(const Capture& cap) {
 }
 
 bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoins& joins) {
-  auto& sql = db.sql();
-  // Never wait for another writer: a `kprof run` or `kprof ingest` holding the write lock makes
-  // BEGIN IMMEDIATE fail with SQLITE_BUSY at once when the busy timeout is 0
-  // (https://sqlite.org/lang_transaction.html, https://sqlite.org/c3ref/busy_timeout.html).
-  sql.setBusyTimeout(0);
-  try {
-    SQLite::Transaction tx(sql, SQLite::TransactionBehavior::IMMEDIATE);
-    sql.exec(analysis_schema_sql());
-    const RunCounts counts = run_counts(cap);
+  const RunCounts counts = run_counts(cap);
+  return try_write_joins(db, [&] {
     for (const auto& c : counts.counters) {
       auto it = joins.results.find(c.pass_id);
       if (it != joins.results.end()) store_join(db, counts.trace, c, it->second);
     }
-    tx.commit();
-  } catch (const SQLite::Exception& e) {
-    if ((e.getErrorCode() & 0xff) == SQLITE_BUSY) return false;
-    throw;
-  }
-  return true;
+  });
 }
 
 std::optional<std::vector<JoinSummary>> try_join_stored(store::CaptureDb& db,
                                                         const RunCounts& counts, int64_t jump_bound,
                                                         size_t memory_bytes) {
-  const bool has_tables =
-      detail::has_table(db, "analysis_join_passes") &&
-      detail::has_table(db, "analysis_join_checks") && detail::has_table(db, "analysis_join") &&
-      detail::has_table(db, "analysis_unmatched") && detail::has_table(db, "analysis_join_files");
+  const bool has_tables = has_join_tables(db);
   // Joined first with reads only (the results spill past memory_bytes), then stored in one
   // transaction, as ensure_joins does: the write lock is held for the inserts, not the alignment.
   NameTable names;
@@ -251,17 +261,10 @@ std::optional<std::vector<JoinSummary>> try_join_stored(store::CaptureDb& db,
     out.push_back(summarize(counts.trace, c, r));
     stale.emplace_back(c, std::move(r));
   }
-  auto& sql = db.sql();
-  sql.setBusyTimeout(0);  // never wait for another writer (try_store_joins)
-  try {
-    SQLite::Transaction tx(sql, SQLite::TransactionBehavior::IMMEDIATE);
-    sql.exec(analysis_schema_sql());
-    for (const auto& [c, r] : stale) store_join(db, counts.trace, c, r);
-    tx.commit();
-  } catch (const SQLite::Exception& e) {
-    if ((e.getErrorCode() & 0xff) == SQLITE_BUSY) return std::nullopt;
-    throw;
-  }
+  if (!try_write_joins(db, [&] {
+        for (const auto& [c, r] : stale) store_join(db, counts.trace, c, r);
+      }))
+    return std::nullopt;
   return out;
 }
 

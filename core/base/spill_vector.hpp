@@ -89,23 +89,17 @@ class SpillVector {
   // that a later read may replace).
   class Iterator {
    public:
-    Iterator() = default;
     Iterator(const SpillVector* v, size_t i) : m_v(v), m_i(i) {}
     T operator*() const { return (*m_v)[m_i]; }
     Iterator& operator++() {
       ++m_i;
       return *this;
     }
-    Iterator operator++(int) {
-      Iterator old = *this;
-      ++m_i;
-      return old;
-    }
     bool operator==(const Iterator& o) const { return m_i == o.m_i; }
 
    private:
-    const SpillVector* m_v = nullptr;
-    size_t m_i = 0;
+    const SpillVector* m_v;
+    size_t m_i;
   };
   Iterator begin() const { return {this, 0}; }
   Iterator end() const { return {this, m_size}; }

@@ -85,44 +85,32 @@ void outline_from_capture(store::CaptureDb& db, std::optional<int64_t> run_id, P
   apply(std::move(ro), o);
 }  // the capture is freed here
 
-// Without the capture, when no counter pass needs joining (none, or their joins are current): the
-// phases and steps and each pass's clock read from the database in bounded memory (issue #16).
-void outline_bounded(store::CaptureDb& db, const an::RunTrace& rt, an::RunCounts counts,
-                     PerfettoOutline& o) {
+// Without the capture (issue #16): the phases and steps and each pass's clock read from the
+// database in bounded memory, and stored when `rw` (the file is writable) and no other kprof
+// writes. With `join_first`, the counter passes whose join is missing or stale are joined from the
+// database before and their mapping stored (the outline's step is the join's jump bound), so the
+// slices stream the counters from the stored mapping as every later export does; false, having
+// stored no join, when that cannot be done (no `rw`, or another kprof holds the write lock).
+bool outline_bounded(store::CaptureDb& db, store::CaptureDb* rw, const an::RunTrace& rt,
+                     an::RunCounts counts, bool join_first, PerfettoOutline& o) {
+  const size_t memory = spill_memory_bytes(size_t{4} << 20);
+  size_t step_period = 0;
+  an::RunOutline ro = an::compute_outline_bounded(db, rt, counts, memory, &step_period);
+  if (join_first) {
+    const auto joined =
+        rw ? an::try_join_stored(*rw, counts,
+                                 an::join_jump_bound(step_period, counts.trace.dispatches), memory)
+           : std::nullopt;
+    if (!joined || !an::joins_current(db, counts)) return false;
+    o.joins_computed = *joined;
+  }
   o.run = rt.run;
   o.stream_joined = !counts.counters.empty();
   o.counts = std::move(counts);
-  an::RunOutline ro =
-      an::compute_outline_bounded(db, rt, o.counts, spill_memory_bytes(size_t{4} << 20));
-  std::optional<store::CaptureDb> rw;
-  if (an::writable_database(db.path())) rw.emplace(db.path(), store::OpenMode::read_write);
   if (!rw || !an::try_store_outline(*rw, ro))
     o.notes.push_back(
         "the run's phases and steps were found for this export only and not stored (the file is "
         "read-only, or another kprof is writing it), so the next export finds them again");
-  apply(std::move(ro), o);
-}
-
-// A writable file whose counter passes need joining, still without the capture: the outline
-// first (its phase model's step is the join's jump bound), then every stale join computed from the
-// database and stored, so the slices stream the counters from the stored mapping as every later
-// export does. False, having stored no join, when another kprof holds the write lock.
-bool outline_and_join_bounded(store::CaptureDb& db, store::CaptureDb& rw, const an::RunTrace& rt,
-                              an::RunCounts counts, PerfettoOutline& o) {
-  const size_t memory = spill_memory_bytes(size_t{4} << 20);
-  size_t step_period = 0;
-  an::RunOutline ro = an::compute_outline_bounded(db, rt, counts, memory, &step_period);
-  const auto joined = an::try_join_stored(
-      rw, counts, an::join_jump_bound(step_period, counts.trace.dispatches), memory);
-  if (!joined || !an::joins_current(db, counts)) return false;
-  o.run = rt.run;
-  o.joins_computed = *joined;
-  o.stream_joined = true;
-  o.counts = std::move(counts);
-  if (!an::try_store_outline(rw, ro))
-    o.notes.push_back(
-        "the run's phases and steps were found for this export only and not stored (another kprof "
-        "is writing the file), so the next export finds them again");
   apply(std::move(ro), o);
   return true;
 }
@@ -178,15 +166,14 @@ PerfettoOutline outline_run(store::CaptureDb& db, std::optional<int64_t> run_id,
     o.stream_joined = !counts.counters.empty();
     o.counts = std::move(counts);
     apply(std::move(*stored), o);
-  } else if (counts.counters.empty() || an::joins_current(db, counts)) {
-    outline_bounded(db, rt, std::move(counts), o);
   } else {
-    // Joining first: from the database when the join can be stored (issue #16), else (a
-    // read-only file, another writer) from the loaded capture, whose joined counters the export
-    // then holds.
+    // Joining first when a counter pass's join is missing or stale: from the database when the
+    // join can be stored, else (a read-only file, another writer) from the loaded capture, whose
+    // joined counters the export then holds.
+    const bool join_first = !counts.counters.empty() && !an::joins_current(db, counts);
     std::optional<store::CaptureDb> rw;
     if (an::writable_database(db.path())) rw.emplace(db.path(), store::OpenMode::read_write);
-    if (!rw || !outline_and_join_bounded(db, *rw, rt, counts, o)) {
+    if (!outline_bounded(db, rw ? &*rw : nullptr, rt, std::move(counts), join_first, o)) {
       rw.reset();
       outline_from_capture(db, run_id, o);
     }
