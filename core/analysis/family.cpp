@@ -58,7 +58,7 @@ namespace {
 // "(anonymous namespace)" names a scope, as the Itanium demangler writes it (GCC's and LLVM's
 // libiberty/cp-demangle.c, llvm/lib/Demangle/ItaniumDemangle.cpp), e.g. PyTorch's
 // "void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<...>(...)"
-// in a real MI350X trace (../shared/captures/flydsl-kernel-profiling/flash_attn_func): a '('
+// in a real MI350X trace (tests/data/captures/flydsl-kernel-profiling/flash_attn_func): a '('
 // right after "::" opens no argument list.
 bool opens_scope(std::string_view name, size_t i) {
   return name[i] == '(' && i >= 2 && name.substr(i - 2, 2) == "::";

@@ -61,7 +61,7 @@ const char* const k_no_joined_counters =
     "a trace dispatch, or its join failed the self-check (the passes view says which)";
 
 // Whether the agent counts an event is not in the capture. In a real one
-// (../shared/captures/uLLM-project/2026-07-10/sq8-optimized-component-v0.1/profiler/counters,
+// (tests/data/captures/uLLM-project/2026-07-10/sq8-optimized-component-v0.1/profiler/counters,
 // gfx1201) FETCH_SIZE and GL2C_EA_RDREQ_128B_sum are 0 on all 22 dispatches of their passes,
 // 1M-work-item cache eviction kernels among them, while SQ_WAVES_sum counts: so say what 0 may
 // mean rather than print it as a finding.

@@ -54,7 +54,7 @@ void append_double(std::string& out, double v) {
 // below 2^51 ns, 26 days (the sum's and the product's roundings stay under 0.37 ns there; that
 // arithmetic run on random values: about one in a hundred off by 1 ns between 2^51 and 2^52, up to
 // 250 ns off at an epoch clock's 1.7e18 ns). rocprofv3's timestamps are of a boot-relative clock,
-// as large as the host's uptime: the real captures of shared/captures start between 1.8e13 and
+// as large as the host's uptime: the real captures of tests/data/captures start between 1.8e13 and
 // 2.4e15 ns, the last already past 2^51. So ts is written relative to the pass's first start
 // (PerfettoOutline::base_ns), which keeps it small and exact, and never negative (Perfetto's
 // sorter drops a negative ts: src/trace_processor/sorter/trace_sorter.h TraceSorter::Stream::Push,

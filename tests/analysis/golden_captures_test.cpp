@@ -1,8 +1,9 @@
-// Golden tests on every real capture in ../shared/captures (see SOURCES.md there): `kprof ingest`
-// then `kprof query DB explain` and `kprof query DB phases`, as a user runs them, compared with
-// tests/data/analysis/golden/<name>.txt. Each golden file was read against the capture by hand once
-// (the reasons are in the comments below); a change in what kprof says about a real trace shows
-// up as a diff here. To accept a reviewed change: KPROF_UPDATE_GOLDEN=1 ctest -R GoldenCapture.
+// Golden tests on every real capture in tests/data/captures (see tests/data/SOURCES.md): `kprof
+// ingest` then `kprof query DB explain` and `kprof query DB phases`, as a user runs them, compared
+// with tests/data/analysis/golden/<name>.txt. Each golden file was read against the capture by hand
+// once (the reasons are in the comments below); a change in what kprof says about a real trace
+// shows up as a diff here. To accept a reviewed change: KPROF_UPDATE_GOLDEN=1 ctest -R
+// GoldenCapture.
 #include <SQLiteCpp/Database.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -26,15 +27,15 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string k_kprof = std::string(KPROF_BIN_DIR) + "/kprof";
-const fs::path k_captures = fs::path(KPROF_SHARED_DIR) / "captures";
+const fs::path k_captures = fs::path(KPROF_TEST_DATA) / "captures";
 const fs::path k_golden = fs::path(KPROF_TEST_DATA) / "analysis" / "golden";
 
 struct Case {
   std::string name;                 // golden file stem
-  std::vector<std::string> inputs;  // relative to ../shared/captures
+  std::vector<std::string> inputs;  // relative to tests/data/captures
   std::vector<std::string> queries = {"explain", "phases"};
   // More `kprof ingest` commands after the first, into the same database: their words are
-  // capture paths (relative to ../shared/captures) or flags (--run NAME, --replace).
+  // capture paths (relative to tests/data/captures) or flags (--run NAME, --replace).
   std::vector<std::vector<std::string>> more_ingests = {};
   // Dispatch_Id ranges [first, last) to keep: the one input folder's agent_info and kernel_trace
   // files are copied to $TMP/windowed with every other kernel-trace row removed (a windowed
@@ -129,7 +130,7 @@ std::string copy_without_analysis(const std::string& db, const fs::path& to) {
   return to.string();
 }
 
-// Issue #16: a first export that must join counter passes joins them from the database, each
+// A first export that must join counter passes joins them from the database, each
 // sequence the join holds spilled past a few KiB (analysis::try_join_stored), without loading the
 // capture. What it stores must be the in-memory join's mapping row for row (ensure_joins on the
 // loaded capture: by id for the SQ8 root cause and the probes, aligned for the SQ8 component and
@@ -166,7 +167,7 @@ void check_bounded_join(const fs::path& tmp, const std::string& db, const fs::pa
       << "the export that joined from the database differs";
 }
 
-// Issue #16: `kprof export --perfetto` stores the run's outline (core/analysis/run_outline.hpp)
+// `kprof export --perfetto` stores the run's outline (core/analysis/run_outline.hpp)
 // and a later export reads it instead of loading the capture. The stored outline must be what the
 // in-memory analysis finds now (phase detection on the loaded capture), and the export that reads
 // it (joined counters streamed from the stored mapping) must write the same bytes as the one that
@@ -314,7 +315,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "aq4-p3-diagnostic-rocprof-capture-v8"},
              {"explain", "phases", "phases --format json", "structure --format json",
               "windows --format csv"}},
-        // The issue's windowed trace, cut from that capture: Dispatch_Ids [2500, 5100),
+        // A windowed trace, cut from that capture: Dispatch_Ids [2500, 5100),
         // [6000, 8400) and [10000, 12264) kept. Three windows with the ids missing before each;
         // whole steps only where a window holds one (runs start at 1128 + 928 k: 2 + 1 + 2), the
         // cut ones partial; no prefill.
@@ -362,7 +363,7 @@ INSTANTIATE_TEST_SUITE_P(
         // A decode-attention run with stats and markers but no kernel trace, and its counters:
         // nothing to explain from, and it says why.
         Case{"ullm_sq8_phase1_decode", {u + "2026-07-26/sq8-r9700-attention-phase1-v0.1/decode"}},
-        // The issue's hand-made capture, file by file into one run: the kernel trace, then the
+        // A hand-made capture, file by file into one run: the kernel trace, then the
         // HIP API trace (it joins the trace pass, the 5 dispatches stay), the memory copies and
         // allocations; then the same kernel trace again (reloaded, nothing doubled), then another
         // capture's kernel trace (refused: it would replace the trace), then with --replace.

@@ -1,6 +1,6 @@
 // A real rocprofv3 capture: jyohukuchan/uLLM-project, Qwen3.5-9B AQ4 on a Radeon AI PRO R9700
 // (gfx1201), benchmarks/results/2026-07-15/qwen35-9b-aq4-production-opt-v0.1/p3/
-// aq4-p3-diagnostic-rocprof-capture-v8 (copied to shared/captures/, see SOURCES.md there).
+// aq4-p3-diagnostic-rocprof-capture-v8 (copied to tests/data/captures/, see tests/data/SOURCES.md).
 // What the trace shows when read by hand (dispatch-id order): 1,127 warm-up dispatches (mostly
 // copyBuffer) ending in the capture's largest host gap (469 ms), then 12 repetitions of 928
 // dispatches: a block of bf16 row copies, 32 layers of 19 dispatches (3 linear-attention layers
@@ -20,7 +20,7 @@
 namespace kprof::analysis {
 namespace {
 
-const std::string k_dir = std::string(KPROF_SHARED_DIR) +
+const std::string k_dir = std::string(KPROF_TEST_DATA) +
                           "/captures/uLLM-project/2026-07-15/qwen35-9b-aq4-production-opt-v0.1/p3/"
                           "aq4-p3-diagnostic-rocprof-capture-v8/";
 
@@ -114,7 +114,7 @@ TEST_F(RealCapture, StepsAreTheMarkerRanges) {
   }
 }
 
-// The windowed trace, made from this real capture: three windows cut out of it (rows
+// A windowed trace, made from this real capture: three windows cut out of it (rows
 // removed, as a windowed capture lacks them). It is reported as windows; each window's cut steps
 // are partial; no prefill is invented.
 TEST_F(RealCapture, WindowsCutFromTheTraceAreReportedAsWindows) {

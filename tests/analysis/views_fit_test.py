@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Every `kprof query` view fits a 120-column terminal (issue #15: "every kprof query view prints
-no line over 120 characters"), on the main job's database and on real captures.
+"""Every `kprof query` view fits a 120-column terminal (prints no line over 120 characters), on
+the main job's database and on real captures.
 
 usage: views_fit_test.py SOURCE_DIR BUILD_DIR
 
 The databases: scripts/demo's (the Qwen3 runbook on the rocprofv3 test double, as the README's
-first command makes it) and, where ../shared/captures is present, real rocprofv3 captures ingested
-with `kprof ingest`. Each view runs in a 120-column pseudo-terminal (`script` from util-linux, as
+first command makes it) and real rocprofv3 captures from tests/data/captures ingested with
+`kprof ingest`. Each view runs in a 120-column pseudo-terminal (`script` from util-linux, as
 tests/readme/readme_test.py does) and must exit 0 and print no line over 120 characters
 (characters, not bytes: the box and times signs are one column each), kprof's own "kprof: ..."
 notes included: on a terminal they wrap at its width (core/base/table.hpp note_line).
@@ -62,11 +62,11 @@ def main():
         if long:
             failures.append("scripts/demo: %d lines over %d columns, e.g. %r" % (len(long), WIDTH, long[0]))
         dbs = [os.path.join(work, "out", "qwen3-30b-a3b-sim.db")]
-        shared = os.path.join(src, "..", "shared", "captures")
+        captures = os.path.join(src, "tests", "data", "captures")
         for c in CAPTURES:
-            path = os.path.join(shared, c)
-            if not os.path.isdir(path) and not os.path.isfile(path):
-                print("note: %s not present; skipped" % path)
+            path = os.path.join(captures, c)
+            if not os.path.exists(path):
+                failures.append("%s: missing (tests/data/SOURCES.md lists the captures)" % path)
                 continue
             db = os.path.join(work, os.path.basename(c) + ".db")
             code, printed = run("kprof ingest %s %s" % (db, path), work, env)

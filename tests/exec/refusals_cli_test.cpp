@@ -20,7 +20,7 @@ using testing::TempDir;
 using testing::write_file;
 
 const std::string k_kprof = std::string(KPROF_BIN_DIR) + "/kprof";
-const fs::path k_probe = fs::path(KPROF_SHARED_DIR) / "captures" /
+const fs::path k_probe = fs::path(KPROF_TEST_DATA) / "captures" /
                          "uLLM-project/2026-07-26/sq8_0-attention-optimization-u-v0.1/pmc/"
                          "probe-raw-sq/data/homelab1-WRX80-Creator";
 

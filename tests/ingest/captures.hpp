@@ -1,5 +1,5 @@
-// Where the real captures are (../shared/captures; SOURCES.md there lists repo, path and commit of
-// each), the files the captures tests read, and kernel totals to compare readers with.
+// Where the real captures are (tests/data/captures; tests/data/SOURCES.md lists repo, path and
+// commit of each), the files the captures tests read, and kernel totals to compare readers with.
 #pragma once
 
 #include <filesystem>
@@ -14,8 +14,7 @@
 
 namespace kprof::ingest::test {
 
-inline const std::filesystem::path k_captures =
-    std::filesystem::path(KPROF_SHARED_DIR) / "captures";
+inline const std::filesystem::path k_captures = std::filesystem::path(KPROF_TEST_DATA) / "captures";
 
 inline std::string capture(const std::string& rel) { return (k_captures / rel).string(); }
 

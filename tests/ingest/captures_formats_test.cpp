@@ -1,6 +1,6 @@
-// The real captures in ../shared/captures, continued (captures_test.cpp): counter_collection.csv in
-// its 19- and 18-column layouts and rocpd's leading Pid, agent_info, kernel_stats and API traces,
-// against counts computed independently (independent_csv.hpp).
+// The real captures in tests/data/captures, continued (captures_test.cpp): counter_collection.csv
+// in its 19- and 18-column layouts and rocpd's leading Pid, agent_info, kernel_stats and API
+// traces, against counts computed independently (independent_csv.hpp).
 #include <gtest/gtest.h>
 
 #include <filesystem>

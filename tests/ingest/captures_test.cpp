@@ -1,6 +1,6 @@
-// Every rocprofv3 CSV among the real captures in ../shared/captures (SOURCES.md there lists repo,
-// path and commit of each) ingests without a rejected row, and what the readers deliver matches
-// counts computed independently (independent_csv.hpp) and rocprofv3's own kernel_stats.csv.
+// Every rocprofv3 CSV among the real captures in tests/data/captures (tests/data/SOURCES.md lists
+// repo, path and commit of each) ingests without a rejected row, and what the readers deliver
+// matches counts computed independently (independent_csv.hpp) and rocprofv3's own kernel_stats.csv.
 // (Counter collection, agent info, stats and API traces: captures_formats_test.cpp.)
 #include <gtest/gtest.h>
 
@@ -72,7 +72,7 @@ TEST(Captures, KernelTrace7xMatchesIndependentCountsAndRocprofStats) {
     }
   }
   // Exact figures, pinned: 12,263 dispatches in the Qwen3.5 AQ4 capture, 24,349 in the Gemma-4
-  // one (counted in the capture files themselves; see shared/captures/SOURCES.md for their origin).
+  // one (counted in the capture files themselves; see tests/data/SOURCES.md for their origin).
   VectorSink aq4, gemma;
   read_file(capture(k_aq4), aq4);
   read_file(capture(k_gemma), gemma);
@@ -122,7 +122,7 @@ TEST(Captures, KernelTraceEarlyLayoutWithBareAgents) {
 // identical rows.
 // The provenance hash is taken from the bytes the reader reads (one pass over the file), whatever
 // the chunk size and whether parsing runs on a second thread. Expected values: the sha256 prefixes
-// ../shared/captures/SOURCES.md lists for these files (computed there from the upstream blobs).
+// tests/data/SOURCES.md lists for these files (computed there from the upstream blobs).
 TEST(Captures, DigestOfTheBytesReadMatchesTheSourcesList) {
   const std::vector<std::pair<std::string, std::string>> files = {
       {k_gemma, "8f2e677fa1775f3a"}, {k_aq4, "a9833a65cffd6cbc"}, {k_pmc, "c5a4ad60ea48251c"}};

@@ -20,7 +20,7 @@ namespace kprof::ingest {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path k_probe = fs::path(KPROF_SHARED_DIR) / "captures" /
+const fs::path k_probe = fs::path(KPROF_TEST_DATA) / "captures" /
                          "uLLM-project/2026-07-26/sq8_0-attention-optimization-u-v0.1/pmc/"
                          "probe-raw-sq/data/homelab1-WRX80-Creator";
 const std::string k_kprof = std::string(KPROF_BIN_DIR) + "/kprof";
@@ -250,11 +250,11 @@ int64_t count_of(const fs::path& db_path, const std::string& sql) {
   return db.execAndGet(sql).getInt64();
 }
 
-// The hand-made capture: trace, counter, API and stats files ingested one by one into one
+// A hand-made capture: trace, counter, API and stats files ingested one by one into one
 // run lose nothing (row counts equal an independent count of the files' rows) and give the same
 // database as ingesting their folder.
 TEST_F(CliIngest, FileByFileEqualsTheFolder) {
-  const fs::path caps = fs::path(KPROF_SHARED_DIR) / "captures/uLLM-project";
+  const fs::path caps = fs::path(KPROF_TEST_DATA) / "captures/uLLM-project";
   const fs::path profiler = caps / "2026-07-10/sq8-optimized-component-v0.1/profiler";
   const fs::path moe = caps / "2026-07-27/gemma4-moe-profile-v0.1/raw/moe-generate";
   const fs::path folder = m_dir / "by_hand";

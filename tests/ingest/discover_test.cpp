@@ -16,7 +16,7 @@ namespace kprof::ingest {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path k_caps = fs::path(KPROF_SHARED_DIR) / "captures";
+const fs::path k_caps = fs::path(KPROF_TEST_DATA) / "captures";
 const fs::path k_probe = k_caps /
                          "uLLM-project/2026-07-26/sq8_0-attention-optimization-u-v0.1/pmc/"
                          "probe-raw-sq/data/homelab1-WRX80-Creator";
@@ -98,7 +98,7 @@ TEST_F(Discover, NamedFilesAndErrors) {
   EXPECT_THROW(discover({(m_root / "pass_2" / "host" / "888_results.json").string()}), Error);
 }
 
-// Issue #13: a FIFO or /dev/zero named as a capture was reported as "no such file" (and a FIFO
+// A FIFO or /dev/zero named as a capture was reported as "no such file" (and a FIFO
 // inside a folder could block a reader). Each is named for what it is, at once.
 TEST_F(Discover, AFifoOrADeviceIsNamedForWhatItIs) {
   const fs::path fifo = m_root / "1_kernel_trace.csv";

@@ -1,6 +1,6 @@
 // `kprof compare` of the simulated runs of the ctest fixture report_sim_runs: different seeds show
 // every family; 64 against 32 output tokens explains the launch-count difference as steps. And of
-// a real pair of captures without steps (../shared/captures).
+// a real pair of captures without steps (tests/data/captures).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -160,7 +160,7 @@ TEST(Compare, TwoRealRunsWithoutStepsAreComparedAsCounts) {
       fs::temp_directory_path() / ("kprof_compare_real_" + std::to_string(::getpid()));
   fs::remove_all(tmp);
   fs::create_directories(tmp);
-  const fs::path dir = fs::path(KPROF_SHARED_DIR) / "captures" / "uLLM-project" / "2026-07-10" /
+  const fs::path dir = fs::path(KPROF_TEST_DATA) / "captures" / "uLLM-project" / "2026-07-10" /
                        "sq8-optimized-component-v0.1" / "profiler";
   auto sh = [&](const std::string& args, const fs::path& out) {
     const int rc = std::system((std::string(KPROF_BIN_DIR) + "/kprof " + args + " > " +

@@ -1,6 +1,6 @@
-// Golden tests of the report and the Perfetto export on real captures (../shared/captures, see
-// SOURCES.md there): `kprof ingest`, then `kprof report` and `kprof export --perfetto` as a user
-// runs them, and a digest of what they show (charts' marks, what is missing and why, flags)
+// Golden tests of the report and the Perfetto export on real captures (tests/data/captures, see
+// tests/data/SOURCES.md): `kprof ingest`, then `kprof report` and `kprof export --perfetto` as a
+// user runs them, and a digest of what they show (charts' marks, what is missing and why, flags)
 // compared with tests/data/report/golden/<name>.txt. The HTML of one capture with C++ template
 // names is also rendered in headless Chromium. To accept a reviewed change:
 // KPROF_UPDATE_GOLDEN=1 ctest -R RealReport.
@@ -22,12 +22,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path k_captures = fs::path(KPROF_SHARED_DIR) / "captures";
+const fs::path k_captures = fs::path(KPROF_TEST_DATA) / "captures";
 const fs::path k_golden = fs::path(KPROF_TEST_DATA) / "report" / "golden";
 
 struct Case {
   std::string name;
-  std::string input;  // relative to ../shared/captures
+  std::string input;  // relative to tests/data/captures
   bool browser = false;
 };
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }

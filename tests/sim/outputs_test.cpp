@@ -1,7 +1,7 @@
 // rocprofv3-sim's files, run as a real subprocess: names, columns, quoting and number formats
 // against rocprofiler-sdk (ROCm/rocm-systems
 // projects/rocprofiler-sdk/source/lib/output/generateCSV.cpp) and against real captures in
-// shared/captures/ (byte for byte for the documentation sample).
+// tests/data/captures/ (byte for byte for the documentation sample).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -12,7 +12,7 @@ namespace kprof::sim::testing {
 namespace {
 
 const std::string k_doc_clock = "3200098838430081";
-const fs::path k_captures = fs::path(KPROF_SHARED_DIR) / "captures";
+const fs::path k_captures = fs::path(KPROF_TEST_DATA) / "captures";
 const fs::path k_ullm =
     k_captures / "uLLM-project/2026-07-10/sq8-optimized-component-v0.1/profiler";
 
