@@ -12,7 +12,7 @@
 //                        (analysis::compute_outline_bounded) and stores the outline
 //   kprof export, outline stored
 //                        the same right after it: every later export, which reads the stored
-//                        outline (O(steps) rows) and streams everything else (issue #16)
+//                        outline (O(steps) rows) and streams everything else
 // and prints best and median seconds, CPU seconds, peak RSS (wait4's ru_maxrss of each process),
 // peak RSS per dispatch, the output sizes (every export's trace is compared byte for byte), and,
 // from the first size to the last, how each export's peak RSS grows per added dispatch. Simulated

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Regenerates configs/hw/gfx942.yaml from the saved rocprofiler-sdk / rocprofiler-compute data.
 
-Usage: configs/hw/gen_gfx942.py /work/shared/data > configs/hw/gfx942.yaml
+Usage: configs/hw/gen_gfx942.py DATA_DIR > configs/hw/gfx942.yaml
+
+DATA_DIR holds the two upstream files named in SDK and RPC below, at the commits the header cites.
 
 Only the counter lists are generated; block limits, instance counts, constants and peaks are
 written below by hand from the aqlprofile block table and the ROCm GPU specifications, each

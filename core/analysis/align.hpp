@@ -23,7 +23,7 @@ std::vector<std::pair<uint32_t, uint32_t>> lcs_pairs(std::span<const uint32_t> a
 
 // The same pairs for a[a_begin, a_end) and b[b_begin, b_end) of spilled sequences, handed to
 // `emit` in order (indices relative to a_begin and b_begin) instead of collected: the join of a
-// pass read from the database (issue #16). The search reads forward from each sub-problem's start
+// pass read from the database. The search reads forward from each sub-problem's start
 // and backward from its end, so a few blocks of each sequence serve it.
 void lcs_for_each(const SpillVector<uint32_t>& a, size_t a_begin, size_t a_end,
                   const SpillVector<uint32_t>& b, size_t b_begin, size_t b_end,

@@ -147,7 +147,7 @@ bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoi
 int64_t join_jump_bound(size_t step_period, int64_t trace_dispatches);
 // Joins every counter pass of `counts` whose stored mapping is missing or stale, reading both
 // passes from the database (stored_join_input) with each sequence the join holds spilled past
-// about `memory_bytes` (issue #16: no capture loaded), and stores the mappings in one transaction
+// about `memory_bytes` (no capture loaded), and stores the mappings in one transaction
 // if the write lock is free now. Returns the summaries of the joins it computed, or nullopt,
 // having stored nothing, when another connection holds the lock. `jump_bound`: join_jump_bound of
 // the trace's phase model. Read-write.

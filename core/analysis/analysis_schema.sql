@@ -75,7 +75,7 @@ CREATE TABLE IF NOT EXISTS analysis_unmatched (
 CREATE INDEX IF NOT EXISTS analysis_unmatched_by_pass ON analysis_unmatched(counter_pass_id);
 
 -- The run's outline as `kprof export --perfetto` needs it before its first slice, stored so that
--- an export reads O(steps) rows instead of loading the capture (issue #16: phase detection needs the
+-- an export reads O(steps) rows instead of loading the capture (phase detection needs the
 -- main stream's whole kernel sequence in memory, about 60 bytes per dispatch; the outline it yields
 -- grows with steps only). One row per trace pass; current while `version`, every pass's dispatch
 -- count and its ingested files are as stored (core/analysis/run_outline.hpp).

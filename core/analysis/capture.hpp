@@ -2,7 +2,7 @@
 // names. Loaded from the capture database (analysis_db.hpp) or built directly by tests; every
 // algorithm in core/analysis works on these plain values, so none of them needs SQL.
 //
-// Compact by design (issue #14: at most 64 B per dispatch for `explain` on 10M dispatches): a
+// Compact by design (at most 64 B per dispatch for `explain` on 10M dispatches): a
 // dispatch is 40 bytes of what differs from launch to launch (id, times, process) and points to
 // what repeats thousands of times, its launch configuration (KernelShape, the store's
 // kernel_variants row) and its agent and queue (Lane), each held once per pass.
@@ -64,7 +64,7 @@ struct Dispatch {
 
   int64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
 };
-static_assert(sizeof(Dispatch) == 40, "a dispatch is 40 bytes in memory (issue #14)");
+static_assert(sizeof(Dispatch) == 40, "a dispatch is 40 bytes in memory");
 
 struct PassData {
   int64_t pass_id = 0;  // passes.id (or a test's own number)

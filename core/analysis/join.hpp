@@ -30,7 +30,7 @@
 // Memory: the join reads each pass as rows in (pid, Dispatch_Id) order (JoinInput), from a loaded
 // PassData or straight from the capture database, and holds one process pair's identity
 // sequences and its results in SpillVectors: unbounded in memory for in-memory analysis, about a
-// fixed number of bytes each for a first `kprof export --perfetto` (issue #16).
+// fixed number of bytes each for a first `kprof export --perfetto`.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 //
 // Two forms. In-memory analysis (`kprof query`, `report`) holds the capture anyway, so the stream
 // is 4 bytes per dispatch: indices into the trace pass's dispatches. A run's first Perfetto export
-// (issue #16) never loads the capture: it copies the stream's dispatches from the database into a
+// never loads the capture: it copies the stream's dispatches from the database into a
 // SpillVector with a memory bound (core/base/spill_vector.hpp), and phase detection reads them
 // from there; both forms give the same results (`ctest -R 'Phases|GoldenCapture'` compares them).
 #pragma once

@@ -45,7 +45,7 @@ struct Detector {
   SpillVector<uint32_t> names;         // kernel name id per dispatch
   SpillVector<uint32_t> ids_as_names;  // launch identity (name, grid, workgroup), interned
   // Host gap before each dispatch; -1 at a window's first dispatch. Computed from the times on
-  // each read rather than stored: 8 bytes per dispatch at the detector's peak (issue #14).
+  // each read rather than stored: 8 bytes per dispatch at the detector's peak.
   struct Gaps {
     const MainStream* order = nullptr;
     std::vector<size_t> window_begins;  // sorted

@@ -1,4 +1,4 @@
-// A run's outline, as `kprof export --perfetto` needs it before its first slice (issue #16): the
+// A run's outline, as `kprof export --perfetto` needs it before its first slice: the
 // main stream's segments (steps, phases) and each pass's clock and reorder window. Finding it
 // reads the main stream's whole kernel sequence and host gaps, but the outline itself grows with
 // steps only. In-memory analysis finds it from the capture it loaded (about 60 bytes per
@@ -67,7 +67,7 @@ RunOutline compute_outline(const Capture& cap);
 RunOutline compute_outline(const Capture& cap, const PhaseModel& pm);
 
 // The outline of run `rt` (whose pass counts are `counts`) read from the database in bounded
-// memory (issue #16): the trace's main stream and phase detection's columns are held in
+// memory: the trace's main stream and phase detection's columns are held in
 // SpillVectors of about `memory_bytes` each, each pass's starts read once for its clock and reorder
 // window. Equal to compute_outline(load_capture(...)) (`ctest -R GoldenCapture` compares them on
 // every real capture).

@@ -103,7 +103,7 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
   s.m_query = std::make_unique<QueryContext>(*s.m_db, std::move(cap), std::move(rules));
   s.m_query->use_unreliable_joins(options.force_join);
   if (computed) s.m_query->use_computed_joins(std::move(*computed));
-  // The phases were detected anyway: kept for `kprof export --perfetto` (issue #16), whose later
+  // The phases were detected anyway: kept for `kprof export --perfetto`, whose later
   // runs then never load the capture.
   keep_outline(db, *s.m_db, s.m_query->capture(), s.m_query->model().phases);
   return s;

@@ -1,5 +1,5 @@
 // The join's rows read from the capture database (analysis_db.hpp stored_join_input): what lets a
-// first `kprof export --perfetto` join counter passes without loading the capture (issue #16).
+// first `kprof export --perfetto` join counter passes without loading the capture.
 #include "core/analysis/analysis_db.hpp"
 
 namespace kprof::analysis {

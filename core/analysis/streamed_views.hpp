@@ -1,7 +1,7 @@
 // Views computed without the trace model: one streamed pass over the trace pass's narrow rows
 // (dispatch_rows), summed per launch configuration (kernel_variants: a few hundred per pass), or
 // aggregated by SQLite from the stored join, so their memory does not depend on the trace's
-// length (issue #14). Each gives the same table as
+// length. Each gives the same table as
 // the QueryContext view of the same name (SimCapture tests hold them equal); a view that needs
 // phases (--phase, by_phase) is only built on the model.
 #pragma once

@@ -1,6 +1,6 @@
 // A sequence that is appended once and then read by index, holding at most a fixed number of bytes
 // in memory: what does not fit is written to an unlinked temporary file and read back in blocks
-// through a small cache. The bounded first export of a run (issue #16) keeps the main stream and
+// through a small cache. The bounded first export of a run keeps the main stream and
 // phase detection's per-dispatch columns in these, so its memory does not grow with the trace;
 // every algorithm that reads them goes mostly forward, or a step's length back (one period), so a
 // few blocks hold what it reads at once.

@@ -20,7 +20,7 @@
 // slice_spill_overlapping_complete_event (src/trace_processor/importers/json/json_trace_parser.cc
 // JsonTraceParser::ParseJsonPacket, case 'X'): either way not where it belongs.
 //
-// Streamed (issue #16: a 10M-dispatch export in bounded memory). `open` reads the run's outline
+// Streamed (a 10M-dispatch export in bounded memory). `open` reads the run's outline
 // (perfetto_outline.hpp: phases, steps, each pass's clock and reorder window) from the analysis
 // tables when stored and current, else computes it once from the capture and stores it; `write`
 // then reads every pass's dispatches from the store one row at a time

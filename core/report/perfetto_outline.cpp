@@ -85,7 +85,7 @@ void outline_from_capture(store::CaptureDb& db, std::optional<int64_t> run_id, P
   apply(std::move(ro), o);
 }  // the capture is freed here
 
-// Without the capture (issue #16): the phases and steps and each pass's clock read from the
+// Without the capture: the phases and steps and each pass's clock read from the
 // database in bounded memory, and stored when `rw` (the file is writable) and no other kprof
 // writes. With `join_first`, the counter passes whose join is missing or stale are joined from the
 // database before and their mapping stored (the outline's step is the join's jump bound), so the

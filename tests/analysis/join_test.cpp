@@ -87,7 +87,7 @@ std::string text(const JoinResult& r) {
 
 // Every join in these tests is made twice: in memory, and through spilled sequences of one value
 // per block (64 bytes each: every read of the identities, ids and results crosses blocks), the
-// way a first `kprof export --perfetto` joins from the database (issue #16). Both must agree.
+// way a first `kprof export --perfetto` joins from the database. Both must agree.
 JoinResult joined(const PassData& trace, const PassData& counters, int64_t jump_bound = 0) {
   JoinResult r = join_pass(trace, counters, jump_bound);
   const JoinResult spilled =
@@ -266,7 +266,7 @@ TEST(Join, CountersOfTheTracesOwnInvocationJoinById) {
   EXPECT_EQ(joined(trace, untimed, 35).method, "by_id");
 }
 
-// The issue's bad join: a counter pass whose launches the alignment pairs with trace launches far
+// A bad join: a counter pass whose launches the alignment pairs with trace launches far
 // apart (here: the counter run did only the first and the last step, back to back). The match
 // rate is high, but consecutive counter dispatches land steps apart in the trace: flagged.
 TEST(Join, MatchesFarApartAreFlaggedUnreliable) {

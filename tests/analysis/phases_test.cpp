@@ -32,7 +32,7 @@ bool not_established_about(const PhaseModel& pm, Topic topic) {
   });
 }
 
-// Issue #16: the bounded first export detects phases on a copy of the main stream whose columns
+// The bounded first export detects phases on a copy of the main stream whose columns
 // spill to a file (here in blocks of 14 dispatches and 146 names, so nearly every read pattern
 // crosses blocks). Its model must be the in-memory one, field for field and word for word.
 void expect_bounded_same(const PassData& p, const NameTable& names, const PhaseModel& pm) {
@@ -262,7 +262,7 @@ TEST(Phases, AStepWithAnExtraKernelIsIrregularAndTheOthersStayRegular) {
   EXPECT_TRUE(note_mentions(pm, "lengths 68")) << pm.notes.front().line();
 }
 
-// The issue's case: a decode trace captured in short windows. Cut three windows out of a long
+// The windowed case: a decode trace captured in short windows. Cut three windows out of a long
 // decode loop (no prefill in any): each starts and ends inside a step.
 TEST(Phases, AWindowedDecodeTraceIsReportedAsWindowsWithNoInventedPrefill) {
   NameTable names;

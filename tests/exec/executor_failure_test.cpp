@@ -90,7 +90,7 @@ TEST(Executor, CrashingWorkloadIsRetriedThenFails) {
   EXPECT_EQ(pass_field(db, 0, "reason"), "killed by signal 11 (SIGSEGV)");
 }
 
-// Issue #13: the `kprof: attempt N:` line of a pass log is a command a POSIX shell runs again as
+// The `kprof: attempt N:` line of a pass log is a command a POSIX shell runs again as
 // the same profiler command. Arguments with spaces, quotes and `$` survive the round trip.
 TEST(Executor, AttemptLineInThePassLogRerunsTheSameCommand) {
   TempDir dir;

@@ -186,7 +186,7 @@ std::string write_qwen3_moe_model(const TempDir& dir) {
   return (dir / "qwen3-moe.yaml").string();
 }
 
-// The acceptance on the double (every figure SIMULATED): the Qwen3 request with the
+// The acceptance case on the double (every figure SIMULATED): the Qwen3 request with the
 // `full` metric set (12 counter passes on gfx942) and fused_moe_kernel as the kernels of
 // interest. replay: auto takes 2 application runs (trace + ONE rotated run) and gives every
 // fused-MoE variant, prefill and decode, >= 30 launches of every group; per variant and counter

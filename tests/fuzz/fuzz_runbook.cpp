@@ -1,5 +1,6 @@
 // libFuzzer target: the runbook loader (YAML through yaml-cpp, then kprof's checks). Any bytes must
-// end in a Runbook or in kprof::Error, in bounded time and memory: the issue #13 inputs (a stray
+// end in a Runbook or in kprof::Error, in bounded time and memory: the inputs that once hung or
+// crashed it (a stray
 // ',' that made yaml-cpp's LoadAll loop, 100k keys) are in the seed corpus's regressions.
 #include <cstddef>
 #include <cstdint>

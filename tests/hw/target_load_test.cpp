@@ -63,7 +63,7 @@ TEST_F(TargetLoad, ValidFileLoads) {
   EXPECT_EQ(t.derived("TWICE")->pos.line, 12);
 }
 
-// Input files are read with a regular-file check and a size cap (issue #13): a FIFO would block,
+// Input files are read with a regular-file check and a size cap: a FIFO would block,
 // /dev/zero would be read without end.
 TEST_F(TargetLoad, AFifoADeviceOrAHugeFileIsRefusedAtOnce) {
   const auto fifo = m_dir / "fifo.yaml";

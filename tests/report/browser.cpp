@@ -96,7 +96,7 @@ Rendered render(const fs::path& html, const fs::path& work_dir, int budget_s) {
                  err = work_dir / "chromium.log", profile = work_dir / "chromium-profile";
   std::ofstream(checked, std::ios::binary) << page;
   fs::remove_all(profile);
-  // The flags of the issue: headless, no sandbox (containers have no user namespaces), no GPU,
+  // The flags: headless, no sandbox (containers have no user namespaces), no GPU,
   // no first-run UI, a fresh profile; logging to stderr so console messages can be read.
   const std::string cmd = "timeout " + std::to_string(budget_s) +
                           " chromium --headless --no-sandbox --disable-gpu --no-first-run"

@@ -302,7 +302,7 @@ class SimRunCopy {
   fs::path m_dir;
 };
 
-// Issue #16: the first export of a run computes its outline from the loaded capture and stores
+// The first export of a run computes its outline from the loaded capture and stores
 // it; a later one reads it (O(steps) rows) and streams the joined counters from the stored mapping
 // beside the rows. Both write the same bytes, on each simulated run (counters joined on all).
 TEST(PerfettoExport, ExportFromTheStoredOutlineWritesTheSameBytes) {

@@ -1,5 +1,5 @@
 // The report of the simulated Qwen3-30B-A3B run (`kprof run runbooks/qwen3-30b-a3b-sim.yaml`,
-// made once by the ctest fixture report_sim_runs): what the "done when" asks of it, on the
+// made once by the ctest fixture report_sim_runs): what a user expects of it, on the
 // model and in headless Chromium.
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Test fixture: runbooks/workloads/qwen3_generate.py as it was before kprof issue #10, kept
+# Test fixture: runbooks/workloads/qwen3_generate.py as it was before it ran vLLM in-process, kept
 # verbatim below this header. It resumes the profiler in its own process while vLLM V1 (default
 # VLLM_ENABLE_V1_MULTIPROCESSING=1) runs the model in an EngineCore child process, so under
 # --selected-regions the trace is empty. tests/sim/standins_test.cpp checks that the double and
