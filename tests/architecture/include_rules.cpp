@@ -1,5 +1,6 @@
 #include "tests/architecture/include_rules.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -112,6 +113,67 @@ std::vector<std::string> include_violations(const fs::path& root) {
       }
     }
   }
+  return out;
+}
+
+// The folders named in ARCHITECTURE.md's paragraph "- **SQL runs in** `core/store` (...), ...",
+// up to the next item or blank line.
+std::set<std::string> sql_folders_claimed(const fs::path& architecture_md) {
+  std::set<std::string> out;
+  std::istringstream lines(read(architecture_md));
+  bool in = false;
+  const std::regex folder(R"(`((?:core|apps)/[a-z0-9_-]+)`)");
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("- **SQL runs in**", 0) == 0)
+      in = true;
+    else if (in && (line.empty() || line.rfind("- ", 0) == 0))
+      break;
+    if (!in) continue;
+    for (std::sregex_iterator it(line.begin(), line.end(), folder), end; it != end; ++it)
+      out.insert((*it)[1]);
+  }
+  return out;
+}
+
+std::vector<std::string> sql_violations(const fs::path& root) {
+  const auto claimed = sql_folders_claimed(root / "ARCHITECTURE.md");
+  if (claimed.empty()) return {"ARCHITECTURE.md: no \"- **SQL runs in**\" rule found"};
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  const std::regex sqlite(R"(^\s*#\s*include\s*<(sqlite3\.h|SQLiteCpp/[^>]+)>)");
+  const std::regex statement(
+      R"re("(SELECT|INSERT INTO|INSERT OR|UPDATE|DELETE FROM|CREATE (TABLE|VIEW|INDEX)|PRAGMA) )re");
+  for (const char* top : {"core", "apps"}) {
+    if (!fs::is_directory(root / top)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(root / top)) {
+      const auto ext = e.path().extension();
+      if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".h")) continue;
+      const std::string rel = fs::relative(e.path(), root).generic_string();
+      const std::string from = folder_of(rel);
+      std::istringstream lines(read(e.path()));
+      int n = 0;
+      for (std::string line; std::getline(lines, line);) {
+        ++n;
+        std::smatch m;
+        std::string what;
+        if (std::regex_search(line, m, sqlite))
+          what = "includes " + m[1].str();
+        else if (std::string(top) == "core" && std::regex_search(line, m, statement))
+          what = "has the SQL statement \"" + m[1].str() + " ...\"";
+        else
+          continue;
+        seen.insert(from);
+        if (!claimed.count(from))
+          out.push_back(rel + ":" + std::to_string(n) + ": " + what +
+                        "; SQL runs only in the folders ARCHITECTURE.md names (" +
+                        join(std::vector<std::string>(claimed.begin(), claimed.end()), ", ") + ")");
+      }
+    }
+  }
+  for (const auto& f : claimed)
+    if (!seen.count(f))
+      out.push_back(f + ": ARCHITECTURE.md says SQL runs here, but no file includes SQLite");
+  std::sort(out.begin(), out.end());
   return out;
 }
 

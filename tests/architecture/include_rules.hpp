@@ -13,6 +13,12 @@ namespace kprof::architecture {
 // every source folder the table does not list. Empty when the tree keeps the rules.
 std::vector<std::string> include_violations(const std::filesystem::path& root);
 
+// Every place in `root`'s core/ and apps/ sources that runs SQL outside the folders that
+// ARCHITECTURE.md's "SQL runs in" rule names: an include of SQLite (<sqlite3.h>, <SQLiteCpp/...>)
+// or, in core/, a string literal that starts an SQL statement ("SELECT ", "INSERT INTO ", ...); and
+// every folder the rule names in which nothing does. Empty when the text and the tree agree.
+std::vector<std::string> sql_violations(const std::filesystem::path& root);
+
 // Every line of `root`'s code and configs (core, apps, tests, bench, configs, runbooks, scripts)
 // that cites the team's private notes ("facts/...md", "(facts 1.2)") instead of an upstream source,
 // as "path:line: text". This folder (tests/architecture) is left out: it names the pattern.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "core/base/text.hpp"
@@ -15,6 +16,13 @@ namespace fs = std::filesystem;
 
 TEST(IncludeRules, TheTreeKeepsArchitectureMd) {
   const auto v = include_violations(KPROF_SOURCE_DIR);
+  EXPECT_TRUE(v.empty()) << join(v, "\n");
+}
+
+// ARCHITECTURE.md names the folders where SQL runs; no other folder includes SQLite or holds
+// an SQL statement, and each named folder does.
+TEST(SqlRule, OnlyTheNamedFoldersRunSql) {
+  const auto v = sql_violations(KPROF_SOURCE_DIR);
   EXPECT_TRUE(v.empty()) << join(v, "\n");
 }
 
@@ -78,6 +86,27 @@ TEST_F(IncludeRulesOnATree, AFolderMissingFromTheTableIsReported) {
   const auto v = include_violations(m_root);
   ASSERT_EQ(v.size(), 1u) << join(v, "\n");
   EXPECT_EQ(v[0], "core/web: not in ARCHITECTURE.md's folder table; add its row");
+}
+
+TEST_F(IncludeRulesOnATree, SqlOutsideTheNamedFoldersIsFound) {
+  write("core/store/db.cpp", "#include <SQLiteCpp/Database.h>\n");
+  write("core/analysis/a.cpp", "#include <sqlite3.h>\n");
+  write("core/ingest/r.cpp", "#include <SQLiteCpp/Statement.h>\n");
+  write("core/sim/w.cpp", "#include <sqlite3.h>\n");
+  EXPECT_TRUE(sql_violations(m_root).empty()) << join(sql_violations(m_root), "\n");
+  write("core/report/r.cpp", "#include <SQLiteCpp/Statement.h>\n");
+  write("core/exec/e.cpp", "int f();\nconst char* q = \"SELECT id FROM passes\";\n");
+  write("apps/kprof/help.cpp", "const char* h = \"--sql \\\"SELECT ...\\\"\";\n");
+  const auto v = sql_violations(m_root);
+  ASSERT_EQ(v.size(), 2u) << join(v, "\n");
+  EXPECT_EQ(v[0].substr(0, v[0].find(';')),
+            "core/exec/e.cpp:2: has the SQL statement \"SELECT ...\"");
+  EXPECT_EQ(v[1].substr(0, v[1].find(';')), "core/report/r.cpp:1: includes SQLiteCpp/Statement.h");
+  fs::remove(m_root / "core/sim/w.cpp");
+  const auto w = sql_violations(m_root);
+  EXPECT_NE(std::find(w.begin(), w.end(),
+                      "core/sim: ARCHITECTURE.md says SQL runs here, but no file includes SQLite"),
+            w.end());
 }
 
 }  // namespace
