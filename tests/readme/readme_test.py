@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""Runs the README's command blocks, so its examples cannot rot.
+"""Runs the command blocks of README.md and of every docs/*.md, so their examples cannot rot.
 
-usage: readme_test.py SOURCE_DIR BUILD_DIR [--bench] [--only N,...] [--list]
+usage: readme_test.py SOURCE_DIR BUILD_DIR [--bench] [--only [FILE:]LINE,...] [--list]
+
+The files run one after another in one scratch folder, in the order a reader who starts at the
+README meets them (DOCS below, then the other docs/*.md by name): a later file may use what an
+earlier one made (scripts/demo's database, which the README makes first). --only runs the blocks
+that open at those lines (FILE defaults to README.md).
 
 A fenced block whose first line starts with "$ " is a transcript: each "$ " line is a command,
 the lines under it what it prints. The test runs every command, in README order, in one scratch
@@ -67,6 +72,20 @@ def blocks_of(readme):
         skip = re.match(r"^\s*<!-- readme-test: skip: (.*) -->\s*$", prev)
         blocks.append(Block(start + 1, lang, body, skip.group(1) if skip else None))
     return blocks
+
+
+# The reading order: the README, then the docs it points to in the order of its sections.
+DOCS = ["README.md", "docs/runbooks.md", "docs/one-run.md", "docs/real-node.md", "docs/slurm.md",
+        "docs/ingest.md", "docs/query.md", "docs/report.md", "docs/simulator.md",
+        "docs/database.md", "docs/performance.md", "docs/development.md", "runbooks/README.md"]
+
+
+def documents(src):
+    """The files to run, relative to src: DOCS that exist, then the other docs/*.md by name."""
+    docs_dir = os.path.join(src, "docs")
+    others = sorted("docs/" + n for n in os.listdir(docs_dir) if n.endswith(".md")) if os.path.isdir(docs_dir) else []
+    files = [f for f in DOCS if os.path.exists(os.path.join(src, f))]
+    return files + [f for f in others if f not in files]
 
 
 def normalize(s):
@@ -182,12 +201,12 @@ def main():
     bench = "--bench" in args
     only = None
     if "--only" in args:
-        only = {int(x) for x in args[args.index("--only") + 1].split(",")}
-    blocks = blocks_of(os.path.join(src, "README.md"))
+        only = {x if ":" in x else "README.md:" + x for x in args[args.index("--only") + 1].split(",")}
+    blocks = [(f, b) for f in documents(src) for b in blocks_of(os.path.join(src, f))]
     if "--list" in args:
-        for b in blocks:
+        for f, b in blocks:
             kind = "transcript" if b.lines and b.lines[0].startswith("$ ") else b.lang or "text"
-            print("line %4d  %-10s %s" % (b.line, kind, ("skip: " + b.skip) if b.skip else ""))
+            print("%s:%d  %-10s %s" % (f, b.line, kind, ("skip: " + b.skip) if b.skip else ""))
         return 0
     failures, ran = [], 0
     with tempfile.TemporaryDirectory(prefix="kprof-readme-") as work:
@@ -197,9 +216,9 @@ def main():
         env["COLUMNS"] = str(WIDTH)
         env["KPROF_BIN"] = os.path.join(build, "bin")  # scripts/demo: use this build, build nothing
         env.pop("LINES", None)
-        for b in blocks:
+        for f, b in blocks:
             transcript = bool(b.lines) and b.lines[0].startswith("$ ")
-            where = "README.md:%d" % b.line
+            where = "%s:%d" % (f, b.line)
             if not transcript:
                 if b.lang != "sh":
                     continue
@@ -214,7 +233,7 @@ def main():
                         failures.append("%s: %s does not exist" % (where, w))
                 continue
             for cmd, shown in b.commands():
-                if b.skip or (only is not None and b.line not in only):
+                if b.skip or (only is not None and where not in only):
                     if b.skip and not (cmd.startswith("build/bench/") and not bench):
                         if not first_word_exists(cmd, work, env):
                             failures.append("%s: %s: no such command" % (where, cmd))
