@@ -63,6 +63,20 @@ std::string folder_of(const std::string& relative) {
   return second == std::string::npos ? "" : relative.substr(0, second);
 }
 
+// The C++ sources of `root`'s core/ and apps/, relative to `root`.
+std::vector<std::string> sources(const fs::path& root) {
+  std::vector<std::string> out;
+  for (const char* top : {"core", "apps"}) {
+    if (!fs::is_directory(root / top)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(root / top)) {
+      const auto ext = e.path().extension();
+      if (e.is_regular_file() && (ext == ".cpp" || ext == ".hpp" || ext == ".h"))
+        out.push_back(fs::relative(e.path(), root).generic_string());
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> include_violations(const fs::path& root) {
@@ -71,46 +85,40 @@ std::vector<std::string> include_violations(const fs::path& root) {
   if (table.empty()) return {"ARCHITECTURE.md: no folder table found"};
   const std::regex include(R"(^\s*#\s*include\s*([<"])([^">]+)[">])");
   std::set<std::string> unlisted;
-  for (const char* top : {"core", "apps"}) {
-    if (!fs::is_directory(root / top)) continue;
-    for (const auto& e : fs::recursive_directory_iterator(root / top)) {
-      const auto ext = e.path().extension();
-      if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".h")) continue;
-      const std::string rel = fs::relative(e.path(), root).generic_string();
-      const std::string from = folder_of(rel);
-      auto rule = table.find(from);
-      if (rule == table.end()) {
-        if (unlisted.insert(from).second)
-          out.push_back(from + ": not in ARCHITECTURE.md's folder table; add its row");
+  for (const std::string& rel : sources(root)) {
+    const std::string from = folder_of(rel);
+    auto rule = table.find(from);
+    if (rule == table.end()) {
+      if (unlisted.insert(from).second)
+        out.push_back(from + ": not in ARCHITECTURE.md's folder table; add its row");
+      continue;
+    }
+    std::istringstream lines(read(root / rel));
+    int n = 0;
+    for (std::string line; std::getline(lines, line);) {
+      ++n;
+      std::smatch m;
+      if (!std::regex_search(line, m, include)) continue;
+      const std::string target = m[2];
+      const std::string where = rel + ":" + std::to_string(n) + ": includes " + target;
+      // "Boost.Process is included in core/exec/process_runner.cpp only" (ARCHITECTURE.md).
+      if (m[1] == "<") {
+        if (target.rfind("boost/process", 0) == 0 && rel != "core/exec/process_runner.cpp")
+          out.push_back(where + "; only core/exec/process_runner.cpp may include Boost.Process");
         continue;
       }
-      std::istringstream lines(read(e.path()));
-      int n = 0;
-      for (std::string line; std::getline(lines, line);) {
-        ++n;
-        std::smatch m;
-        if (!std::regex_search(line, m, include)) continue;
-        const std::string target = m[2];
-        const std::string where = rel + ":" + std::to_string(n) + ": includes " + target;
-        // "Boost.Process is included in core/exec/process_runner.cpp only" (ARCHITECTURE.md).
-        if (m[1] == "<") {
-          if (target.rfind("boost/process", 0) == 0 && rel != "core/exec/process_runner.cpp")
-            out.push_back(where + "; only core/exec/process_runner.cpp may include Boost.Process");
-          continue;
-        }
-        const std::string to = folder_of(target);
-        if (to.empty() || to == from || (to.rfind("core/", 0) != 0 && to.rfind("apps/", 0) != 0))
-          continue;
-        const Allowed& a = rule->second;
-        if (a.everything_in_core && to.rfind("core/", 0) == 0) continue;
-        auto it = a.folders.find(to);
-        const std::string file = target.substr(to.size() + 1);
-        if (it != a.folders.end() && (it->second.empty() || it->second.count(file))) continue;
-        std::string may;
-        for (const auto& [f, files] : a.folders)
-          may += (may.empty() ? "" : ", ") + f + (files.empty() ? "" : " (" + *files.begin() + ")");
-        out.push_back(where + "; " + from + " may use: " + (may.empty() ? "nothing of ours" : may));
-      }
+      const std::string to = folder_of(target);
+      if (to.empty() || to == from || (to.rfind("core/", 0) != 0 && to.rfind("apps/", 0) != 0))
+        continue;
+      const Allowed& a = rule->second;
+      if (a.everything_in_core && to.rfind("core/", 0) == 0) continue;
+      auto it = a.folders.find(to);
+      const std::string file = target.substr(to.size() + 1);
+      if (it != a.folders.end() && (it->second.empty() || it->second.count(file))) continue;
+      std::string may;
+      for (const auto& [f, files] : a.folders)
+        may += (may.empty() ? "" : ", ") + f + (files.empty() ? "" : " (" + *files.begin() + ")");
+      out.push_back(where + "; " + from + " may use: " + (may.empty() ? "nothing of ours" : may));
     }
   }
   return out;
@@ -143,31 +151,26 @@ std::vector<std::string> sql_violations(const fs::path& root) {
   const std::regex sqlite(R"(^\s*#\s*include\s*<(sqlite3\.h|SQLiteCpp/[^>]+)>)");
   const std::regex statement(
       R"re("(SELECT|INSERT INTO|INSERT OR|UPDATE|DELETE FROM|CREATE (TABLE|VIEW|INDEX)|PRAGMA) )re");
-  for (const char* top : {"core", "apps"}) {
-    if (!fs::is_directory(root / top)) continue;
-    for (const auto& e : fs::recursive_directory_iterator(root / top)) {
-      const auto ext = e.path().extension();
-      if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".h")) continue;
-      const std::string rel = fs::relative(e.path(), root).generic_string();
-      const std::string from = folder_of(rel);
-      std::istringstream lines(read(e.path()));
-      int n = 0;
-      for (std::string line; std::getline(lines, line);) {
-        ++n;
-        std::smatch m;
-        std::string what;
-        if (std::regex_search(line, m, sqlite))
-          what = "includes " + m[1].str();
-        else if (std::string(top) == "core" && std::regex_search(line, m, statement))
-          what = "has the SQL statement \"" + m[1].str() + " ...\"";
-        else
-          continue;
-        seen.insert(from);
-        if (!claimed.count(from))
-          out.push_back(rel + ":" + std::to_string(n) + ": " + what +
-                        "; SQL runs only in the folders ARCHITECTURE.md names (" +
-                        join(std::vector<std::string>(claimed.begin(), claimed.end()), ", ") + ")");
-      }
+  for (const std::string& rel : sources(root)) {
+    const std::string from = folder_of(rel);
+    const bool in_core = rel.rfind("core/", 0) == 0;
+    std::istringstream lines(read(root / rel));
+    int n = 0;
+    for (std::string line; std::getline(lines, line);) {
+      ++n;
+      std::smatch m;
+      std::string what;
+      if (std::regex_search(line, m, sqlite))
+        what = "includes " + m[1].str();
+      else if (in_core && std::regex_search(line, m, statement))
+        what = "has the SQL statement \"" + m[1].str() + " ...\"";
+      else
+        continue;
+      seen.insert(from);
+      if (!claimed.count(from))
+        out.push_back(rel + ":" + std::to_string(n) + ": " + what +
+                      "; SQL runs only in the folders ARCHITECTURE.md names (" +
+                      join(std::vector<std::string>(claimed.begin(), claimed.end()), ", ") + ")");
     }
   }
   for (const auto& f : claimed)
