@@ -63,6 +63,11 @@ std::string folder_of(const std::string& relative) {
   return second == std::string::npos ? "" : relative.substr(0, second);
 }
 
+// Every line of `root`'s code and configs (core, apps, tests, bench, configs, runbooks, scripts,
+// .ci; not tests/architecture, which names the patterns, nor tests/data) that `re` matches, as
+// "path:line: text".
+std::vector<std::string> lines_matching(const fs::path& root, const std::regex& re);
+
 // The C++ sources of `root`'s core/ and apps/, relative to `root`.
 std::vector<std::string> sources(const fs::path& root) {
   std::vector<std::string> out;
@@ -181,10 +186,20 @@ std::vector<std::string> sql_violations(const fs::path& root) {
 }
 
 std::vector<std::string> private_citations(const fs::path& root) {
+  return lines_matching(root, std::regex(R"(\bfacts\b)", std::regex::icase));
+}
+
+std::vector<std::string> outside_paths(const fs::path& root) {
+  return lines_matching(root, std::regex(R"(\.\./shared\b|KPROF_SHARED_DIR|/work/)"));
+}
+
+namespace {
+
+std::vector<std::string> lines_matching(const fs::path& root, const std::regex& cite) {
   std::vector<std::string> out;
-  const std::regex cite(R"(\bfacts\b)", std::regex::icase);
   const std::set<std::string> exts = {".cpp", ".hpp", ".h", ".yaml", ".py", ".sql", ".txt", ".sh"};
-  for (const char* top : {"core", "apps", "tests", "bench", "configs", "runbooks", "scripts"}) {
+  for (const char* top :
+       {"core", "apps", "tests", "bench", "configs", "runbooks", "scripts", ".ci"}) {
     if (!fs::is_directory(root / top)) continue;
     for (const auto& e : fs::recursive_directory_iterator(root / top)) {
       const std::string rel = fs::relative(e.path(), root).generic_string();
@@ -193,7 +208,7 @@ std::vector<std::string> private_citations(const fs::path& root) {
         continue;
       const std::string name = e.path().filename().string();
       if (!exts.count(e.path().extension().string()) && name != "CMakeLists.txt" &&
-          rel.rfind("scripts/", 0) != 0)
+          rel.rfind("scripts/", 0) != 0 && rel.rfind(".ci/", 0) != 0)
         continue;
       std::istringstream lines(read(e.path()));
       int n = 0;
@@ -206,5 +221,7 @@ std::vector<std::string> private_citations(const fs::path& root) {
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace kprof::architecture

@@ -24,4 +24,8 @@ std::vector<std::string> sql_violations(const std::filesystem::path& root);
 // as "path:line: text". This folder (tests/architecture) is left out: it names the pattern.
 std::vector<std::string> private_citations(const std::filesystem::path& root);
 
+// The same lines that name a path outside the checkout: the team's folder beside it ("../shared",
+// KPROF_SHARED_DIR) or a development machine's ("/work/"). Tests read tests/data instead.
+std::vector<std::string> outside_paths(const std::filesystem::path& root);
+
 }  // namespace kprof::architecture

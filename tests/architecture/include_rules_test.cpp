@@ -32,6 +32,13 @@ TEST(Citations, NoCommentCitesPrivateNotes) {
   EXPECT_TRUE(v.empty()) << join(v, "\n");
 }
 
+// No test or script reads, and no comment names, a path outside the checkout: the captures the
+// tests read are in tests/data (tests/data/SOURCES.md).
+TEST(Citations, NoCodeNamesAPathOutsideTheCheckout) {
+  const auto v = outside_paths(KPROF_SOURCE_DIR);
+  EXPECT_TRUE(v.empty()) << join(v, "\n");
+}
+
 // A copy of the real table over a small tree with one allowed and three forbidden includes.
 class IncludeRulesOnATree : public ::testing::Test {
  protected:
@@ -107,6 +114,19 @@ TEST_F(IncludeRulesOnATree, SqlOutsideTheNamedFoldersIsFound) {
   EXPECT_NE(std::find(w.begin(), w.end(),
                       "core/sim: ARCHITECTURE.md says SQL runs here, but no file includes SQLite"),
             w.end());
+}
+
+TEST_F(IncludeRulesOnATree, PathsOutsideTheCheckoutAreFound) {
+  write("tests/ingest/a_test.cpp", "const char* p = KPROF_SHARED_DIR \"/captures\";\n");
+  write("tests/CMakeLists.txt", "# the data in tests/data\nset(D ${CMAKE_SOURCE_DIR}/../shared)\n");
+  write("scripts/run", "#!/bin/sh\ncat /work/main/notes.txt\n");
+  write("tests/data/x/SOURCES.md", "copied from ../shared/captures\n");
+  auto v = outside_paths(m_root);
+  std::sort(v.begin(), v.end());
+  ASSERT_EQ(v.size(), 3u) << join(v, "\n");
+  EXPECT_EQ(v[0], "scripts/run:2: cat /work/main/notes.txt");
+  EXPECT_EQ(v[1], "tests/CMakeLists.txt:2: set(D ${CMAKE_SOURCE_DIR}/../shared)");
+  EXPECT_EQ(v[2], "tests/ingest/a_test.cpp:1: const char* p = KPROF_SHARED_DIR \"/captures\";");
 }
 
 }  // namespace
