@@ -115,8 +115,15 @@ void Driver::ingest(const Job& j) {
     // and said so in the pass log.
     for (const auto& p : m_db.list_passes(m_run_id))
       if (p.kind == PassKind::trace && p.state == PassState::done)
-        region =
-            RegionContext{p.id, pass_log(m_rb, m_run_id, j.ordinal), m_backend.version().summary()};
+        region = RegionContext{false, p.id, pass_log(m_rb, m_run_id, j.ordinal),
+                               m_backend.version().summary()};
+  }
+  if (j.kind == PassKind::trace && m_rb.profiler.selected_regions.value &&
+      !m_backend.version().has_region_switch()) {
+    // No region switch before ROCm 7.0: the trace holds the whole run, and its marker records
+    // say where the region is (region_filter.hpp, marker_region_windows).
+    region =
+        RegionContext{true, 0, pass_log(m_rb, m_run_id, j.ordinal), m_backend.version().summary()};
   }
   ingest_attempt(m_db, j.pass_id, pass_dir(m_rb, m_run_id, j.ordinal), region, j.groups);
 }
