@@ -91,7 +91,7 @@ std::optional<Job> Driver::handle(Finished& f) {
   }
   t.state = PassState::failed;
   t.reason = failure.reason +
-             (failure.kind == FailureKind::deterministic ? " (not retried: deterministic)" : "");
+             (failure.kind == FailureKind::deterministic ? std::string(k_not_retried) : "");
   m_db.set_pass_state(j.pass_id, t);
   m_progress.pass_finished(j.ordinal, "failed", r.duration, *t.reason);
   return std::nullopt;
@@ -101,7 +101,7 @@ std::optional<Job> Driver::handle(Finished& f) {
 void Driver::fail_unplannable(const store::PassInfo& p, const std::string& why) {
   store::PassTransition t;
   t.state = PassState::failed;
-  t.reason = why + " (not retried: deterministic)";
+  t.reason = why + std::string(k_not_retried);
   m_db.set_pass_state(p.id, t);
   m_progress.pass_finished(p.ordinal, "failed", std::chrono::milliseconds(0), *t.reason);
 }
