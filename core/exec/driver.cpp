@@ -69,6 +69,20 @@ ExecResult Driver::drive() {
   } else if (!trace_ok && selection_needs_trace(m_rb.passes.counters.kernels)) {
     // from_trace needs the trace: counter passes stay planned for a resume.
     can_count = false;
+  } else if (!trace_ok && trace) {
+    // A trace pass that failed for a reason a retry will not fix (a usage error, an empty
+    // region, a missing program) would fail every counter pass the same way, each a full run
+    // of the workload: they wait, blocked, until a resume has the trace pass done.
+    const std::string why = m_db.find_pass(trace->id)->reason;
+    if (why.ends_with(k_not_retried)) {
+      try {
+        if (undecided()) decide_after_trace(false);  // records the passes that wait
+      } catch (const Error& e) {
+        m_progress.message(std::string("replay: auto: ") + e.what());
+      }
+      block_counter_passes(why);
+      can_count = false;
+    }
   }
 
   if (can_count && trace) {
@@ -113,6 +127,26 @@ int Driver::start_progress(const std::vector<store::PassInfo>& passes) {
       run_plan().replay.mode != ReplayMode::after_trace)
     m_progress.message("replay: auto -> one run per counter pass: " + run_plan().replay.why);
   return to_run;
+}
+
+// Each planned counter pass keeps its state with the reason it waits (status shows it blocked).
+void Driver::block_counter_passes(const std::string& trace_failure) {
+  const std::string reason = std::string(k_blocked_prefix) + "the trace pass failed (" +
+                             trace_failure +
+                             "); `kprof resume --retry-failed` runs this pass once the trace pass "
+                             "is done";
+  int n = 0;
+  for (const auto& p : m_db.list_passes(m_run_id)) {
+    if (p.kind != PassKind::counters || p.state != PassState::planned) continue;
+    store::PassTransition t;
+    t.state = PassState::planned;
+    t.reason = reason;
+    m_db.set_pass_state(p.id, t);
+    ++n;
+  }
+  if (n > 0)
+    m_progress.message(std::to_string(n) + " counter passes blocked: the trace pass failed (" +
+                       trace_failure + ")");
 }
 
 // Every planned counter pass (and those a resume adopted), on the GPU slots or, for a launcher

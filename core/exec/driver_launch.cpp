@@ -13,6 +13,7 @@
 #include "core/base/crash_point.hpp"
 #include "core/base/text.hpp"
 #include "core/exec/driver_loop.hpp"
+#include "core/exec/rocprofv3_backend.hpp"
 
 namespace kprof::exec::driver_detail {
 
@@ -36,6 +37,7 @@ LaunchSpec Driver::spec_of(const Job& j, size_t slot) {
   LaunchSpec s;
   s.ordinal = j.ordinal;
   s.argv = j.argv;
+  write_counter_input_file(j.argv, j.counters);  // ROCm 6.2: counters only through -i
   // The profiler itself is never run through a shell; `shell: true` already made the
   // application `/bin/sh -c LINE` (core/plan).
   for (const auto& [k, v] : m_backend.env()) s.env[k] = v;

@@ -72,6 +72,7 @@ class Driver {
   // driver.cpp
   int start_progress(const std::vector<store::PassInfo>& passes);
   void run_counter_passes(const std::optional<std::string>& include_regex);
+  void block_counter_passes(const std::string& trace_failure);
 
   // driver_decide.cpp
   void estimate_from_earlier_run();

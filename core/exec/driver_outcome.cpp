@@ -91,7 +91,7 @@ std::optional<Job> Driver::handle(Finished& f) {
   }
   t.state = PassState::failed;
   t.reason = failure.reason +
-             (failure.kind == FailureKind::deterministic ? " (not retried: deterministic)" : "");
+             (failure.kind == FailureKind::deterministic ? std::string(k_not_retried) : "");
   m_db.set_pass_state(j.pass_id, t);
   m_progress.pass_finished(j.ordinal, "failed", r.duration, *t.reason);
   return std::nullopt;
@@ -101,7 +101,7 @@ std::optional<Job> Driver::handle(Finished& f) {
 void Driver::fail_unplannable(const store::PassInfo& p, const std::string& why) {
   store::PassTransition t;
   t.state = PassState::failed;
-  t.reason = why + " (not retried: deterministic)";
+  t.reason = why + std::string(k_not_retried);
   m_db.set_pass_state(p.id, t);
   m_progress.pass_finished(p.ordinal, "failed", std::chrono::milliseconds(0), *t.reason);
 }
@@ -115,8 +115,15 @@ void Driver::ingest(const Job& j) {
     // and said so in the pass log.
     for (const auto& p : m_db.list_passes(m_run_id))
       if (p.kind == PassKind::trace && p.state == PassState::done)
-        region =
-            RegionContext{p.id, pass_log(m_rb, m_run_id, j.ordinal), m_backend.version().summary()};
+        region = RegionContext{false, p.id, pass_log(m_rb, m_run_id, j.ordinal),
+                               m_backend.version().summary()};
+  }
+  if (j.kind == PassKind::trace && m_rb.profiler.selected_regions.value &&
+      !m_backend.version().has_region_switch()) {
+    // No region switch before ROCm 7.0: the trace holds the whole run, and its marker records
+    // say where the region is (region_filter.hpp, marker_region_windows).
+    region =
+        RegionContext{true, 0, pass_log(m_rb, m_run_id, j.ordinal), m_backend.version().summary()};
   }
   ingest_attempt(m_db, j.pass_id, pass_dir(m_rb, m_run_id, j.ordinal), region, j.groups);
 }

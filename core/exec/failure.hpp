@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/exec/process_runner.hpp"
 
@@ -25,5 +26,11 @@ struct Failure {
 Failure classify_generic(const RunResult& result);
 
 const char* failure_kind_name(FailureKind kind);
+
+// The end of a failed pass's stored reason when a retry would fail the same way.
+inline constexpr std::string_view k_not_retried = " (not retried: deterministic)";
+// The start of a planned counter pass's reason while a trace pass that failed that way holds it
+// back (`kprof status` shows it blocked; a resume runs it once the trace pass is done).
+inline constexpr std::string_view k_blocked_prefix = "blocked: ";
 
 }  // namespace kprof::exec

@@ -29,11 +29,13 @@ void ingest_attempt(store::CaptureDb& db, int64_t pass_id, const fs::path& dir,
   if (!holds_a_file(dir)) return;
   ingest::Discovery found = ingest::discover({dir.string()});
   const std::map<int64_t, RegionWindow> windows =
-      region
-          ? counter_region_windows(db, region->trace_pass_id, found, region->log, region->profiler)
-          : std::map<int64_t, RegionWindow>{};
+      !region ? std::map<int64_t, RegionWindow>{}
+      : region->by_markers
+          ? marker_region_windows(found, region->log, region->profiler)
+          : counter_region_windows(db, region->trace_pass_id, found, region->log, region->profiler);
   store::PassLoader loader(db, pass_id);
   RegionFilter filtered(loader, windows);
+  if (region && region->by_markers) filtered.drop_stats();
   store::RowSink& sink = windows.empty() ? static_cast<store::RowSink&>(loader) : filtered;
   crash_point("ingest.loader_open");
   if (groups.empty()) {

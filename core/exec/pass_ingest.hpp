@@ -16,6 +16,9 @@ namespace kprof::exec {
 // A counter pass of a profiler that counts outside --selected-regions: its rows are kept to the
 // region found against the run's done trace pass (region_filter.hpp).
 struct RegionContext {
+  // True for a pass cut at its own marker records (a profiler without --selected-regions:
+  // region_filter.hpp, marker_region_windows); else cut against the trace pass.
+  bool by_markers = false;
   int64_t trace_pass_id = 0;
   std::filesystem::path log;  // the pass log, where what was left out is noted
   std::string profiler;       // the profiler's version summary, named in that note

@@ -29,17 +29,56 @@ CounterPlan plan_counters(const runbook::Runbook& rb, const plan::PlanOptions& o
   return cp;
 }
 
+// What the runbook asks that the detected release has no option for: refused at the key, with
+// the release and the option named (never dropped without a word).
+void refuse_missing_option(const runbook::Runbook& rb, const ProfilerBackend& backend,
+                           const SourcePos& pos, const std::string& key, const char* option,
+                           const std::string& fix) {
+  const ProfilerVersion& v = backend.version();
+  if (v.table().has(option)) return;
+  throw Error(ErrorKind::input, runbook::diagnostic(rb, pos,
+                                                    key + " needs rocprofv3's " + option +
+                                                        ", which " + v.summary() + " does not have",
+                                                    fix));
+}
+
 // Settings the profiler's version cannot honour are the runbook's error, found before any pass.
 void check_against_version(const runbook::Runbook& rb, const ProfilerBackend& backend) {
   const auto& f = rb.profiler.output_format;
-  if (f.from_file && f.value == runbook::OutputFormat::rocpd && !backend.version().has_rocpd() &&
-      !backend.simulated()) {
+  if (f.from_file && f.value == runbook::OutputFormat::rocpd && !backend.version().has_rocpd()) {
     throw Error(ErrorKind::input,
                 runbook::diagnostic(rb, f.pos,
                                     "profiler.output_format: rocpd needs rocprofv3 from ROCm 7.0, "
                                     "but " +
                                         backend.version().summary(),
                                     "write output_format: csv, or use a newer ROCm"));
+  }
+  if (!rb.passes.counters.enabled.value) return;
+  const auto& k = rb.passes.counters.kernels;
+  const std::string newer = ", or use a rocprofv3 that has it (configs/rocprofv3 lists them)";
+  if (k.include_regex.value)
+    refuse_missing_option(rb, backend, k.include_regex.pos, "passes.counters.kernels.include_regex",
+                          "--kernel-include-regex",
+                          "remove include_regex (every kernel is counted)" + newer);
+  if (k.exclude_regex.value)
+    refuse_missing_option(rb, backend, k.exclude_regex.pos, "passes.counters.kernels.exclude_regex",
+                          "--kernel-exclude-regex", "remove exclude_regex" + newer);
+  if (k.from_trace)
+    refuse_missing_option(rb, backend, k.from_trace->pos, "passes.counters.kernels.from_trace",
+                          "--kernel-include-regex", "remove from_trace" + newer);
+  const auto& r = rb.passes.counters.iteration_range;
+  if (r.value)
+    refuse_missing_option(rb, backend, r.pos, "passes.counters.iteration_range",
+                          "--kernel-iteration-range", "remove iteration_range" + newer);
+  const auto& a = rb.profiler.agent_index;
+  if (a.value)
+    refuse_missing_option(rb, backend, a.pos, "profiler.agent_index", "--agent-index",
+                          "remove agent_index" + newer);
+  for (const auto& e : rb.profiler.extra_args.value) {
+    const std::string opt = e.value.substr(0, e.value.find('='));
+    if (opt.size() > 1 && opt[0] == '-' && !backend.version().table().has(opt))
+      refuse_missing_option(rb, backend, e.pos, "profiler.extra_args '" + e.value + "'",
+                            opt.c_str(), "remove it from extra_args" + newer);
   }
 }
 
@@ -148,7 +187,8 @@ RunPlan plan_run(const runbook::Runbook& rb, const ProfilerBackend& backend, int
     rp.filter_after_trace = "the top " + std::to_string(k.from_trace->top.value) +
                             " kernels of the trace pass by " +
                             std::string(runbook::to_string(k.from_trace->by.value));
-  } else if (backend.counters_count_outside_regions() && rb.passes.trace.enabled.value) {
+  } else if (backend.counters_count_outside_regions() && rb.passes.trace.enabled.value &&
+             backend.version().table().has("--kernel-include-regex")) {
     rp.filter_after_trace = "the kernels the trace pass saw inside the region" +
                             std::string(k.include_regex.value ? " that match include_regex" : "") +
                             " (" +

@@ -219,7 +219,9 @@ std::string plan_json(const RunbookPlan& bp) {
                               {"profiler", bp.profiler},
                               {"simulated", bp.simulated},
                               {"profiler_version", bp.version.text},
+                              {"profiler_release", bp.version.release},
                               {"run_id", bp.run_id}};
+  if (bp.rb.profiler.selected_regions.value) j["region"] = bp.version.region_way();
   if (rp.counters) {
     const auto& c = *rp.counters;
     const auto& p = c.plan;
@@ -286,6 +288,8 @@ std::string plan_text(const RunbookPlan& bp, size_t width) {
                       (bp.simulated ? " — SIMULATED (test double)" : ""),
                   width, 2)
      << "\n";
+  if (bp.rb.profiler.selected_regions.value)
+    os << wrap_text("region: " + bp.version.region_way(), width, 2) << "\n";
   if (rp.counters) {
     const auto& c = *rp.counters;
     const auto& p = c.plan;

@@ -56,4 +56,52 @@ std::map<int64_t, RegionWindow> counter_region_windows(store::CaptureDb& db, int
   return out;
 }
 
+void MarkerCollector::api_call(const store::ApiCallRow& r) {
+  if (r.function == "roctxProfilerResume") markers[r.pid].emplace_back(r.end_ns, true);
+  if (r.function == "roctxProfilerPause") markers[r.pid].emplace_back(r.start_ns, false);
+}
+
+std::map<int64_t, RegionWindow> marker_region_windows(const ingest::Discovery& found,
+                                                      const std::filesystem::path& log_path,
+                                                      const std::string& profiler) {
+  MarkerCollector mine;
+  for (const auto& p : found.passes) ingest::read_pass(p, mine, ingest::ReadOptions{});
+  std::map<int64_t, RegionWindow> out;
+  std::ofstream log(log_path, std::ios::app);
+  for (auto& [pid, launches] : mine.launches) {
+    auto& marks = mine.markers[pid];
+    std::sort(marks.begin(), marks.end());
+    const auto inside = [&](int64_t t) {
+      bool open = false;
+      for (const auto& [at, resume] : marks) {
+        if (at > t) break;
+        open = resume;
+      }
+      return open;
+    };
+    RegionWindow w;
+    w.first_dispatch_id = 1;  // keeps nothing until a launch inside is found
+    w.last_dispatch_id = 0;
+    bool any = false;
+    for (const auto& l : launches) {
+      if (!inside(l.start_ns)) continue;
+      w.first_dispatch_id = any ? std::min(w.first_dispatch_id, l.dispatch_id) : l.dispatch_id;
+      w.last_dispatch_id = any ? std::max(w.last_dispatch_id, l.dispatch_id) : l.dispatch_id;
+      any = true;
+    }
+    for (const auto& l : launches)
+      (l.dispatch_id >= w.first_dispatch_id && l.dispatch_id <= w.last_dispatch_id ? w.kept
+                                                                                   : w.left_out)++;
+    out[pid] = w;
+    log << "kprof: " << profiler << " has no region switch: process " << pid << " kept " << w.kept
+        << " of " << (w.kept + w.left_out) << " traced dispatches between its "
+        << "roctxProfilerResume/Pause markers"
+        << (any ? " (Dispatch_Id " + std::to_string(w.first_dispatch_id) + ".." +
+                      std::to_string(w.last_dispatch_id) + ")"
+                : std::string(" (none: it never resumed)"))
+        << "; the tool's statistics of the whole run are left out\n";
+  }
+  return out;
+}
+
 }  // namespace kprof::exec

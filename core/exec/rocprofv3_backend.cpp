@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "core/base/error.hpp"
@@ -60,15 +62,20 @@ std::string Rocprofv3Backend::output_format() const {
 }
 
 std::vector<std::string> Rocprofv3Backend::argv(const PassRequest& pass) const {
+  // Only the options of the detected release (configs/rocprofv3/<release>.json); what a runbook
+  // asks and the release lacks was refused by plan_run (release_refusals).
+  const RocprofRelease& release = m_options.version.table();
+  const auto has = [&](const char* dest) { return release.find_dest(dest) != nullptr; };
   plan::PassCommand c;
   c.rocprofv3 = m_options.executable;
   c.mode = pass.mode;
   c.output_dir = pass.output_dir;
   c.output_name = pass.output_name;
   c.output_format = output_format();
-  c.selected_regions = m_rb.profiler.selected_regions.value;
+  c.output_format_option = release.spelling("output_format");
+  c.selected_regions = m_rb.profiler.selected_regions.value && has("selected_regions");
   c.truncate_kernels = m_rb.profiler.truncate_kernels.value;
-  if (m_rb.profiler.agent_index.value)
+  if (m_rb.profiler.agent_index.value && has("agent_index"))
     c.agent_index = agent_index_text(*m_rb.profiler.agent_index.value);
   for (const auto& e : m_rb.profiler.extra_args.value) c.extra_args.push_back(e.value);
   if (m_rb.workload.shell.value) {
@@ -79,7 +86,10 @@ std::vector<std::string> Rocprofv3Backend::argv(const PassRequest& pass) const {
   }
   // With ROCm 7.0's tool, roctxProfilerResume/Pause only reach the tracing context when marker
   // tracing is on (rocprofv3_version.hpp); without it a --selected-regions trace stays empty.
-  const bool regions_marker = c.selected_regions && m_options.version.regions_need_marker_trace();
+  // Before 7.0 there is no region switch: the marker records say where the region is, and every
+  // pass is cut to it at ingest (region_filter.hpp).
+  const bool regions_marker =
+      m_rb.profiler.selected_regions.value && m_options.version.regions_need_marker_trace();
   if (pass.mode == PassMode::trace) {
     c.stats = m_rb.passes.trace.stats.value;
     c.marker_trace = m_rb.passes.trace.markers.value || regions_marker;
@@ -87,6 +97,8 @@ std::vector<std::string> Rocprofv3Backend::argv(const PassRequest& pass) const {
     c.counters = pass.counters;
     c.input_file = pass.input_file;
     c.replay_groups = pass.replay_groups;
+    if (!has("pmc") && !c.input_file && c.replay_groups.empty())
+      c.input_file = counter_input_file(pass.output_dir);
     // The rotated run repeats the measured request inside one application run.
     if (pass.repeats > 1 && m_rb.workload.repeat_option.value) {
       const std::string& opt = *m_rb.workload.repeat_option.value;
@@ -96,10 +108,13 @@ std::vector<std::string> Rocprofv3Backend::argv(const PassRequest& pass) const {
         c.app.insert(c.app.end(), {opt, std::to_string(pass.repeats)});
     }
     const auto& k = m_rb.passes.counters.kernels;
-    c.kernel_include_regex =
-        pass.kernel_include_regex ? pass.kernel_include_regex : k.include_regex.value;
-    c.kernel_exclude_regex = k.exclude_regex.value;
-    c.kernel_iteration_range = m_rb.passes.counters.iteration_range.value;
+    if (has("kernel_include_regex")) {
+      c.kernel_include_regex =
+          pass.kernel_include_regex ? pass.kernel_include_regex : k.include_regex.value;
+      c.kernel_exclude_regex = k.exclude_regex.value;
+    }
+    if (has("kernel_iteration_range"))
+      c.kernel_iteration_range = m_rb.passes.counters.iteration_range.value;
     // The marker records of roctxProfilerResume/Pause say where the measured region is in a
     // counter pass that also counted outside it.
     c.marker_trace = regions_marker;
@@ -109,6 +124,27 @@ std::vector<std::string> Rocprofv3Backend::argv(const PassRequest& pass) const {
 
 std::span<const runbook::OwnedOption> Rocprofv3Backend::owned_options() const {
   return runbook::rocprofv3_owned_options();
+}
+
+fs::path counter_input_file(const fs::path& output_dir) {
+  return output_dir.string() + ".pmc.json";
+}
+
+void write_counter_input_file(const std::vector<std::string>& argv,
+                              const std::vector<std::string>& counters) {
+  for (size_t i = 0; i + 1 < argv.size() && argv[i] != "--"; ++i) {
+    if (argv[i] != "-i" || !std::string_view(argv[i + 1]).ends_with(".pmc.json")) continue;
+    nlohmann::json pmc = nlohmann::json::array();
+    for (const auto& c : counters) pmc.push_back(c);
+    const nlohmann::json doc = {{"metrics", nlohmann::json::array({{{"pmc", pmc}}})}};
+    const fs::path file = argv[i + 1];
+    fs::create_directories(file.parent_path());
+    std::ofstream f(file, std::ios::trunc);
+    f << doc.dump() << "\n";
+    if (!f.flush())
+      throw Error::runtime("cannot write '" + file.string() + "'",
+                           "check the captures folder's permissions and free space");
+  }
 }
 
 bool log_shows_error_38(const std::string& log_tail) {
@@ -129,68 +165,75 @@ Failure Rocprofv3Backend::classify(const RunResult& r, const PassRequest& pass) 
   return classify_generic(r);
 }
 
-ProfilerVersion read_rocprofv3_version(const std::string& executable, const store::EnvDelta& env) {
+namespace {
+
+// What `<executable> <option>` printed (stdout and stderr), how it ended, or why it could not run.
+struct ProbeOutput {
+  bool ran = false, ok = false;
+  std::string ended;  // RunResult::describe(), or the error that kept it from running
+  std::string text;
+};
+
+ProbeOutput probe_tool(const std::string& executable, const std::string& option,
+                       const store::EnvDelta& env) {
   std::random_device rd;
-  const fs::path log = fs::temp_directory_path() / ("kprof-version-" + std::to_string(::getpid()) +
+  const fs::path log = fs::temp_directory_path() / ("kprof-probe-" + std::to_string(::getpid()) +
                                                     "-" + std::to_string(rd()) + ".log");
   LaunchSpec s;
-  s.argv = {executable, "--version"};
+  s.argv = {executable, option};
   for (const auto& [k, v] : env) s.env[k] = v;
   s.log_path = log;
   s.timeout = std::chrono::seconds(60);  // a python launcher on a busy node; never a workload
   s.kill_grace = std::chrono::seconds(2);
   s.log_tail_bytes = 4096;
-  ProfilerVersion v;
+  ProbeOutput p;
   try {
     const RunResult r = run_process(s);
-    const std::string out = file_tail(log, 4096);
-    if (r.ok()) {
-      v = parse_rocprofv3_version(out);
-      if (!v.known())
-        v = unknown_rocprofv3_version("'" + executable + " --version' printed no version");
-    } else {
-      // rocprofv3 before ROCm 7.0 has no --version: argparse rejects it with exit 2.
-      v = unknown_rocprofv3_version("'" + executable + " --version' failed (" + r.describe() +
-                                    "): a rocprofv3 older than ROCm 7.0");
-    }
+    p.ran = true;
+    p.ok = r.ok();
+    p.ended = r.describe();
+    p.text = file_tail(log, 1 << 20);  // rocprofv3's help is tens of KB
   } catch (const Error& e) {
-    v = unknown_rocprofv3_version(std::string("could not run '") + executable +
-                                  " --version': " + e.what());
+    p.ended = e.what();
   }
   std::error_code ec;
   fs::remove(log, ec);
-  return v;
+  return p;
+}
+
+}  // namespace
+
+ProfilerVersion read_rocprofv3_version(const std::string& executable, const store::EnvDelta& env) {
+  const ProbeOutput v = probe_tool(executable, "--version", env);
+  if (!v.ran)
+    return unknown_rocprofv3_version(std::string("could not run '") + executable +
+                                     " --version': " + v.ended);
+  if (v.ok) {
+    ProfilerVersion out = parse_rocprofv3_version(v.text);
+    if (!out.known())
+      out = unknown_rocprofv3_version("'" + executable + " --version' printed no version");
+    return out;
+  }
+  // rocprofv3 before ROCm 7.0 has no --version (argparse exits 2): its --help names the release
+  // by the options it lists (configs/rocprofv3).
+  const std::string how = "'" + executable + " --version' failed (" + v.ended + ")";
+  const ProbeOutput h = probe_tool(executable, "--help", env);
+  if (!h.ok) return unknown_rocprofv3_version(how + ", and so did --help (" + h.ended + ")");
+  return rocprofv3_version_from_help(h.text, how);
 }
 
 bool read_rocprofv3_kernel_replay(const std::string& executable, const store::EnvDelta& env,
                                   std::string& probe) {
-  std::random_device rd;
-  const fs::path log = fs::temp_directory_path() / ("kprof-help-" + std::to_string(::getpid()) +
-                                                    "-" + std::to_string(rd()) + ".log");
-  LaunchSpec s;
-  s.argv = {executable, "--help"};
-  for (const auto& [k, v] : env) s.env[k] = v;
-  s.log_path = log;
-  s.timeout = std::chrono::seconds(60);
-  s.kill_grace = std::chrono::seconds(2);
-  s.log_tail_bytes = 4096;
-  bool offered = false;
-  try {
-    const RunResult r = run_process(s);
-    const std::string out = file_tail(log, 1 << 20);  // rocprofv3's help is tens of KB
-    const bool mode = out.find("--replay-mode") != std::string::npos;
-    const bool beta = out.find("--kernel-replay-beta-enabled") != std::string::npos;
-    offered = r.ok() && mode && beta;
-    probe = offered
-                ? "'" + executable + " --help' lists --replay-mode and --kernel-replay-beta-enabled"
-            : !r.ok() ? "'" + executable + " --help' failed (" + r.describe() + ")"
-                      : "'" + executable + " --help' lists no " +
-                            (mode ? "--kernel-replay-beta-enabled" : "--replay-mode");
-  } catch (const Error& e) {
-    probe = std::string("could not run '") + executable + " --help': " + e.what();
-  }
-  std::error_code ec;
-  fs::remove(log, ec);
+  const ProbeOutput h = probe_tool(executable, "--help", env);
+  const bool mode = h.text.find("--replay-mode") != std::string::npos;
+  const bool beta = h.text.find("--kernel-replay-beta-enabled") != std::string::npos;
+  const bool offered = h.ok && mode && beta;
+  probe = !h.ran ? std::string("could not run '") + executable + " --help': " + h.ended
+          : offered
+              ? "'" + executable + " --help' lists --replay-mode and --kernel-replay-beta-enabled"
+          : !h.ok ? "'" + executable + " --help' failed (" + h.ended + ")"
+                  : "'" + executable + " --help' lists no " +
+                        (mode ? "--kernel-replay-beta-enabled" : "--replay-mode");
   return offered;
 }
 

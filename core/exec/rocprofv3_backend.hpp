@@ -59,6 +59,17 @@ class Rocprofv3Backend final : public ProfilerBackend {
 std::unique_ptr<ProfilerBackend> make_rocprofv3_backend(const runbook::Runbook& rb,
                                                         const BackendChoice& choice);
 
+// The counter input file of a pass on a release without --pmc (ROCm 6.2): beside the pass's
+// output folder, which is emptied before every attempt.
+std::filesystem::path counter_input_file(const std::filesystem::path& output_dir);
+
+// Writes the counter input file an attempt's argv names (`-i <...>.pmc.json`), in ROCm 6.2's
+// shape: {"metrics": [{"pmc": [...]}]}, JSON because the launcher reads YAML only when PyYAML is
+// importable (ROCm/rocprofiler-sdk tag rocm-6.2.0 source/bin/rocprofv3.py, parse_json and
+// parse_yaml). Does nothing for an argv without one. Throws Error(runtime) when it cannot write.
+void write_counter_input_file(const std::vector<std::string>& argv,
+                              const std::vector<std::string>& counters);
+
 // The rocprofiler-sdk text of ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT (error 38) as rocprofv3
 // logs it before abort() (ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/
 // rocprofiler-sdk-tool/tool.cpp, release/rocm-rel-7.0, the ROCP_FATAL after

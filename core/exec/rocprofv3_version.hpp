@@ -18,7 +18,15 @@
 //  * later tools register the callback for selected_regions alone, over a set of contexts that
 //    includes counter collection and thread trace (tool.cpp on develop, cntrl_tracing_callback and
 //    pause_resume_contexts). The first release saying so is 1.3.0 (ROCm 7.13 / 7.2.4): "ROCTx
-//    Support for ATT ... --att --selected-regions" (CHANGELOG 1.3.0).
+//    Support for ATT ... --att --selected-regions" (CHANGELOG 1.3.0). But ROCm 7.2.4 also reports
+//    sdk 1.3.0 with 7.2's tool (its CHANGELOG section lists only an overhead fix), so the rule is
+//    keyed on the ROCm version `--version` prints (7.13 or newer), and sdk 1.3.0 without one is
+//    taken the safe way (counters counted outside the region).
+//  * before 1.0.0 (ROCm 6.x) there is no --selected-regions and no --version; the launcher's
+//    --help says which option table applies. Its tool starts tracing at once; with --marker-trace
+//    roctxProfilerPause/Resume stop and start the tracing context (ROCm/rocprofiler-sdk tag
+//    rocm-6.2.0 source/lib/rocprofiler-sdk-tool/tool.cpp, cntrl_tracing_callback) and are
+//    written to marker_api_trace.csv, so the region is cut from every pass at ingest.
 //  * 1.1.0 (ROCm 7.1 AND 7.2: CHANGELOG.md gives both releases that number, so --version cannot
 //    tell them apart) is treated like 1.0.0. The rocm-7.1/7.2 tags are not among the sources
 //    stored here (the newest ROCm/rocm-systems snapshot is 2025-08-09, release/rocm-rel-7.0);
@@ -40,22 +48,40 @@
 #include <optional>
 #include <string>
 
+#include "core/base/rocprof_release.hpp"
+
 namespace kprof::exec {
 
 struct ProfilerVersion {
-  // The `--version` output as printed (trimmed), or why there is none; stored with the run.
+  // The `--version` output as printed (trimmed), or why there is none; stored with the run. A tool
+  // without --version that its --help identified is stored as "release: 6.4" plus how.
   std::string text;
   std::optional<std::array<int, 3>> sdk;  // rocprofiler-sdk version ("version" key)
   std::string rocm;                       // "rocm_version" key, "" when unknown
+  // The option table (configs/rocprofv3/<release>.json) kprof builds command lines from; ""
+  // when neither --version nor --help told (then the 7.0 table, with the region settings that
+  // are safe either way: region_rule_certain() is false).
+  std::string release;
 
   bool known() const { return sdk.has_value(); }
-  // -f rocpd exists, and is rocprofv3's default.
+  // The option table of `release`, or 7.0's when it is unknown.
+  const RocprofRelease& table() const;
+  // -f rocpd exists, and is rocprofv3's default (the table's output-format choices).
   bool has_rocpd() const;
+  // The tool has a region switch (--selected-regions). Before ROCm 7.0 it has none and traces
+  // from the start; kprof then traces the markers and cuts every pass to the region at ingest.
+  bool has_region_switch() const;
   // --selected-regions is honoured only together with --marker-trace.
   bool regions_need_marker_trace() const;
   // Counter collection is paused outside selected regions (else counter passes also count
   // dispatches before roctxProfilerResume, e.g. the warm-up).
   bool regions_pause_counters() const;
+  // False where the sources do not settle whether counters pause (sdk 1.3.0 without a ROCm
+  // version: ROCm 7.13 and 7.2.4 both report it) or the release is unknown; the safe reading is
+  // taken then (counters counted outside the region, --marker-trace added) and the plan says so.
+  bool region_rule_certain() const;
+  // How kprof applies a runbook's selected region with this tool, and why (for `kprof plan`).
+  std::string region_way() const;
   // One line for `kprof plan` and `kprof status`: "rocprofiler-sdk 1.0.0 (ROCm 7.0.0)".
   std::string summary() const;
 };
@@ -66,5 +92,9 @@ ProfilerVersion parse_rocprofv3_version(const std::string& text);
 
 // The version of a tool that has no --version (rejected the option or printed nothing usable).
 ProfilerVersion unknown_rocprofv3_version(const std::string& why);
+
+// A tool without --version (before ROCm 7.0) identified by its --help: the release whose option
+// table matches (rocprof_release_from_help); unknown when none does.
+ProfilerVersion rocprofv3_version_from_help(const std::string& help, const std::string& how);
 
 }  // namespace kprof::exec

@@ -1,6 +1,7 @@
 #include "core/exec/rotated_pass.hpp"
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
@@ -34,16 +35,18 @@ bool rotates(const runbook::Runbook& rb, const ProfilerBackend& backend) {
 }
 
 fs::path rotation_input_file(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal) {
-  return run_dir(rb, run_id) / ("pass-" + std::to_string(ordinal) + ".pmc_groups.yaml");
+  return run_dir(rb, run_id) / ("pass-" + std::to_string(ordinal) + ".pmc_groups.json");
 }
 
+// JSON, not YAML: the launcher reads YAML only when PyYAML is importable by the Python it runs
+// under, which ROCm's packages do not depend on (ROCm/rocm-systems projects/rocprofiler-sdk/
+// source/bin/rocprofv3.py, parse_yaml's ImportError message); JSON needs nothing.
 std::string rotation_input_text(const std::vector<std::vector<std::string>>& groups,
                                 uint64_t interval) {
-  std::string s = "# written by kprof (replay: rotate): one group per dispatch, in turn\njobs:\n";
-  s += "  - pmc_groups:\n";
-  for (const auto& g : groups) s += "      - [" + join(g, ", ") + "]\n";
-  s += "    pmc_group_interval: " + std::to_string(interval) + "\n";
-  return s;
+  nlohmann::json g = nlohmann::json::array();
+  for (const auto& group : groups) g.push_back(group);
+  const nlohmann::json job = {{"pmc_groups", g}, {"pmc_group_interval", interval}};
+  return nlohmann::json{{"jobs", nlohmann::json::array({job})}}.dump(1) + "\n";
 }
 
 RotatedPass prepare_rotated_pass(store::CaptureDb& db, int64_t run_id, const runbook::Runbook& rb,

@@ -1,5 +1,7 @@
 #include "core/exec/status_view.hpp"
 
+#include "core/exec/failure.hpp"
+
 #include <sstream>
 
 #include "core/base/duration.hpp"
@@ -53,7 +55,9 @@ std::string render_status(const RunStatusModel& m, size_t width) {
   for (const auto& p : m.passes) {
     Cell dur;
     if (p.duration) dur = format_duration(*p.duration);
-    std::string state(store::to_string(p.state));
+    std::string state(p.state == PassState::planned && p.reason.starts_with(k_blocked_prefix)
+                          ? "blocked"
+                          : store::to_string(p.state));
     if (p.owner_dead) {
       state += " (owner dead)";
       dead_owners.push_back("pass " + std::to_string(p.ordinal) + " (kprof pid " +

@@ -21,7 +21,8 @@ std::vector<std::string> rocprof_argv(const PassCommand& c) {
     a.push_back("--pmc");
     a.insert(a.end(), c.counters.begin(), c.counters.end());
   }
-  a.insert(a.end(), {"-d", c.output_dir.string(), "-o", c.output_name, "-f", c.output_format});
+  a.insert(a.end(), {"-d", c.output_dir.string(), "-o", c.output_name, c.output_format_option,
+                     c.output_format});
   if (!trace) {
     if (c.kernel_include_regex)
       a.insert(a.end(), {"--kernel-include-regex", *c.kernel_include_regex});

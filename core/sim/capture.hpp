@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/sim/counters.hpp"
@@ -29,6 +31,9 @@ struct ProcessCapture {
   // of its group (DispatchRecord::group). Empty: every collected record has `counters`.
   std::vector<std::vector<std::string>> groups;
   const CounterModel* counter_model = nullptr;
+  // Before ROCm 7.0 (no region switch) with --marker-trace: the roctxProfilerResume (end) and
+  // roctxProfilerPause (start) timestamps around the region, written to marker_api_trace.csv.
+  std::optional<std::pair<uint64_t, uint64_t>> region_markers;
 
   const std::vector<std::string>& counters_of(const DispatchRecord& r) const {
     if (groups.empty()) return counters;

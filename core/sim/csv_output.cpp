@@ -53,6 +53,27 @@ struct Writer {
   const std::string agent() const { return agent_id_text(gpu(), out.agent_index, out.layout); }
   std::string agent_field() const { return out.layout == 6 ? agent() : csv_quoted(agent()); }
 
+  // roctxProfilerResume/Pause as ROCm 6.x's tool records them with --marker-trace
+  // (ROCm/rocprofiler-sdk tag rocm-6.2.0 source/lib/rocprofiler-sdk-tool/generateCSV.cpp, the
+  // marker_api_trace columns; tool.cpp cntrl_tracing_callback: enter and exit timestamps).
+  void markers() {
+    if (!cap.region_markers) return;
+    std::ofstream f;
+    open("marker_api_trace", f);
+    std::string buf = header({"Domain", "Function", "Process_Id", "Thread_Id", "Correlation_Id",
+                              "Start_Timestamp", "End_Timestamp"});
+    const auto [resume, pause] = *cap.region_markers;
+    const auto row = [&](const char* fn, uint64_t cid, uint64_t start, uint64_t end) {
+      std::ostringstream r;
+      r << csv_quoted("MARKER_CONTROL_API") << ',' << csv_quoted(fn) << ',' << cap.pid << ','
+        << cap.tid << ',' << cid << ',' << start << ',' << end << '\n';
+      buf += r.str();
+    };
+    row("roctxProfilerResume", 1, resume - 200, resume);
+    row("roctxProfilerPause", 2, pause, pause + 200);
+    f << buf;
+  }
+
   void kernel_trace() {
     if (!out.kernel_trace || cap.stream.records.empty()) return;
     std::ofstream f;
@@ -360,6 +381,7 @@ std::vector<std::filesystem::path> write_csv(const ProcessCapture& cap, const Ou
   w.kernel_trace();
   w.counter_collection();
   w.stats();
+  w.markers();
   w.agent_info();
   return w.written;
 }

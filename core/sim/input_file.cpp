@@ -7,6 +7,7 @@
 
 #include "core/base/text.hpp"
 #include "core/sim/options.hpp"
+#include "core/sim/version.hpp"
 
 namespace kprof::sim {
 
@@ -23,7 +24,47 @@ std::string node_text(const YAML::Node& n) {
 
 }  // namespace
 
-std::vector<JobOptions> load_jobs(const std::string& path, const JobOptions& cli) {
+namespace {
+
+// ROCm 6.2's input file: {"metrics": [{"pmc": [...]}, ...]}, one pass per entry; a file without
+// `metrics` ends in the KeyError the launcher prints (ROCm/rocprofiler-sdk tag rocm-6.2.0
+// source/bin/rocprofv3.py, parse_json/parse_yaml: fatal_error(f"{e}")).
+std::vector<JobOptions> load_metrics(const YAML::Node& root, const JobOptions& cli) {
+  if (!root["metrics"] || !root["metrics"].IsSequence())
+    throw CliFailure(1, "Fatal error: 'metrics'\n");
+  std::vector<JobOptions> jobs;
+  for (const auto& m : root["metrics"]) {
+    JobOptions j = cli;
+    std::vector<std::string> raw;
+    if (m["pmc"] && m["pmc"].IsSequence())
+      for (const auto& c : m["pmc"]) raw.push_back(c.as<std::string>());
+    j.pmc = split_counters(raw);
+    j.pmc_given = true;
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
+// Before ROCm 7.0 the launcher turns every job into a dotdict, which makes a dict of each list
+// value's items: a list of counter lists (pmc_groups) fails there, in dict()'s own words.
+void refuse_nested_lists(const YAML::Node& root, bool json) {
+  for (const auto& jn : root["jobs"])
+    for (const auto& kv : jn) {
+      const YAML::Node& v = kv.second;
+      if (!v.IsSequence() || v.size() == 0 || !v[0].IsSequence() || v[0].size() == 0) continue;
+      const std::string what = "dictionary update sequence element #0 has length " +
+                               std::to_string(v[0][0].as<std::string>().size()) + "; 2 is required";
+      throw CliFailure(1, json ? "Fatal error: " + what + "\n"
+                               : "Traceback (most recent call last):\n  File \"rocprofv3\", line "
+                                 "1, in <module>\nValueError: " +
+                                     what + "\n");
+    }
+}
+
+}  // namespace
+
+std::vector<JobOptions> load_jobs(const std::string& path, const JobOptions& cli,
+                                  const SimVersion& version) {
   const std::string ext = to_lower(std::filesystem::path(path).extension().string());
   if (ext != ".yaml" && ext != ".yml" && ext != ".json" && ext != ".txt")
     throw CliFailure(1, "Fatal error: Input file '" + path +
@@ -40,8 +81,10 @@ std::vector<JobOptions> load_jobs(const std::string& path, const JobOptions& cli
     throw CliFailure(1,
                      "Fatal error: could not parse input file '" + path + "': " + e.what() + "\n");
   }
+  if (version.metrics_input()) return load_metrics(root, cli);
   if (!root["jobs"] || !root["jobs"].IsSequence())
     throw CliFailure(1, "Fatal error: input file '" + path + "' has no 'jobs' list\n");
+  if (!version.has_pmc_groups()) refuse_nested_lists(root, ext == ".json");
   std::vector<JobOptions> jobs;
   for (const auto& jn : root["jobs"]) {
     JobOptions j = cli;

@@ -6,105 +6,25 @@
 #include <set>
 
 #include "core/base/text.hpp"
+#include "core/sim/version.hpp"
 
 namespace kprof::sim {
 
 namespace {
 
-// Every option spelling of rocprofv3 7.0 that the double accepts. Options it does not simulate
-// (API tracing, summaries, perfetto, ...) are accepted and have no effect: their domains stay
-// empty, so — exactly like a workload without such activity — no file is written for them.
-enum class Arity { flag, boolean, one, star, plus };
+// The options come from the imitated release's table (configs/rocprofv3/<release>.json, read from
+// upstream's rocprofv3.py): every spelling it has is accepted, and any other is refused as
+// argparse refuses it. Options the double does not simulate (API tracing, summaries, perfetto,
+// ...) are accepted and have no effect: their domains stay empty, so — exactly like a workload
+// without such activity — no file is written for them.
+using Spec = RocprofOption;
+using Nargs = RocprofOption::Nargs;
 
-struct Spec {
-  std::vector<std::string> names;  // "-d", "--output-directory"
-  Arity arity;
-  std::string dest;
-  std::vector<std::string> choices = {};
-};
-
-const std::vector<Spec>& specs() {
-  static const std::vector<Spec> k_specs = {
-      {{"-h", "--help"}, Arity::flag, "help"},
-      {{"-v", "--version"}, Arity::flag, "version"},
-      {{"-i", "--input"}, Arity::one, "input"},
-      {{"-o", "--output-file"}, Arity::one, "output_file"},
-      {{"-d", "--output-directory"}, Arity::one, "output_directory"},
-      {{"-f", "--output-format"}, Arity::plus, "output_format"},
-      {{"--output-config"}, Arity::boolean, "output_config"},
-      {{"--log-level"},
-       Arity::one,
-       "log_level",
-       {"fatal", "error", "warning", "info", "trace", "env", "config"}},
-      {{"-E", "--extra-counters"}, Arity::one, "extra_counters"},
-      {{"--kernel-trace"}, Arity::boolean, "kernel_trace"},
-      {{"--stats"}, Arity::boolean, "stats"},
-      {{"-S", "--summary"}, Arity::boolean, "summary"},
-      {{"-D", "--summary-per-domain"}, Arity::boolean, "summary_per_domain"},
-      {{"--summary-groups"}, Arity::plus, "summary_groups"},
-      {{"--summary-output-file"}, Arity::one, "summary_output_file"},
-      {{"-u", "--summary-units"}, Arity::one, "summary_units", {"sec", "msec", "usec", "nsec"}},
-      {{"--pmc"}, Arity::star, "pmc"},
-      {{"-M", "--mangled-kernels"}, Arity::boolean, "mangled_kernels"},
-      {{"-T", "--truncate-kernels"}, Arity::boolean, "truncate_kernels"},
-      {{"--kernel-rename"}, Arity::boolean, "kernel_rename"},
-      {{"--kernel-include-regex"}, Arity::one, "kernel_include_regex"},
-      {{"--kernel-exclude-regex"}, Arity::one, "kernel_exclude_regex"},
-      {{"--kernel-iteration-range"}, Arity::plus, "kernel_iteration_range"},
-      {{"--selected-regions"}, Arity::boolean, "selected_regions"},
-      {{"-L", "--list-avail"}, Arity::boolean, "list_avail"},
-      {{"-A", "--agent-index"},
-       Arity::one,
-       "agent_index",
-       {"absolute", "relative", "type-relative"}},
-      {{"-P", "--collection-period"}, Arity::plus, "collection_period"},
-      {{"--collection-period-unit"},
-       Arity::one,
-       "collection_period_unit",
-       {"hour", "min", "sec", "msec", "usec", "nsec"}},
-      {{"--minimum-output-data"}, Arity::one, "minimum_output_data"},
-      {{"--disable-signal-handlers"}, Arity::boolean, "disable_signal_handlers"},
-      {{"--preload"}, Arity::plus, "preload"},
-      {{"--rocm-root"}, Arity::one, "rocm_root"},
-      {{"--sdk-soversion"}, Arity::one, "sdk_soversion"},
-      {{"--sdk-version"}, Arity::one, "sdk_version"},
-      {{"-r", "--runtime-trace"}, Arity::boolean, "runtime_trace"},
-      {{"-s", "--sys-trace"}, Arity::boolean, "sys_trace"},
-      {{"--hip-trace"}, Arity::boolean, "hip_trace"},
-      {{"--hip-runtime-trace"}, Arity::boolean, "hip_runtime_trace"},
-      {{"--hip-compiler-trace"}, Arity::boolean, "hip_compiler_trace"},
-      {{"--hsa-trace"}, Arity::boolean, "hsa_trace"},
-      {{"--hsa-core-trace"}, Arity::boolean, "hsa_core_trace"},
-      {{"--hsa-amd-trace"}, Arity::boolean, "hsa_amd_trace"},
-      {{"--hsa-image-trace"}, Arity::boolean, "hsa_image_trace"},
-      {{"--hsa-finalizer-trace"}, Arity::boolean, "hsa_finalizer_trace"},
-      {{"--marker-trace"}, Arity::boolean, "marker_trace"},
-      {{"--memory-copy-trace"}, Arity::boolean, "memory_copy_trace"},
-      {{"--memory-allocation-trace"}, Arity::boolean, "memory_allocation_trace"},
-      {{"--scratch-memory-trace"}, Arity::boolean, "scratch_memory_trace"},
-      {{"--rccl-trace"}, Arity::boolean, "rccl_trace"},
-      {{"--rocdecode-trace"}, Arity::boolean, "rocdecode_trace"},
-      {{"--rocjpeg-trace"}, Arity::boolean, "rocjpeg_trace"},
-      {{"--kokkos-trace"}, Arity::boolean, "kokkos_trace"},
-      {{"--group-by-queue"}, Arity::boolean, "group_by_queue"},
-      // Kernel replay, a beta newer than every release the double imitates except "develop"
-      // (ROCm/rocm-systems projects/rocprofiler-sdk/source/docs/how-to/
-      // using-kernel-replay-rocprofv3.rst); run_tool refuses them for other versions as argparse
-      // refuses unknown options.
-      {{"--replay-mode"}, Arity::one, "replay_mode", {"kernel", "application"}},
-      {{"--kernel-replay-beta-enabled"}, Arity::boolean, "kernel_replay_beta_enabled"},
-  };
-  return k_specs;
+const Spec* find_spec(const RocprofRelease& release, const std::string& name) {
+  return release.find(name);
 }
 
-const Spec* find_spec(const std::string& name) {
-  for (const auto& s : specs())
-    for (const auto& n : s.names)
-      if (n == name) return &s;
-  return nullptr;
-}
-
-std::string spec_label(const Spec& s) { return join(s.names, "/"); }
+std::string spec_label(const Spec& s) { return s.label(); }
 
 [[noreturn]] void argparse_error(const std::string& what) {
   throw CliFailure(2, usage_line() + "\nrocprofv3: error: " + what + "\n");
@@ -126,15 +46,16 @@ void apply(Options& o, const Spec& s, const std::vector<std::string>& values,
   const std::string& d = s.dest;
   const auto one = [&] { return values.empty() ? std::string() : values.front(); };
   const bool on = flag_value.value_or(true);
-  if (!s.choices.empty()) {
-    for (const auto& v : values)
-      if (std::find(s.choices.begin(), s.choices.end(), v) == s.choices.end()) {
-        std::vector<std::string> q;
-        for (const auto& c : s.choices) q.push_back("'" + c + "'");
-        argparse_error("argument " + spec_label(s) + ": invalid choice: '" + v + "' (choose from " +
-                       join(q, ", ") + ")");
-      }
-  }
+  std::vector<std::string> given = values;
+  if (d == "output_format")  // the launcher lower-cases the formats before argparse checks them
+    for (auto& v : given) v = to_lower(v);
+  for (const auto& v : given)
+    if (!s.has_choice(v)) {
+      std::vector<std::string> q;
+      for (const auto& c : s.choices) q.push_back("'" + c + "'");
+      argparse_error("argument " + spec_label(s) + ": invalid choice: '" + v + "' (choose from " +
+                     join(q, ", ") + ")");
+    }
   if (d == "help")
     o.help = true;
   else if (d == "version")
@@ -146,18 +67,15 @@ void apply(Options& o, const Spec& s, const std::vector<std::string>& values,
   else if (d == "output_directory")
     j.output_directory = one();
   else if (d == "output_format") {
-    j.output_format.clear();
-    for (const auto& v : values) j.output_format.push_back(to_lower(v));
-    for (const auto& v : j.output_format)
-      if (v != "csv" && v != "json" && v != "pftrace" && v != "otf2" && v != "rocpd")
-        argparse_error("argument -f/--output-format: invalid choice: '" + v +
-                       "' (choose from 'csv', 'json', 'pftrace', 'otf2', 'rocpd')");
+    j.output_format = given;
   } else if (d == "kernel_trace")
     j.kernel_trace = on;
   else if (d == "stats")
     j.stats = on;
   else if (d == "pmc") {
     j.pmc_given = true;
+    // A plain store keeps the last --pmc only; from 1.3.0 each --pmc is appended (a pass each).
+    if (s.kind != "_AppendAction") j.pmc.clear(), j.pmc_flags.clear();
     j.pmc_flags.push_back(split_counters(values));
     std::vector<std::string> merged = j.pmc;
     merged.insert(merged.end(), values.begin(), values.end());
@@ -195,16 +113,10 @@ std::string usage_line() {
   return "usage: rocprofv3 [options] -- <application> [application options]";
 }
 
-bool is_kernel_replay_option(const std::string& dest) {
-  return dest == "replay_mode" || dest == "kernel_replay_beta_enabled";
-}
-
-std::string help_text(bool kernel_replay) {
-  std::string out = usage_line() +
-                    "\n\nrocprofv3-sim: a test double of rocprofv3 (ROCm 7.0 CLI subset);"
-                    " every figure it writes is simulated.\n\noptions:\n";
-  for (const auto& s : specs())
-    if (kernel_replay || !is_kernel_replay_option(s.dest)) out += "  " + join(s.names, ", ") + "\n";
+std::string help_text(const RocprofRelease& release) {
+  std::string out = usage_line() + "\n\nrocprofv3-sim: a test double of rocprofv3 " + release.name +
+                    " (" + release.source + "); every figure it writes is simulated.\n\noptions:\n";
+  for (const auto& s : release.options) out += "  " + join(s.names, ", ") + "\n";
   return out;
 }
 
@@ -227,7 +139,7 @@ std::vector<std::string> split_counters(const std::vector<std::string>& raw) {
   return {out.begin(), out.end()};
 }
 
-Options parse_options(const std::vector<std::string>& args) {
+Options parse_options(const std::vector<std::string>& args, const RocprofRelease& release) {
   Options o;
   std::vector<std::string> mine;
   bool split = false;
@@ -248,15 +160,16 @@ Options parse_options(const std::vector<std::string>& args) {
         attached = a.substr(eq + 1);
         a = a.substr(0, eq);
       }
-    } else if (a.size() > 2 && a[0] == '-' && a[1] != '-' && !find_spec(a)) {
+    } else if (a.size() > 2 && a[0] == '-' && a[1] != '-' && !find_spec(release, a)) {
       attached = a.substr(2);
       a = a.substr(0, 2);
     }
-    if (a == "-p")
+    // ROCm 7.0's launcher refuses the old short spelling of --collection-period (its -P).
+    if (a == "-p" && release.has("-P") && !release.has("--attach"))
       throw CliFailure(1,
                        "Fatal error: The -p shorthand option for --collection-period is now an "
                        "upper-case -P (-p is reserved for a future attach option)\n");
-    const Spec* s = looks_like_option(a) ? find_spec(a) : nullptr;
+    const Spec* s = looks_like_option(a) ? find_spec(release, a) : nullptr;
     if (!s) {
       extras.push_back(mine[i]);
       continue;
@@ -269,21 +182,24 @@ Options parse_options(const std::vector<std::string>& args) {
         if (at_most_one) break;
       }
     };
-    switch (s->arity) {
-      case Arity::flag:
+    switch (s->nargs) {
+      case Nargs::zero:
         if (attached)
           argparse_error("argument " + spec_label(*s) + ": ignored explicit argument '" +
                          *attached + "'");
         break;
-      case Arity::boolean:
+      case Nargs::optional:
         if (attached) {
-          flag_value = truth_value(*attached);
+          values.push_back(*attached);
         } else {
           take_following(true);
-          if (!values.empty()) flag_value = truth_value(values.front());
         }
+        // rocprofv3's BOOL options (booleanArgAction) read the value with strtobool.
+        if (s->kind == "booleanArgAction" && !values.empty())
+          flag_value = truth_value(values.front());
         break;
-      case Arity::one:
+      case Nargs::one:
+      case Nargs::exactly:
         if (attached)
           values.push_back(*attached);
         else
@@ -291,23 +207,31 @@ Options parse_options(const std::vector<std::string>& args) {
         if (values.empty())
           argparse_error("argument " + spec_label(*s) + ": expected one argument");
         break;
-      case Arity::star:
-      case Arity::plus:
+      case Nargs::star:
+      case Nargs::plus:
         if (attached) values.push_back(*attached);
         take_following(false);
-        if (s->arity == Arity::plus && values.empty())
+        if (s->nargs == Nargs::plus && values.empty())
           argparse_error("argument " + spec_label(*s) + ": expected at least one argument");
         break;
     }
     apply(o, *s, values, flag_value);
   }
-  if (!extras.empty()) argparse_error("unrecognized arguments: " + join(extras, " "));
+  if (!extras.empty() && release.reads_input_before_argument_errors && o.input_file)
+    o.deferred_error =
+        usage_line() + "\nrocprofv3: error: unrecognized arguments: " + join(extras, " ") + "\n";
+  else if (!extras.empty())
+    argparse_error("unrecognized arguments: " + join(extras, " "));
   // Defaults of -o/-d come from the environment when set (rocprofv3.py).
   if (!o.cli.output_file)
     if (const char* v = std::getenv("ROCPROF_OUTPUT_FILE_NAME"); v && *v) o.cli.output_file = v;
   if (!o.cli.output_directory)
     if (const char* v = std::getenv("ROCPROF_OUTPUT_PATH"); v && *v) o.cli.output_directory = v;
   return o;
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+  return parse_options(args, SimVersion{}.table());
 }
 
 // A bad value escapes rocprofv3.py as an uncaught ValueError (traceback, exit 1).
@@ -321,6 +245,41 @@ bool truth_value(const std::string& v) {
                    "Traceback (most recent call last):\n  File \"rocprofv3\", line 1, in <module>\n"
                    "ValueError: invalid truth value " +
                        v + " (type=str)\n");
+}
+
+}  // namespace kprof::sim
+
+namespace kprof::sim {
+
+std::map<std::string, std::string> launcher_env(const JobOptions& j, bool rocpd_default) {
+  std::map<std::string, std::string> env;
+  const auto given = [&](const char* key) {
+    return std::find(j.explicit_keys.begin(), j.explicit_keys.end(), key) != j.explicit_keys.end();
+  };
+  const auto flag = [&](const char* name, bool on) {
+    if (on) env[name] = "1";
+  };
+  flag("ROCPROF_KERNEL_TRACE", j.kernel_trace);
+  flag("ROCPROF_MARKER_API_TRACE", j.marker_trace);
+  flag("ROCPROF_SELECTED_REGIONS", j.selected_regions);
+  flag("ROCPROF_STATS", j.stats);
+  flag("ROCPROF_TRUNCATE_KERNELS", j.truncate_kernels);
+  env["ROCPROF_OUTPUT_FORMAT"] = given("output_format") ? join(j.output_format, ",")
+                                 : rocpd_default        ? "rocpd"
+                                                        : "csv";
+  if (j.pmc_given && !j.pmc.empty()) env["ROCPROF_COUNTERS"] = "pmc: " + join(j.pmc, " ");
+  if (!j.pmc_groups.empty()) {
+    std::vector<std::string> lines;
+    for (const auto& g : j.pmc_groups) lines.push_back("pmc: " + join(g, " "));
+    env["ROCPROF_COUNTER_GROUPS"] = join(lines, "\n");
+    env["ROCPROF_COUNTER_GROUPS_INTERVAL"] = std::to_string(j.pmc_group_interval);
+  }
+  if (j.include_regex) env["ROCPROF_KERNEL_FILTER_INCLUDE_REGEX"] = *j.include_regex;
+  if (j.exclude_regex) env["ROCPROF_KERNEL_FILTER_EXCLUDE_REGEX"] = *j.exclude_regex;
+  if (!j.iteration_range.empty())
+    env["ROCPROF_KERNEL_FILTER_RANGE"] = join(j.iteration_range, ", ");
+  if (given("agent_index")) env["ROCPROF_AGENT_INDEX"] = j.agent_index;
+  return env;
 }
 
 }  // namespace kprof::sim

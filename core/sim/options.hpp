@@ -1,6 +1,7 @@
-// The rocprofv3 7.0 command-line subset the double understands, parsed the way rocprofv3.py's
-// argparse does (allow_abbrev=False, BOOL options with an optional value, split at the first "--").
-// Source: ROCm/rocm-systems projects/rocprofiler-sdk/source/bin/rocprofv3.py (ROCm 7.0).
+// rocprofv3's command line as one release's launcher parses it: the options of its table
+// (configs/rocprofv3/<release>.json), read the way rocprofv3.py's argparse does
+// (allow_abbrev=False, BOOL options with an optional value, split at the first "--"). Source:
+// ROCm/rocm-systems projects/rocprofiler-sdk/source/bin/rocprofv3.py, per release.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "core/base/rocprof_release.hpp"
 
 namespace kprof::sim {
 
@@ -65,24 +68,34 @@ struct Options {
   bool version = false;
   bool help = false;
   std::vector<std::string> app;  // argv after the first "--"
+  // argparse's error, held back until the input file was read (a release that reads it first:
+  // RocprofRelease::reads_input_before_argument_errors). Thrown by run_tool after load_jobs.
+  std::optional<std::string> deferred_error;
 };
 
-// Parses rocprofv3's arguments (argv[1..]). Throws CliFailure for what argparse rejects.
+// Parses rocprofv3's arguments (argv[1..]) with `release`'s options. Throws CliFailure for what
+// argparse rejects. Without a release: the default release of the double (version.hpp).
+Options parse_options(const std::vector<std::string>& args, const RocprofRelease& release);
 Options parse_options(const std::vector<std::string>& args);
 
 // The jobs of an input file (.yaml/.yml/.json) merged over the CLI settings; each job with `pmc`
 // is one pass. Throws CliFailure with rocprofv3's messages for bad extensions and conflicts.
-std::vector<JobOptions> load_jobs(const std::string& path, const JobOptions& cli);
+// ROCm 6.2 (`version.metrics_input()`) reads a `metrics` list instead, each entry's `pmc` one pass.
+struct SimVersion;
+std::vector<JobOptions> load_jobs(const std::string& path, const JobOptions& cli,
+                                  const SimVersion& version);
 
 // "usage: rocprofv3 [-h] ..." — the first line argparse prints before an error.
 std::string usage_line();
 
-// rocprofv3's help text (-h); the kernel-replay options only where the version has them.
-std::string help_text(bool kernel_replay);
+// rocprofv3's help text (-h): every option spelling of `release`.
+std::string help_text(const RocprofRelease& release);
 
-// Options only some versions have: true for the kernel-replay ones (--replay-mode,
-// --kernel-replay-beta-enabled).
-bool is_kernel_replay_option(const std::string& dest);
+// The ROCPROF_* variables the release's launcher hands the tool for one job (what kprof relies
+// on: tracing switches, counters, groups and interval, regions, markers, kernel filters, format,
+// agent index), as rocprofv3.py spells them (ROCm/rocm-systems projects/rocprofiler-sdk/source/
+// bin/rocprofv3.py, the update_env calls). `rocpd_default`: the release's default format is rocpd.
+std::map<std::string, std::string> launcher_env(const JobOptions& job, bool rocpd_default);
 
 // Counter-list parsing of the tool: separators (and punctuation) become spaces; result sorted and
 // deduplicated like the std::set the tool keeps. `:` and `=` are kept (device qualifiers).

@@ -247,6 +247,17 @@ class PassRunner {
       st.group_interval = m_ctx.job.pmc_group_interval;
     }
     if (!plan.empty()) c.stream = make_stream(*m_ctx.model, plan, st);
+    if (m_ctx.job.marker_trace && !m_ctx.version.has_region_switch() && active_inside) {
+      // No region switch before ROCm 7.0: everything is traced, and the markers say where the
+      // region was (the first and last of the model's region dispatches).
+      std::optional<std::pair<uint64_t, uint64_t>> span;
+      for (const auto& r : c.stream.records)
+        if (r.plan->in_region)
+          span = span
+                     ? std::make_pair(std::min(span->first, r.start), std::max(span->second, r.end))
+                     : std::make_pair(r.start, r.end);
+      if (span) c.region_markers = std::make_pair(span->first - 500, span->second + 500);
+    }
     c.end_ns = c.stream.records.empty() ? clock_base : c.stream.records.back().end + 1000;
     for (const auto& r : c.stream.records) c.end_ns = std::max(c.end_ns, r.end + 1000);
     c.counters = req.occupancy.fits() ? req.found : std::vector<std::string>{};

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/base/error.hpp"
+#include "core/base/text.hpp"
 #include "core/exec/gpu_select.hpp"
 #include "core/exec/pass_plan.hpp"
 #include "core/exec/region_window.hpp"
@@ -66,6 +67,19 @@ TEST(Rocprofv3Version, ParsesTheVersionKeys) {
   EXPECT_EQ(*b.sdk, (std::array<int, 3>{1, 3, 0}));
   EXPECT_FALSE(b.regions_need_marker_trace());
   EXPECT_TRUE(b.regions_pause_counters());
+  EXPECT_TRUE(b.region_rule_certain());
+  // ROCm 7.2.4 reports sdk 1.3.0 with 7.2's tool: counters are not paused there.
+  const auto c = v("1.3.0", "7.2.4");
+  EXPECT_FALSE(c.regions_pause_counters());
+  EXPECT_TRUE(c.regions_need_marker_trace());
+  EXPECT_TRUE(c.region_rule_certain());
+  // sdk 1.3.0 without a ROCm version names either: the safe reading, said to be uncertain.
+  const auto d = v("1.3.0", "");
+  EXPECT_FALSE(d.regions_pause_counters());
+  EXPECT_FALSE(d.region_rule_certain());
+  EXPECT_NE(d.region_way().find("7.2.4 and 7.13 both report"), std::string::npos);
+  EXPECT_EQ(v("1.3.5", "10.0.0").release, "latest");
+  EXPECT_EQ(v("1.1.0", "7.2.0").release, "7.0");
   const auto none = unknown_rocprofv3_version("no --version");
   EXPECT_FALSE(none.known());
   EXPECT_FALSE(none.has_rocpd());
@@ -166,10 +180,29 @@ TEST(Rocprofv3Backend, ReadsTheVersionOnce) {
   const auto older = write_script(dir / "old",
                                   "echo 'rocprofv3: error: unrecognized arguments: --version' >&2\n"
                                   "exit 2\n");
-  const auto v64 = read_rocprofv3_version(older.string(), {});
-  EXPECT_FALSE(v64.known());
-  EXPECT_NE(v64.text.find("older than ROCm 7.0"), std::string::npos) << v64.text;
+  const auto none = read_rocprofv3_version(older.string(), {});
+  EXPECT_FALSE(none.known());
+  EXPECT_NE(none.text.find("--version' failed (exit 2), and so did --help"), std::string::npos)
+      << none.text;
   EXPECT_FALSE(read_rocprofv3_version((dir / "missing").string(), {}).known());
+  // Before ROCm 7.0 the launcher's --help names the release by the options it lists.
+  for (const char* release : {"6.2", "6.3", "6.4"}) {
+    std::string help = "usage: rocprofv3 [options] -- <application>\n\noptions:\n";
+    for (const auto& o : find_rocprof_release(release)->options)
+      help += "  " + join(o.names, ", ") + "\n";
+    testing::write_file(dir / "help.txt", help);
+    const auto six = write_script(dir / "six",
+                                  "[ \"$1\" = --help ] && exec cat \"$(dirname \"$0\")/help.txt\"\n"
+                                  "echo 'rocprofv3: error: unrecognized arguments: --version' >&2\n"
+                                  "exit 2\n");
+    const auto v = read_rocprofv3_version(six.string(), {});
+    EXPECT_EQ(v.release, release) << v.text;
+    EXPECT_TRUE(v.known());
+    EXPECT_FALSE(v.has_rocpd());
+    EXPECT_FALSE(v.has_region_switch());
+    // What a resumed run reads back from the stored text is the same release.
+    EXPECT_EQ(parse_rocprofv3_version(v.text).release, release);
+  }
 }
 
 TEST(GpuSelect, RocrVisibleDevicesAloneSelectsTheDevice) {
