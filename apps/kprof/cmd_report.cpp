@@ -6,9 +6,9 @@
 
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/run_args.hpp"
+#include "core/base/output_file.hpp"
 #include "core/base/table.hpp"
 #include "core/report/html_report.hpp"
-#include "core/report/output_file.hpp"
 #include "core/report/report_model.hpp"
 #include "core/report/run_ref.hpp"
 
@@ -35,6 +35,10 @@ int cmd_report(const kprof::app::Args& args) {
       "  kprof report out/q.db --run 2 -o run2.html\n"
       "  kprof report out/today.db --baseline out/yesterday.db -o today.html");
   if (!vm) return 0;
+  // Refused before the work: the report may never replace a database it is read from.
+  std::vector<std::filesystem::path> inputs = {run.db};
+  if (!baseline.empty()) inputs.push_back(kprof::report::parse_run_ref(baseline).db);
+  kprof::check_output_path(out, inputs);
   auto session = kprof::app::open_run(run, "usage: kprof report DB -o report.html");
   kprof::report::ReportOptions ro;
   ro.run_id = run.run_id();
@@ -47,8 +51,8 @@ int cmd_report(const kprof::app::Args& args) {
         base.session, base.label, session,
         run.db + " run " + std::to_string(session.capture().run.id), co);
   }
-  kprof::report::write_file_atomically(
-      out, [&](std::ostream& os) { kprof::report::write_html_report(os, model); });
+  kprof::write_file_atomically(
+      out, inputs, [&](std::ostream& os) { kprof::report::write_html_report(os, model); });
   for (const auto& n : model.notes) std::cerr << kprof::note_line(n, STDERR_FILENO) << "\n";
   std::cout << "wrote " << out << (model.simulated ? " (SIMULATED run)" : "") << "\n";
   return 0;

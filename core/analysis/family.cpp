@@ -28,6 +28,26 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// libstdc++'s std::regex matches by recursion, one call chain per character a match consumes
+// (bits/regex_executor.tcc, _Executor::_M_dfs), so `.*` over a name of ~30 kB overflows an 8 MB
+// stack. Regex rules therefore see a bounded form of a longer name: its first and last
+// k_rule_view / 2 bytes around a "..." marker, so rules anchored at either end (a Tensile
+// prefix, a Triton suffix) still apply. The ops above are loops and see the whole name.
+constexpr size_t k_rule_view = 2048;
+
+// Moves `at` off the middle of a UTF-8 sequence (onto its first byte).
+size_t utf8_boundary(std::string_view s, size_t at) {
+  while (at > 0 && at < s.size() && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
+  return at;
+}
+
+std::string bounded_for_rules(std::string name) {
+  if (name.size() <= k_rule_view) return name;
+  const size_t head = utf8_boundary(name, k_rule_view / 2);
+  const size_t tail = utf8_boundary(name, name.size() - k_rule_view / 2);
+  return name.substr(0, head) + "..." + name.substr(tail);
+}
+
 SourcePos pos_of(const YAML::Node& n, const std::string& file) {
   const auto m = n.Mark();
   return SourcePos{file, m.line + 1, m.column + 1};
@@ -223,9 +243,10 @@ std::string FamilyRules::family_of(std::string_view kernel_name) const {
         name = apply_op(c.rule.op, name);
         break;
       case FamilyRule::Kind::replace:
-        name = std::regex_replace(name, c.re, c.rule.text);
+        name = std::regex_replace(bounded_for_rules(std::move(name)), c.re, c.rule.text);
         break;
       case FamilyRule::Kind::family:
+        name = bounded_for_rules(std::move(name));
         if (std::regex_search(name, c.re)) return c.rule.text;
         break;
     }

@@ -53,6 +53,8 @@ class FamilyRules {
   // rule decides immediately, `replace` rules run first.
   void prepend(const std::vector<FamilyRule>& user_rules);
 
+  // The ops see the whole name; regex rules see at most about 2 kB of it (its first and last kB
+  // around "...", family.cpp says why), so a name of any length is grouped without a crash.
   std::string family_of(std::string_view kernel_name) const;
   size_t size() const { return m_rules.size(); }
 

@@ -85,9 +85,20 @@ std::vector<Finished> Driver::start_batch(std::vector<std::pair<Job, size_t>> ba
 // Starts an attempt; returns how it ended when the launcher could not start it.
 std::optional<Finished> Driver::start(Job j, size_t slot) {
   LaunchSpec spec = prepare(j, slot);
+  // The owner record: a resume after kill -9 of kprof asks this launcher to stop the attempt
+  // before it re-runs the pass into the same folder. The local launcher calls it before the
+  // profiler can run (the child waits), so no profiler ever runs that the database does not name.
+  bool recorded = false;
+  spec.on_id = [&](const std::string& id) {
+    crash_point("launch.forked");
+    m_db.set_pass_launch(j.pass_id, std::string(m_launcher.name()), id);
+    recorded = true;
+    crash_point("launch.recorded");
+  };
   std::string id;
   try {
     id = m_launcher.start(spec);
+    if (!recorded) spec.on_id(id);  // a launcher that cannot hold the command
   } catch (const std::exception& e) {
     Finished f;
     f.slot = slot;
@@ -95,9 +106,6 @@ std::optional<Finished> Driver::start(Job j, size_t slot) {
     f.launch_error = e.what();
     return f;
   }
-  // The owner record: a resume after kill -9 of kprof asks this launcher to stop the attempt
-  // before it re-runs the pass into the same folder.
-  m_db.set_pass_launch(j.pass_id, std::string(m_launcher.name()), id);
   crash_point("launch.spawned");
   m_running.emplace(id, Running{std::move(j), slot});
   return std::nullopt;

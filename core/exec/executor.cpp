@@ -97,6 +97,27 @@ std::unique_ptr<PassLauncher> chosen_launcher(const runbook::Runbook& rb, const 
   return l;
 }
 
+// The launcher flags of a resume: those given, else (no launcher flag, no `launcher:` in the
+// runbook) the launcher the run's running attempts were recorded with (passes.launcher), so a
+// plain `kprof resume` of a run started with --slurm or --launcher NAME adopts its live tasks
+// instead of cancelling them and running the passes here. Slurm settings given as flags to that
+// run (--partition, --gpus-per-task, ...) are not recorded: the cluster's defaults apply to what
+// the resume submits, unless they are given again.
+LauncherFlags resume_launcher_flags(const runbook::Runbook& rb, const LauncherFlags& given,
+                                    const std::vector<store::PassInfo>& passes) {
+  const bool any_given = given.type || given.partition || given.time || given.gpus_per_task ||
+                         !given.sbatch_args.empty();
+  if (any_given || rb.launcher.present) return given;
+  for (const auto& p : passes) {
+    if (p.state == PassState::running && !p.launcher.empty() && p.launcher != "local") {
+      LauncherFlags f = given;
+      f.type = p.launcher;
+      return f;
+    }
+  }
+  return given;
+}
+
 // What a launcher needs to take over an attempt of pass `p` (its log, folder, limit, ordinal).
 LaunchSpec adoption_spec(const runbook::Runbook& rb, int64_t run_id, const store::PassInfo& p) {
   LaunchSpec s;
@@ -216,7 +237,9 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
   if (!run->profiler_version.empty()) recorded_version = run->profiler_version;
   check_registered_names(rb);
   const auto backend = backend_of(seams, rb, {run->simulated, recorded_version});
-  const auto chosen = chosen_launcher(rb, options, seams);
+  ExecOptions resumed = options;
+  resumed.launcher = resume_launcher_flags(rb, options.launcher, db.list_passes(run->id));
+  const auto chosen = chosen_launcher(rb, resumed, seams);
   LocalLauncher local;
   PassLauncher& launcher = seams.launcher ? *seams.launcher : chosen ? *chosen : local;
   std::vector<std::pair<int64_t, std::string>> adopted;
@@ -262,9 +285,9 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
     }
   }
 
-  ExecResult r = drive_run(db, rb, *backend, launcher, run->id, options, adopted);
+  ExecResult r = drive_run(db, rb, *backend, launcher, run->id, resumed, adopted);
   db.unlock_run(run->id, ::getpid(), host_name());
-  print_summary(db, r, options);
+  print_summary(db, r, resumed);
   return r;
 }
 

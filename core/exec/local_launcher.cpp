@@ -22,19 +22,23 @@ LocalLauncher::~LocalLauncher() {
 
 std::string LocalLauncher::start(const LaunchSpec& spec) {
   auto cancel = std::make_unique<std::atomic<int>>(0);
-  // The waiting thread hands back either the started child's id or why it could not start.
+  // The waiting thread hands back either the forked child's id or why it could not start; the
+  // child then waits (run_process's before_exec) until the owner record is written here.
   auto started = std::make_shared<std::promise<std::string>>();
   std::future<std::string> id_of = started->get_future();
+  auto recorded = std::make_shared<std::promise<bool>>();
+  std::shared_future<bool> go = recorded->get_future().share();
   LaunchSpec s = spec;
   s.cancel = cancel.get();
-  std::thread thread([this, s = std::move(s), started]() mutable {
+  std::thread thread([this, s = std::move(s), started, go]() mutable {
     std::string id;
     bool announced = false;
-    s.on_started = [&id, &announced, started](pid_t pid) {
+    s.before_exec = [&id, &announced, started, go](pid_t pid) {
       const auto t = process_start_time(pid);
       id = std::to_string(pid) + ":" + std::to_string(t ? *t : 0);
       announced = true;
       started->set_value(id);
+      if (!go.get()) throw Error::runtime("the attempt was not recorded");
     };
     AttemptEnd end;
     try {
@@ -45,6 +49,7 @@ std::string LocalLauncher::start(const LaunchSpec& spec) {
         started->set_exception(std::current_exception());
         return;
       }
+      if (!go.get()) return;  // start() threw what the owner record threw
       end.launch_error = e.what();
     }
     end.id = id;
@@ -59,6 +64,14 @@ std::string LocalLauncher::start(const LaunchSpec& spec) {
     thread.join();
     throw;
   }
+  try {
+    if (spec.on_id) spec.on_id(id);
+  } catch (...) {
+    recorded->set_value(false);  // the child exits without running the command
+    thread.join();
+    throw;
+  }
+  recorded->set_value(true);
   m_running.emplace(id, Attempt{std::move(thread), std::move(cancel)});
   return id;
 }

@@ -48,9 +48,18 @@ extern "C" void on_interrupt_signal(int sig) {
 // Launches are short, so serializing them costs nothing.
 std::mutex g_launch_mutex;
 
+// The gate of LaunchSpec::before_exec: the child writes its pid into `pid` and waits for one byte
+// on `gate` before it execs; EOF there (kprof died or gave up) makes it exit without running the
+// command. Each pipe's other end is close-on-exec in kprof and closed by the child.
+struct Gate {
+  int pid[2] = {-1, -1};
+  int go[2] = {-1, -1};
+};
+
 // Runs in the child between fork and exec: only async-signal-safe calls.
 struct ChildSetup : bp::extend::handler {
   int log_fd = -1;
+  const Gate* gate = nullptr;
   template <class Executor>
   void on_exec_setup(Executor& /*exec*/) const {
     // Own process group, so a timeout or Ctrl-C can stop the whole tree (rocprofv3 → app → workers)
@@ -61,8 +70,51 @@ struct ChildSetup : bp::extend::handler {
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::dup2(log_fd, STDOUT_FILENO);
     ::dup2(log_fd, STDERR_FILENO);
+    if (gate) wait_at_gate();
+  }
+  void wait_at_gate() const {
+    ::close(gate->pid[0]);
+    ::close(gate->go[1]);  // else our own copy would keep the gate open after kprof died
+    const pid_t me = ::getpid();
+    if (::write(gate->pid[1], &me, sizeof me) != static_cast<ssize_t>(sizeof me)) ::_exit(127);
+    char go = 0;
+    ssize_t n = 0;
+    do {
+      n = ::read(gate->go[0], &go, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1) ::_exit(127);
   }
 };
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+// kprof's side of the gate, on a thread of its own while run_process's thread waits inside
+// Boost.Process for the exec: reads the child's pid, calls before_exec, opens the gate. Any
+// failure closes it instead; what before_exec threw is kept for run_process to rethrow.
+void open_gate(Gate& gate, const std::function<void(pid_t)>& before_exec,
+               std::exception_ptr& error) {
+  pid_t pid = 0;
+  ssize_t n = 0;
+  do {
+    n = ::read(gate.pid[0], &pid, sizeof pid);
+  } while (n < 0 && errno == EINTR);
+  close_fd(gate.pid[0]);
+  if (n == static_cast<ssize_t>(sizeof pid)) {
+    try {
+      before_exec(pid);
+      const char go = 1;
+      if (::write(gate.go[1], &go, 1) != 1)
+        error = std::make_exception_ptr(
+            Error::runtime("cannot start the command: " + std::string(std::strerror(errno))));
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  close_fd(gate.go[1]);
+}
 
 boost::filesystem::path find_executable(const std::string& name,
                                         const std::map<std::string, std::string>& env) {
@@ -228,6 +280,19 @@ RunResult run_process(const LaunchSpec& spec) {
   const auto started = clock::now();
   {
     std::lock_guard<std::mutex> lock(g_launch_mutex);
+    Gate gate;
+    std::exception_ptr gate_error;
+    std::thread gatekeeper;
+    if (spec.before_exec) {
+      if (::pipe2(gate.pid, O_CLOEXEC) != 0 || ::pipe2(gate.go, O_CLOEXEC) != 0) {
+        const std::string why = std::strerror(errno);
+        for (int* fd : {&gate.pid[0], &gate.pid[1], &gate.go[0], &gate.go[1]}) close_fd(*fd);
+        ::close(log_fd);
+        throw Error::runtime("cannot start '" + argv[0] + "': " + why);
+      }
+      setup.gate = &gate;
+      gatekeeper = std::thread([&] { open_gate(gate, spec.before_exec, gate_error); });
+    }
     std::error_code ec;
     bp::child child;
     if (spec.cwd.empty()) {
@@ -237,6 +302,10 @@ RunResult run_process(const LaunchSpec& spec) {
                         bp::start_dir = spec.cwd.string(), setup, ec);
     }
     ::close(log_fd);
+    // The child holds its own copies (or never forked): the gatekeeper now sees EOF if it died.
+    close_fd(gate.pid[1]);
+    close_fd(gate.go[0]);
+    if (gatekeeper.joinable()) gatekeeper.join();
     if (ec) {
       throw Error::runtime("cannot start '" + argv[0] + "': " + ec.message(),
                            "check that it exists and is executable");
@@ -244,6 +313,13 @@ RunResult run_process(const LaunchSpec& spec) {
     result.pid = child.id();
     // We reap it ourselves with waitpid (below); the child object must not wait or terminate.
     child.detach();
+    if (gate_error) {
+      // The gate stayed shut: the child exits without running the command.
+      int status = 0;
+      while (::waitpid(result.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      std::rethrow_exception(gate_error);
+    }
   }
   if (spec.on_started) spec.on_started(result.pid);
 

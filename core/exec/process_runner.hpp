@@ -35,12 +35,21 @@ struct LaunchSpec {
   size_t log_tail_bytes = 4096;
   // Called once the child runs (its pid is also its process group id), on the calling thread.
   std::function<void(pid_t)> on_started;
+  // When set: called with the child's pid (also its process group id) after the fork and BEFORE
+  // the command can run (the child waits for it to return), on a thread of run_process's own, so
+  // that the caller records the attempt before it has any effect. If it throws, the child exits
+  // without running the command and run_process rethrows it.
+  std::function<void(pid_t)> before_exec;
   // When it holds a signal (non-zero), that signal goes to the child's group as if kprof had been
   // interrupted by it (then SIGKILL after kill_grace); the result says `interrupted`. How a
   // PassLauncher cancels one attempt. Not owned; must outlive run_process.
   const std::atomic<int>* cancel = nullptr;
 
   // For a PassLauncher (pass_launcher.hpp); run_process itself does not use them.
+  // The owner record: start() calls it with the attempt's id before the command can run where the
+  // launcher can hold it (the local one), else as soon as it has the id; if it throws, start()
+  // rethrows and the command does not run (the local launcher) or is cancelled.
+  std::function<void(const std::string& id)> on_id;
   std::string name;                  // "run 3 pass 2": a batch job's name
   std::filesystem::path output_dir;  // where the profiler writes (exists, emptied)
   std::optional<int> gpu;            // --gpus: the device of this attempt's slot

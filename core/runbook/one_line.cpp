@@ -1,9 +1,9 @@
 #include "core/runbook/one_line.hpp"
 
 #include <cctype>
-#include <fstream>
 
 #include "core/base/error.hpp"
+#include "core/base/output_file.hpp"
 #include "core/base/text.hpp"
 
 namespace kprof::runbook {
@@ -75,10 +75,7 @@ std::filesystem::path write_one_line_runbook(const OneLine& o) {
   const auto db = o.database.empty() ? std::filesystem::path(o.name + ".db") : o.database;
   const auto path = one_line_runbook_path(db);
   if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
-  std::ofstream out(path);
-  out << one_line_yaml(o);
-  if (!out.flush())
-    throw Error::input("cannot write " + path.string(), "check the folder's permissions");
+  write_file_atomically(path, {db}, [&](std::ostream& out) { out << one_line_yaml(o); });
   return path;
 }
 

@@ -33,7 +33,7 @@ namespace fs = std::filesystem;
 using merge_rows::copy_pass_record;
 using merge_rows::copy_pass_rows;
 using merge_rows::digest_pass;
-using merge_rows::drop_derived_rows;
+using merge_rows::drop_derived_results;
 using merge_rows::pass_tables;
 
 std::string describe(const PassInfo& p) {
@@ -189,7 +189,7 @@ MergeReport merge_captures(CaptureDb& target, const std::vector<fs::path>& sourc
           m.outcome = MergeOutcome::same;
         } else if (s.state == PassState::done) {
           delete_pass_rows(dst, t.id);
-          drop_derived_rows(dst, t.id);
+          drop_derived_results(dst, run->id);
           m.rows = copy_pass_rows(src.sql(), target, tables, s.id, t.id);
           copy_pass_record(src.sql(), dst, s.id, t.id);
           m.outcome = MergeOutcome::added;

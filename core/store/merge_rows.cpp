@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
+#include <regex>
 #include <set>
 
 #include "core/store/capture_db_impl.hpp"
+#include "core/store/schema_files.hpp"
 
 namespace kprof::store::merge_rows {
 
@@ -41,6 +43,27 @@ std::string value_text(const SQLite::Column& v) {
   }
 }
 
+// The tables the store's own schema creates (core/store/schema/*.sql, every migration in order):
+// the capture. Tables added by others (core/analysis' join and outline results) are derived from
+// it and never merged as data.
+const std::set<std::string>& capture_tables() {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> out;
+    const std::regex create(R"(CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"?(\w+))",
+                            std::regex::icase);
+    const std::regex drop(R"(DROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?"?(\w+))", std::regex::icase);
+    for (const auto& f : schema_files()) {
+      const std::string sql = f.sql;
+      for (std::sregex_iterator it(sql.begin(), sql.end(), create), end; it != end; ++it)
+        out.insert((*it)[1]);
+      for (std::sregex_iterator it(sql.begin(), sql.end(), drop), end; it != end; ++it)
+        out.erase((*it)[1]);
+    }
+    return out;
+  }();
+  return names;
+}
+
 uint64_t mix(uint64_t x) {  // splitmix64's finalizer: spreads a hash before the xor-sum
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;
@@ -58,6 +81,7 @@ std::vector<Table> pass_tables(SQLite::Database& db) {
                           "'sqlite_%' ORDER BY name");
   while (names.executeStep()) {
     Table t{names.getColumn(0).getString(), {}};
+    if (!capture_tables().count(t.name)) continue;
     std::map<std::string, std::string> refs;  // column → referenced table
     SQLite::Statement fk(db, "SELECT \"from\", \"table\" FROM pragma_foreign_key_list(?)");
     fk.bind(1, t.name);
@@ -207,18 +231,37 @@ int64_t copy_pass_rows(SQLite::Database& src, CaptureDb& target, const std::vect
   return rows;
 }
 
-void drop_derived_rows(SQLite::Database& db, int64_t pass_id) {
+void drop_derived_results(SQLite::Database& db, int64_t run_id) {
+  struct Ref {
+    std::string table, column, to_table, to_column;
+  };
+  std::vector<Ref> refs;
   SQLite::Statement names(db,
-                          "SELECT m.name, f.\"from\" FROM sqlite_schema m, "
-                          "pragma_foreign_key_list(m.name) f WHERE m.type = 'table' AND "
-                          "f.\"table\" = 'passes' AND f.\"from\" <> 'pass_id'");
-  std::vector<std::pair<std::string, std::string>> refs;
-  while (names.executeStep())
-    refs.emplace_back(names.getColumn(0).getString(), names.getColumn(1).getString());
-  for (const auto& [table, column] : refs) {
-    SQLite::Statement del(db, "DELETE FROM \"" + table + "\" WHERE \"" + column + "\" = ?");
-    del.bind(1, pass_id);
+                          "SELECT m.name, f.\"from\", f.\"table\", f.\"to\" FROM sqlite_schema "
+                          "m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table'");
+  while (names.executeStep()) {
+    Ref r{names.getColumn(0).getString(), names.getColumn(1).getString(),
+          names.getColumn(2).getString(), names.getColumn(3).getString()};
+    if (!capture_tables().count(r.table)) refs.push_back(std::move(r));
+  }
+  // Results about the run's passes, then (foreign keys may be off in this transaction) results
+  // that referred to those, until none is left pointing at nothing.
+  for (const auto& r : refs) {
+    if (r.to_table != "passes") continue;
+    SQLite::Statement del(db, "DELETE FROM \"" + r.table + "\" WHERE \"" + r.column +
+                                  "\" IN (SELECT id FROM passes WHERE run_id = ?)");
+    del.bind(1, run_id);
     del.exec();
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& r : refs) {
+      if (capture_tables().count(r.to_table)) continue;
+      const std::string to = r.to_column.empty() ? "rowid" : "\"" + r.to_column + "\"";
+      changed = db.exec("DELETE FROM \"" + r.table + "\" WHERE \"" + r.column +
+                        "\" NOT IN (SELECT " + to + " FROM \"" + r.to_table + "\")") > 0 ||
+                changed;
+    }
   }
 }
 

@@ -30,8 +30,9 @@ struct Table {
   std::vector<Column> columns;
 };
 
-// Every table holding a pass's rows (a `pass_id` column referencing passes), in an order where a
-// table comes after those its columns refer to.
+// Every table of the capture (one the store's schema creates, not a derived result such as
+// analysis' joins) holding a pass's rows (a `pass_id` column referencing passes), in an order
+// where a table comes after those its columns refer to.
 std::vector<Table> pass_tables(SQLite::Database& db);
 
 // An order-independent digest of a pass's rows: per table, the row count and two sums of row
@@ -48,9 +49,10 @@ PassDigest digest_pass(SQLite::Database& db, const std::vector<Table>& tables, i
 int64_t copy_pass_rows(SQLite::Database& src, CaptureDb& target, const std::vector<Table>& tables,
                        int64_t src_pass, int64_t dst_pass);
 
-// Rows of tables that refer to a pass through some other column (analysis' join results): they
-// describe the pass's old rows, so they go with them.
-void drop_derived_rows(SQLite::Database& db, int64_t pass_id);
+// Every row of the tables that are not the capture (analysis' join and outline results) about
+// run `run_id`'s passes, and what referred to those: they describe the run's rows as they were,
+// and are computed again by the next analysis.
+void drop_derived_results(SQLite::Database& db, int64_t run_id);
 
 // The pass's bookkeeping as the source recorded it (the owner is cleared: nobody runs it here).
 void copy_pass_record(SQLite::Database& src, SQLite::Database& dst, int64_t src_pass,

@@ -65,6 +65,21 @@ TEST(Family, DefaultRulesFoldTemplatesTritonAndTensileSuffixes) {
   EXPECT_EQ(r.family_of("__amd_rocclr_copyBuffer"), "__amd_rocclr_copyBuffer");
 }
 
+// Names of 64 kB (Tensile solution names run to several kB) are grouped without a crash: regex
+// rules see a bounded form (first and last kB), so rules anchored at either end still apply.
+TEST(Family, SixtyFourKilobyteNamesAreGroupedByRulesAnchoredAtEitherEnd) {
+  const auto r = defaults();
+  const std::string middle(64 * 1024, 'X');
+  EXPECT_EQ(r.family_of("Cijk_Alik_Bljk_BBS_" + middle), "Cijk_Alik_Bljk");
+  EXPECT_EQ(
+      r.family_of("fused_moe_" + middle + "_kernel_BLOCK_SIZE_M_64_GROUP_SIZE_M_1"),
+      "fused_moe_" + std::string(1024 - 10, 'X') + "..." + std::string(1024 - 38, 'X') + "_kernel");
+  const auto user =
+      FamilyRules::from_rules({{FamilyRule::Kind::replace, "", "^(.*)$", "[$1]", {}}});
+  EXPECT_EQ(user.family_of("a" + middle + "z"),
+            "[a" + std::string(1023, 'X') + "..." + std::string(1023, 'X') + "z]");
+}
+
 TEST(Family, UserRulesOverrideDefaults) {
   auto r = defaults();
   FamilyRule moe;

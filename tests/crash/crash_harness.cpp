@@ -107,6 +107,9 @@ const std::vector<Hook>& run_hooks() {
       {"plan.run_created", Phase::planning, "the run row exists, no pass yet"},
       {"plan.pass_added", Phase::planning, "some passes planned, not all"},
       {"launch.state_running", Phase::launching, "pass marked running, profiler not started"},
+      {"launch.forked", Phase::launching,
+       "profiler's process forked, held before exec, its id not recorded"},
+      {"launch.recorded", Phase::launching, "its id recorded, the process still held"},
       {"launch.spawned", Phase::launching, "profiler started, its pid recorded"},
       {"run.pass_exited", Phase::running, "profiler exited, outcome not recorded"},
       {"run.selection_stored", Phase::running, "kernels of interest stored, no counter pass run"},
@@ -144,11 +147,18 @@ std::string integrity(const fs::path& db_path) {
   return db.execAndGet("PRAGMA integrity_check").getString();
 }
 
-Harness::Harness(fs::path work) : m_work(std::move(work)) {
+Harness::Harness(fs::path work, const std::string& workload) : m_work(std::move(work)) {
   fs::remove_all(m_work);
   fs::create_directories(m_work);
-  const std::string runbook = read_text(k_runbook);
-  if (runbook.empty()) throw std::runtime_error("cannot read " + k_runbook.string());
+  m_runbook = read_text(k_runbook);
+  if (m_runbook.empty()) throw std::runtime_error("cannot read " + k_runbook.string());
+  if (!workload.empty()) {
+    const std::string command = "command: [\"true\"]";
+    const auto at = m_runbook.find(command);
+    if (at == std::string::npos) throw std::runtime_error("no workload line in the runbook");
+    m_runbook.replace(at, command.size(), "command: " + workload);
+  }
+  const std::string& runbook = m_runbook;
 
   const fs::path ref = m_work / "reference-run";
   fs::create_directories(ref);
@@ -200,6 +210,18 @@ std::vector<Point> Harness::all_points() const {
   return out;
 }
 
+std::vector<Point> Harness::window_points(const std::vector<std::string>& hooks) const {
+  std::vector<Point> out;
+  for (const auto& p : all_points()) {
+    if (p.command != "run" || std::find(hooks.begin(), hooks.end(), p.hook) == hooks.end())
+      continue;
+    // The first and the last time each is reached: the trace pass and the last counter pass.
+    const int last = m_run_hits.at(p.hook);
+    if (p.hit == 1 || p.hit == last) out.push_back(p);
+  }
+  return out;
+}
+
 std::vector<Point> Harness::seeded_points(uint64_t seed, size_t count, size_t ingest_count) const {
   std::mt19937_64 rng(seed);
   const auto all = all_points();
@@ -247,7 +269,7 @@ Outcome Harness::run(const Point& p) {
   fs::path db;
   const std::vector<std::string>* want = nullptr;
   if (p.command == "run") {
-    std::ofstream(dir / "qwen3.yaml") << read_text(k_runbook);
+    std::ofstream(dir / "qwen3.yaml") << m_runbook;
     db = dir / "q.db";
     first = {"run", "qwen3.yaml", "--simulate", "--quiet", "--db", "q.db"};
     again = {"resume", "q.db", "--quiet"};

@@ -48,7 +48,8 @@ class Harness {
  public:
   // Runs the uninterrupted references in `work` (a run of the Qwen3 simulated runbook, and an
   // ingest of its first two passes' files) and counts every hook's hits.
-  explicit Harness(std::filesystem::path work);
+  // `workload`, when given, replaces the runbook's workload command (a YAML flow list).
+  explicit Harness(std::filesystem::path work, const std::string& workload = "");
 
   // Every hook at every hit, kprof alone and the whole tree.
   std::vector<Point> all_points() const;
@@ -56,6 +57,10 @@ class Harness {
   // `ingest_count` points of `kprof ingest` (ingesting, committing); a random point of the phase
   // each time, kprof alone and the whole tree alternating.
   std::vector<Point> seeded_points(uint64_t seed, size_t count, size_t ingest_count) const;
+
+  // The points of `kprof run` at `hooks`, each at its first and its last hit, kprof alone and
+  // the whole tree.
+  std::vector<Point> window_points(const std::vector<std::string>& hooks) const;
 
   Outcome run(const Point& p);
 
@@ -66,6 +71,7 @@ class Harness {
  private:
   std::filesystem::path m_work;
   std::filesystem::path m_runbook_text_source;
+  std::string m_runbook;  // the text every run of this harness starts from
   std::vector<std::string> m_run_dump, m_ingest_dump;
   std::map<std::string, int> m_run_hits, m_ingest_hits;
   int m_next = 0;

@@ -41,5 +41,29 @@ TEST(Crash, Kill9AtSeededPointsThenRecoveryEqualsAnUninterruptedRun) {
   if (!HasFailure()) std::filesystem::remove_all(work);
 }
 
+// Every window between an effect outside the database and its record: the pass marked running
+// before its folder is emptied, the profiler's process forked but held before exec until its id
+// is recorded, the id recorded, the profiler running, the profiler exited before its outcome is
+// recorded. A kill there must neither lose nor double a pass (no orphan profiler writing into the
+// folder the resumed attempt ingests).
+TEST(Crash, Kill9InEveryLaunchWindowThenResumeEqualsAnUninterruptedRun) {
+  const auto work =
+      std::filesystem::temp_directory_path() / ("kprof-crash-win-" + std::to_string(::getpid()));
+  // A workload that runs for a second: a profiler that a kill left running unrecorded would
+  // still be writing into the pass folder when the resumed attempt runs there.
+  Harness h(work, "[\"sleep\", \"1\"]");
+  const std::vector<std::string> windows = {"launch.state_running", "launch.forked",
+                                            "launch.recorded", "launch.spawned", "run.pass_exited"};
+  for (const auto& w : windows) ASSERT_GT(h.run_hits().count(w), 0u) << w;
+  const auto points = h.window_points(windows);
+  EXPECT_EQ(points.size(), windows.size() * 2 * (h.run_hits().at(windows[0]) > 1 ? 2 : 1));
+  for (const auto& p : points) {
+    const Outcome o = h.run(p);
+    EXPECT_TRUE(o.passed) << p.label() << ": " << o.detail;
+    std::cout << (o.passed ? "passed " : "FAILED ") << p.label() << " (" << o.seconds << " s)\n";
+  }
+  if (!HasFailure()) std::filesystem::remove_all(work);
+}
+
 }  // namespace
 }  // namespace kprof::crash

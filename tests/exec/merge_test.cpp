@@ -203,5 +203,50 @@ TEST_F(Merge, DatabasesOfAnotherRunbookAreRefusedAndANewTargetIsNotLeftBehind) {
   EXPECT_EQ(file_sha(dir / "full.db"), sha);
 }
 
+// Analysis results (the stored joins and outline that `query`, `report`, `export` and `compare`
+// write into a database) are not capture data: a merge after any of them, into an analysed target
+// or from an analysed source, keeps every capture row once, and the next analysis of the merged
+// database works.
+TEST_F(Merge, AMergeAfterEveryAnalysisCommandKeepsEveryCaptureRowOnce) {
+  const auto full = dir / "full.db";
+  const std::vector<std::pair<std::string, std::vector<std::string>>> analyses = {
+      {"query", {"query", "DB", "roofline"}},
+      {"report", {"report", "DB", "-o", (dir / "r.html").string()}},
+      {"export", {"export", "DB", "--perfetto", (dir / "t.json").string()}},
+      {"compare", {"compare", full.string(), "DB"}},
+  };
+  auto analyse = [&](const std::vector<std::string>& command, const std::filesystem::path& db) {
+    std::vector<std::string> args = command;
+    std::replace(args.begin(), args.end(), std::string("DB"), db.string());
+    const auto r = kprof(dir, args);
+    EXPECT_EQ(r.code, 0) << args[0] << " " << db << ": " << r.text;
+  };
+  analyse({"query", "DB", "roofline"}, full);  // the source analysed too
+  const auto want = content(full);
+  for (const auto& [name, command] : analyses) {
+    SCOPED_TRACE(name);
+    const auto a = node_copy(full, dir / (name + "-a.db"), {1, 2});  // the trace
+    const auto b = node_copy(full, dir / (name + "-b.db"), {0});     // the counter passes
+    analyse(command, a);
+    const auto merged = dir / (name + "-merged.db");
+    // Into a new database, from an analysed node and one that was not.
+    auto r = kprof(dir, {"merge", merged.string(), a.string(), b.string()});
+    ASSERT_EQ(r.code, 0) << r.text;
+    EXPECT_EQ(content(merged), want);
+    // Into the analysed node itself; then the analysed whole run, which adds nothing.
+    r = kprof(dir, {"merge", a.string(), b.string()});
+    ASSERT_EQ(r.code, 0) << r.text;
+    EXPECT_EQ(content(a), want);
+    r = kprof(dir, {"merge", a.string(), full.string()});
+    ASSERT_EQ(r.code, 0) << r.text;
+    EXPECT_NE(r.text.find("run 1: 0 passes added"), std::string::npos) << r.text;
+    EXPECT_EQ(content(a), want);
+    // What the analysis stored about the node's old rows went; analysing again works.
+    for (const auto& [again, again_command] : analyses) analyse(again_command, a);
+    SQLite::Database db(a.string(), SQLite::OPEN_READONLY);
+    EXPECT_EQ(db.execAndGet("PRAGMA integrity_check").getString(), "ok");
+  }
+}
+
 }  // namespace
 }  // namespace kprof::exec

@@ -249,6 +249,44 @@ TEST_F(SlurmRun, ResumeAfterKill9AdoptsTheRunningTasks) {
   EXPECT_EQ(pass_field(1, "attempts"), "1");
 }
 
+// The same with a run started by `kprof run --slurm` (no `launcher:` in the runbook): a plain
+// `kprof resume DB` takes the launcher the running attempts were recorded with and adopts the
+// tasks, instead of cancelling them and running the passes locally.
+TEST_F(SlurmRun, PlainResumeOfARunStartedWithTheSlurmFlagAdoptsItsTasks) {
+  REQUIRE_CLUSTER();
+  const auto rb = runbook(
+      "if [ \"$T\" != local ] && [ \"$T\" != 0 ]; then touch \"$D/running-$T\"; sleep 3; fi");
+  std::string text = read(rb);
+  const std::string section = "launcher:\n  type: slurm\n  gpus_per_task: 1\n";
+  ASSERT_NE(text.find(section), std::string::npos);
+  text.erase(text.find(section), section.size());
+  std::ofstream(rb) << text;
+  std::atomic<pid_t> pid{0};
+  std::thread killer([&] {
+    for (int i = 0; i < 600; ++i) {
+      if (pid && fs::exists(dir / "running-1") && fs::exists(dir / "running-2")) {
+        ::kill(pid.load(), SIGKILL);
+        return;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+  });
+  auto r = kprof({"run", rb.string(), "--simulate", "--quiet", "--slurm", "--gpus-per-task", "1"},
+                 [&](pid_t p) { pid = p; });
+  killer.join();
+  ASSERT_EQ(r.result.signal, SIGKILL) << r.text;
+  EXPECT_EQ(pass_field(1, "state"), "running");
+  EXPECT_EQ(pass_field(1, "launcher"), "slurm");
+  r = kprof({"resume", (dir / "small.db").string(), "--quiet"});
+  ASSERT_EQ(r.result.exit_code, 0) << r.text;
+  EXPECT_EQ(scripts().size(), 2u) << "resume submitted again";
+  EXPECT_FALSE(fs::exists(dir / "gpu-local")) << "a pass ran locally";
+  for (int ordinal : {1, 2}) {
+    EXPECT_EQ(pass_field(ordinal, "state"), "done");
+    EXPECT_EQ(pass_field(ordinal, "attempts"), "1");
+  }
+}
+
 // The node set DOWN while a counter task runs: Slurm requeues the task (PENDING, Restarts=1) and
 // starts it again after its hold (cred_expire, 10 s on the loopback cluster); kprof treats the
 // requeue as the same attempt going on, and the run completes with one attempt per pass.
