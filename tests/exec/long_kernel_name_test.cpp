@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "core/exec/process_runner.hpp"
+#include "tests/exec/kprof_cli.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec {
@@ -19,23 +20,8 @@ using testing::TempDir;
 using testing::write_file;
 using testing::write_script;
 
-struct Ran {
-  RunResult result;
-  std::string text;
-};
-
-Ran kprof(const TempDir& dir, const std::vector<std::string>& args) {
-  LaunchSpec s;
-  s.argv = {std::string(KPROF_BIN_DIR) + "/kprof"};
-  s.argv.insert(s.argv.end(), args.begin(), args.end());
-  s.log_path = dir / "kprof.out";
-  s.log_tail_bytes = 1 << 20;
-  s.timeout = std::chrono::minutes(2);
-  fs::remove(s.log_path);
-  Ran r;
-  r.result = run_process(s);
-  r.text = read_text(s.log_path);
-  return r;
+testing::KprofOut kprof(const TempDir& dir, const std::vector<std::string>& args) {
+  return testing::run_kprof(dir.path(), args);
 }
 
 TEST(LongKernelName, A64KilobyteNameWorksInEveryCommand) {
@@ -50,7 +36,7 @@ TEST(LongKernelName, A64KilobyteNameWorksInEveryCommand) {
   const auto db = dir / "q.db";
   auto r =
       kprof(dir, {"run", (dir / "rb.yaml").string(), "--simulate", "--quiet", "--db", db.string()});
-  ASSERT_EQ(r.result.exit_code, 0) << r.text;
+  ASSERT_EQ(r.code, 0) << r.text;
   // A Tensile-shaped name: the default rule that keeps its operand layouts ends in `_.*$`.
   const std::string name = "Cijk_Alik_Bljk_BBS_" + std::string(64 * 1024, 'X');
   {
@@ -77,8 +63,8 @@ TEST(LongKernelName, A64KilobyteNameWorksInEveryCommand) {
   commands.push_back({"merge", (dir / "merged.db").string(), db.string()});
   for (const auto& c : commands) {
     r = kprof(dir, c);
-    EXPECT_EQ(r.result.exit_code, 0) << c[0] << " " << c[2] << ": " << r.result.describe() << "\n"
-                                     << r.text.substr(0, 2000);
+    EXPECT_EQ(r.code, 0) << c[0] << " " << c[2] << ": " << r.describe << "\n"
+                         << r.text.substr(0, 2000);
   }
   r = kprof(dir, {"query", db.string(), "families", "--format", "csv"});
   EXPECT_NE(r.text.find("Cijk_Alik_Bljk,"), std::string::npos) << r.text.substr(0, 2000);

@@ -10,6 +10,7 @@
 
 #include "core/base/sha256.hpp"
 #include "core/exec/process_runner.hpp"
+#include "tests/exec/kprof_cli.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec {
@@ -20,23 +21,10 @@ using testing::TempDir;
 using testing::write_file;
 using testing::write_script;
 
-const std::string k_kprof = std::string(KPROF_BIN_DIR) + "/kprof";
-
-struct Out {
-  int code = -1;
-  std::string text;
-};
+using Out = testing::KprofOut;
 
 Out kprof(const TempDir& dir, const std::vector<std::string>& args) {
-  LaunchSpec s;
-  s.argv = {k_kprof};
-  s.argv.insert(s.argv.end(), args.begin(), args.end());
-  s.log_path = dir / "kprof.out";
-  s.env = {{"ROCPROF_SIM_CLOCK_BASE_NS", "1000000000"}};
-  s.log_tail_bytes = 1 << 20;
-  std::filesystem::remove(s.log_path);
-  const auto r = run_process(s);
-  return {r.exit_code, read_text(s.log_path)};
+  return testing::run_kprof(dir.path(), args, {{"ROCPROF_SIM_CLOCK_BASE_NS", "1000000000"}});
 }
 
 // A trace pass and two counter passes on the double's small model.

@@ -12,6 +12,7 @@
 
 #include "core/base/output_file.hpp"
 #include "core/exec/process_runner.hpp"
+#include "tests/exec/kprof_cli.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec {
@@ -23,26 +24,11 @@ using testing::TempDir;
 using testing::write_file;
 using testing::write_script;
 
-const std::string k_kprof = std::string(KPROF_BIN_DIR) + "/kprof";
-
-struct Out {
-  int code = -1;
-  int signal = 0;
-  std::string text;
-};
+using Out = testing::KprofOut;
 
 Out kprof(const TempDir& dir, const std::vector<std::string>& args,
           std::map<std::string, std::string> env = {}) {
-  LaunchSpec s;
-  s.argv = {k_kprof};
-  s.argv.insert(s.argv.end(), args.begin(), args.end());
-  s.log_path = dir / "kprof.out";
-  s.env = std::move(env);
-  s.log_tail_bytes = 1 << 20;
-  s.timeout = std::chrono::minutes(2);  // a FIFO that blocks would otherwise hang the test
-  fs::remove(s.log_path);
-  const auto r = run_process(s);
-  return {r.exit_code, r.signal, read_text(s.log_path)};
+  return testing::run_kprof(dir.path(), args, std::move(env));
 }
 
 // Temporary files of kprof's output writer in `dir`.
