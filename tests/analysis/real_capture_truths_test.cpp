@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -449,7 +450,11 @@ std::vector<Claim> claims_of(const FolderTruth& truth) {
     for (const auto& p : run.passes)
       for (const auto& f : p.files) {
         files.insert(rel(folder, f.path));
-        groups.insert(truth_group(truth, rel(folder, f.path)));
+        const int g = truth_group(truth, rel(folder, f.path));
+        if (g < 0)
+          ADD_FAILURE() << truth.folder << ": ingested " << rel(folder, f.path)
+                        << ", which no capture of the truth lists";
+        groups.insert(g);
       }
     std::string names;
     for (const auto& f : files) names += (names.empty() ? "" : " + ") + f;
@@ -563,6 +568,47 @@ TEST(RealCaptureTruths, NoConfidentClaimIsWrongBeyondTheKnownList) {
   for (const auto& k : known)
     EXPECT_TRUE(wrong.count(k)) << "no longer made (or no longer confident): " << k.first << ": "
                                 << k.second << ": remove it from kKnownConfidentWrongClaims";
+}
+
+// The Dispatch_Id column of a kernel trace, read with a plain line split (not kprof's readers):
+// it is the 6th field, and none of the five before it (Kind, Agent_Id, Queue_Id, Stream_Id,
+// Thread_Id) holds a comma; rocprofv3 quotes numbers in some releases and not in others.
+std::vector<int64_t> dispatch_ids(const fs::path& trace) {
+  std::ifstream in(trace);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(
+      line.rfind("\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\"",
+                 0),
+      0u)
+      << trace;
+  std::vector<int64_t> ids;
+  while (std::getline(in, line)) {
+    size_t b = 0;
+    for (int field = 0; field < 5; ++field) b = line.find(',', b) + 1;
+    std::string id = line.substr(b, line.find(',', b) - b);
+    std::erase(id, '"');
+    ids.push_back(std::stoll(id));
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+// The truths themselves, against the files: every file they name exists, and each trace's window
+// count is its number of runs of consecutive Dispatch_Ids.
+TEST(RealCaptureTruths, TruthsNameRealFilesAndTheirWindows) {
+  for (const auto& truth : all_truths()) {
+    const fs::path folder = k_captures / truth.folder;
+    for (const auto& capture : truth.captures)
+      for (const auto& f : capture) EXPECT_TRUE(fs::is_regular_file(folder / f)) << folder / f;
+    for (const auto& t : truth.traces) {
+      const auto ids = dispatch_ids(folder / t.trace);
+      size_t windows = ids.empty() ? 0 : 1;
+      for (size_t i = 1; i < ids.size(); ++i) windows += ids[i] != ids[i - 1] + 1;
+      EXPECT_EQ(windows, t.windows) << folder / t.trace;
+    }
+    for (const auto& c : truth.counters) EXPECT_TRUE(fs::is_regular_file(folder / c.counters));
+  }
 }
 
 }  // namespace
