@@ -288,6 +288,54 @@ FolderTruth sq8_0_pmc() {
   return t;
 }
 
+// gemma4-reader-attribution-v0.1/raw: one process (4108606), ullm-gemma4-resident --mode
+// attention-profile --benchmark-prompt-tokens 128 (rocprof-n128.stderr). 24349 dispatches, ids
+// 1-24349 consecutive. collections.Counter(n):
+//   ullm_paged_decode_attn_f32_kernel 3584 = 28 x 128, ullm_gemma_full_attn_batched_512 7,
+//   ullm_paged_kv_write_f32_kernel 1920 = 15 x 128, ullm_matvec_bf16_f32_kernel 1 (the lm head,
+//   the very last dispatch), 18013 copyBuffer (the first 1442 dispatches are weight uploads).
+// 28 sliding-window layers attending token by token plus 7 full-attention layers: 35 layers, one
+// lm head: ONE forward pass over a 128-token prompt. The kv writes come in blocks of 128 starting
+//   [b-a for a,b in zip(blocks,blocks[1:])] -> 1050, 1050, 1050, 1050, 410, (3 times)
+// apart: 4 sliding layers and 1 full one, 4610 dispatches per 5 layers while the first 15 layers
+// write the KV cache (the last 20 share it and launch less): the layers are not alike, no single
+// dispatches-per-layer figure holds.
+const FolderTruth k_gemma_reader{
+    "uLLM-project/2026-07-28/gemma4-reader-attribution-v0.1/raw",
+    {},
+    {{"rocprof-n128/homelab1-WRX80-Creator/4108606_agent_info.csv",
+      "rocprof-n128/homelab1-WRX80-Creator/4108606_kernel_trace.csv"}},
+    {{"rocprof-n128/homelab1-WRX80-Creator/4108606_kernel_trace.csv", 1, false, 0, true, 35, 0}},
+    {}};
+
+// jhinpan/flydsl-kernel-profiling (the first copy of the same project): discover traces of the
+// flash_attn_func (45 dispatches, ids 1-45, flash_attn_func_kernel_0 9 times among PyTorch
+// kernels) and pa_mqa_logits_fp4 tests (532, ids 1-532), each its own invocation, and the
+// agent_info of the `big` and `small` runs (their results.json are no format kprof reads).
+// Kernel tests: no model.
+FolderTruth flydsl_first() {
+  FolderTruth t{"flydsl-kernel-profiling", {}, {}, {}, {}};
+  for (const std::string ex : {"flash_attn_func", "pa_mqa_logits_fp4"}) {
+    const std::string d = ex + "/compute_viewer/";
+    t.captures.push_back({d + "discover_agent_info.csv", d + "discover_domain_stats.csv",
+                          d + "discover_kernel_stats.csv", d + "discover_kernel_trace.csv"});
+    t.captures.push_back({d + "big_agent_info.csv"});
+    t.captures.push_back({d + "small_agent_info.csv"});
+    t.traces.push_back({d + "discover_kernel_trace.csv", 1, false, 0, false, 0, 0});
+  }
+  return t;
+}
+
+// ROCm/rocprofiler-sdk source/docs/data: two examples of the documentation, not one run: the
+// kernel trace (8 dispatches on two queues, thread 21228, agent "2", times 2414192765...) and the
+// counter collection (4 dispatches, pid 15606, "Agent 1", times 3200098838..., about 9 days
+// later). Two captures; a kernel test (four arithmetic kernels), no model.
+const FolderTruth k_sdk_docs{"rocprofiler-sdk-docs",
+                             {},
+                             {{"kernel_trace.csv"}, {"counter_collection.csv"}},
+                             {{"kernel_trace.csv", 1, false, 0, false, 0, 0}},
+                             {}};
+
 std::vector<FolderTruth> all_truths() {
   return {k_unified_viewer,
           k_unified_viewer_counters,
@@ -301,6 +349,9 @@ std::vector<FolderTruth> all_truths() {
           discover("moe_reduce"),
           discover("layernorm"),
           k_aq4,
+          k_gemma_reader,
+          flydsl_first(),
+          k_sdk_docs,
           k_component,
           k_decode_probe,
           sq8_0_pmc()};
@@ -536,6 +587,17 @@ const std::vector<KnownWrong> kKnownConfidentWrongClaims = {
      "four counter-only processes (2684191, 2684167, 3985140, 3985130), two workloads",
      "ingest splits inputs into runs only when more than one kernel trace is among them; "
      "counter-only invocations become passes 1-4 of one run"},
+    {"uLLM-project/2026-07-28/gemma4-reader-attribution-v0.1/raw/rocprof-n128/"
+     "homelab1-WRX80-Creator/4108606_kernel_trace.csv",
+     "steps: 2 x 4610",
+     "one forward pass of 35 layers (one lm head); 4610 dispatches are 5 layers (4 sliding-"
+     "window, 1 full attention) of the first 15",
+     "a block of layers repeats with host gaps between blocks (the per-token attention "
+     "loop), and a block is taken for a step (confidence medium, printed without any)"},
+    {"rocprofiler-sdk-docs", "run: counter_collection.csv + kernel_trace.csv",
+     "two documentation examples: another process, agent numbering and day",
+     "files with no output prefix count as one invocation, so the counters become pass 1 of "
+     "the trace's run; pids, times and agents are not compared"},
     {"tinygrad-arkey/llama-kernel-residual-primitive-audit-20260619",
      "run: rocprof_decode_d0/trace_kernel_stats.csv + rocprof_decode_d1024/trace_kernel_stats.csv "
      "+ rocprof_prefill_pp512/trace_kernel_stats.csv",
