@@ -336,6 +336,28 @@ const FolderTruth k_sdk_docs{"rocprofiler-sdk-docs",
                              {{"kernel_trace.csv", 1, false, 0, false, 0, 0}},
                              {}};
 
+// sq8-r9700-attention-phase1-v0.1/decode: two rocprofv3 processes of one workload, the same
+// roctx range "ullm.sq8.phase0.decode.steady.v1/repeat=0/cache_start=1028/steps=16" in both
+// marker traces: default-trace (pid 1105281: stats, markers, copies; no kernel trace) and pmc
+// (pid 1122884: counters of ullm_paged_decode_attn_f32_kernel only, a kernel filter). One
+// workload, so its stats and its counter pass may share a run; no trace, nothing to join.
+const FolderTruth k_sq8_decode{
+    "uLLM-project/2026-07-26/sq8-r9700-attention-phase1-v0.1/decode",
+    {},
+    {{"default-trace/rocprof/sq8-attention-decode-default_agent_info.csv",
+      "default-trace/rocprof/sq8-attention-decode-default_domain_stats.csv",
+      "default-trace/rocprof/sq8-attention-decode-default_hip_api_stats.csv",
+      "default-trace/rocprof/sq8-attention-decode-default_kernel_stats.csv",
+      "default-trace/rocprof/sq8-attention-decode-default_marker_api_stats.csv",
+      "default-trace/rocprof/sq8-attention-decode-default_marker_api_trace.csv",
+      "default-trace/rocprof/sq8-attention-decode-default_memory_copy_stats.csv",
+      "default-trace/rocprof/sq8-attention-decode-default_memory_copy_trace.csv",
+      "pmc/rocprof/sq8-attention-decode-pmc_agent_info.csv",
+      "pmc/rocprof/sq8-attention-decode-pmc_counter_collection.csv",
+      "pmc/rocprof/sq8-attention-decode-pmc_marker_api_trace.csv"}},
+    {},
+    {}};
+
 std::vector<FolderTruth> all_truths() {
   return {k_unified_viewer,
           k_unified_viewer_counters,
@@ -352,6 +374,7 @@ std::vector<FolderTruth> all_truths() {
           k_gemma_reader,
           flydsl_first(),
           k_sdk_docs,
+          k_sq8_decode,
           k_component,
           k_decode_probe,
           sq8_0_pmc()};
