@@ -49,7 +49,9 @@ struct TraceTruth {
   bool generation = false;  // repeated forward passes (a generation loop) are in the trace
   size_t step_period = 0;   // dispatches per repeated step, when the rows show it (0: not known)
   bool prefill = false;     // a prefill forward pass is in the trace
-  int layers = 0;           // layers per forward pass; 0: no model runs (a kernel test)
+  // Layers per forward pass; 0: no model runs (a kernel test); -1: a model runs, but no whole
+  // pass is in the trace to count them in.
+  int layers = 0;
   size_t layer_dispatches = 0;  // dispatches of one pass's layers, all together
 };
 
@@ -128,7 +130,7 @@ const FolderTruth k_unified_viewer{
      {"prefill_kernel_trace.csv", "prefill_hip_api_trace.csv",
       "prefill_fetch_counter_collection.csv", "prefill_stall_counter_collection.csv"}},
     {{"prefill_kernel_trace.csv", 1, false, 0, true, 32, 1120},
-     {"decode_kernel_trace.csv", 6, true, 923, false, 0, 0}},
+     {"decode_kernel_trace.csv", 6, true, 923, false, -1, 0}},
     {{"prefill_fetch_counter_collection.csv", "prefill_kernel_trace.csv", 4512, 51},
      {"prefill_stall_counter_collection.csv", "prefill_kernel_trace.csv", 4512, 51},
      {"decode_fetch_counter_collection.csv", "decode_kernel_trace.csv", 0, 20},
@@ -183,8 +185,9 @@ FolderTruth rmsnorm(const std::string& folder, const std::vector<std::string>& p
 //     121, 121 between host gaps;
 //   pa: 245, paged_attention_decode_sliding_window_head_1 + pa_decode_ps_reduce 12 times in a
 //     row, pa_decode_ps_kernel_0 + kn_mla_reduce_v1 12 times, PyTorch reference kernels around;
-//   moe_reduce: 136, moe_reduction_kernel_0 26 times between copyBuffer/reduce kernels;
-//   layernorm: 135, layernorm_kernel_0 112 times.
+//   moe_reduce: 136, moe_reduction_kernel_0 26 times (runs of 1, 5, 20) among copyBuffer and
+//     reduce kernels;
+//   layernorm: 135, layernorm_kernel_0 112 times (runs of 12, 100).
 // Kernel tests, not models: no generation loop, no prefill, no decode, no layers ("decode" in
 // mla_decode and pa names the attention kernel, not a phase of the trace).
 FolderTruth discover(const std::string& example) {
@@ -249,10 +252,10 @@ const FolderTruth k_component{
       "component-m8-evicted_kernel_trace.csv", 0, 22}}};
 
 // sq8-decode-attention-rootcause/phase0-pmc-root: one process (564735) writing a kernel trace and
-// counters in one invocation (the 530 counter rows carry the trace's own ids and start/end
-// times). 319 dispatches: a copyBuffer, then ullm_paged_decode_attn_f32 / split_partial /
-// split_merge 106 times each (probe-summary.json: "excludes model layers"): an attention kernel
-// probe, no model. Counters: 106 dispatches, ids 2-109, each at its own id (offset 0).
+// counters in one invocation (the 530 counter rows carry the trace's own ids and start times). 319
+// dispatches: a copyBuffer, then ullm_paged_decode_attn_f32 / split_partial / split_merge 106 times
+// each (probe-summary.json: "excludes model layers"): an attention kernel probe, no model.
+// Counters: 106 dispatches, ids 2-109, each at its own id (offset 0).
 const FolderTruth k_decode_probe{
     "uLLM-project/2026-07-26/sq8-decode-attention-rootcause/phase0-pmc-root",
     {},
@@ -461,6 +464,8 @@ void trace_claims(const std::string& capture, const PhaseModel& pm, const TraceT
     // layer period may be a mean: hybrid models' layers differ in length).
     if (truth.layers == 0)
       c.wrong = "no model runs: a kernel test has no layers";
+    else if (truth.layers < 0)
+      c.wrong = "no whole forward pass is in the trace to count layers in";
     else if (pm.layers != truth.layers ||
              pm.layer_period * static_cast<size_t>(pm.layers) != truth.layer_dispatches)
       c.wrong = std::to_string(truth.layers) + " layers in " +
