@@ -126,6 +126,8 @@ int Driver::start_progress(const std::vector<store::PassInfo>& passes) {
       m_rb.passes.counters.enabled.value && !run_plan().replay.why.empty() &&
       run_plan().replay.mode != ReplayMode::after_trace)
     m_progress.message("replay: auto -> one run per counter pass: " + run_plan().replay.why);
+  if (!run_plan().replay.warning.empty())
+    m_progress.message("WARNING: " + run_plan().replay.warning);
   return to_run;
 }
 

@@ -51,6 +51,8 @@ LaunchSpec Driver::spec_of(const Job& j, size_t slot) {
   s.kill_grace = m_options.kill_grace;
   s.name = "kprof run " + std::to_string(m_run_id) + " pass " + std::to_string(j.ordinal);
   if (slot < m_options.gpus.size()) s.gpu = m_options.gpus[slot];
+  s.profiler_release = m_backend.version().release_key();
+  s.profiler_release_text = m_backend.version().summary();
   return s;
 }
 

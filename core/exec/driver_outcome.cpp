@@ -106,25 +106,19 @@ void Driver::fail_unplannable(const store::PassInfo& p, const std::string& why) 
   m_progress.pass_finished(p.ordinal, "failed", std::chrono::milliseconds(0), *t.reason);
 }
 
-// The files of an attempt whose profiler exited 0, loaded into its pass (pass_ingest.hpp).
+// The files of an attempt whose profiler exited 0, loaded into its pass (pass_ingest.hpp), kept
+// to the region as region_cut() says.
 void Driver::ingest(const Job& j) {
   std::optional<RegionContext> region;
-  if (j.kind == PassKind::counters && m_backend.counters_count_outside_regions()) {
-    // A profiler that counts outside --selected-regions (ROCm 7.0): the region's launches are
-    // found against the trace pass (region_window.hpp); the rest is left out of the database
-    // and said so in the pass log.
+  const RegionCut cut = region_cut(j.kind, m_rb, m_backend);
+  const auto log = pass_log(m_rb, m_run_id, j.ordinal);
+  if (cut == RegionCut::trace) {
     for (const auto& p : m_db.list_passes(m_run_id))
       if (p.kind == PassKind::trace && p.state == PassState::done)
-        region = RegionContext{false, p.id, pass_log(m_rb, m_run_id, j.ordinal),
-                               m_backend.version().summary()};
+        region = RegionContext{false, p.id, log, m_backend.version().summary()};
   }
-  if (j.kind == PassKind::trace && m_rb.profiler.selected_regions.value &&
-      !m_backend.version().has_region_switch()) {
-    // No region switch before ROCm 7.0: the trace holds the whole run, and its marker records
-    // say where the region is (region_filter.hpp, marker_region_windows).
-    region =
-        RegionContext{true, 0, pass_log(m_rb, m_run_id, j.ordinal), m_backend.version().summary()};
-  }
+  if (cut == RegionCut::markers)
+    region = RegionContext{true, 0, log, m_backend.version().summary()};
   ingest_attempt(m_db, j.pass_id, pass_dir(m_rb, m_run_id, j.ordinal), region, j.groups);
 }
 

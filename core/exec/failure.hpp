@@ -22,7 +22,8 @@ struct Failure {
   std::string reason;  // one line, e.g. "counters exceed hardware limits: SQ_WAVES, ..."
 };
 
-// Interrupted, ok, timed out, exit 2 (usage error: deterministic), anything else transient.
+// Interrupted, ok, timed out, exit 2 (usage error), 126/127 (the program cannot be executed or is
+// not found): deterministic; anything else transient.
 Failure classify_generic(const RunResult& result);
 
 const char* failure_kind_name(FailureKind kind);

@@ -6,8 +6,11 @@
 #include "core/base/crash_point.hpp"
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
+#include "core/exec/ingest_manifest.hpp"
+#include "core/exec/pass_manifest.hpp"
 #include "core/exec/run_lock.hpp"
 #include "core/ingest/discover.hpp"
+#include "core/ingest/trace_stats.hpp"
 #include "core/store/capture_db.hpp"
 
 namespace kprof::exec {
@@ -22,7 +25,9 @@ bool is_trace_file(const ingest::InputFile& f) {
 
 std::vector<std::string> stored_paths(store::CaptureDb& db, int64_t pass_id) {
   std::vector<std::string> out;
-  for (const auto& f : db.ingest_files(pass_id)) out.push_back(f.path);
+  // Statistics computed from the trace are no file to read again: the trace gives them again.
+  for (const auto& f : db.ingest_files(pass_id))
+    if (f.kind != ingest::k_stats_from_trace_kind) out.push_back(f.path);
   return out;
 }
 
@@ -214,12 +219,18 @@ IngestReport ingest_capture(const IngestRequest& request) {
   std::vector<std::string> inputs;
   for (const auto& i : request.inputs)
     inputs.push_back(fs::absolute(i).lexically_normal().string());
-  const ingest::Discovery found = ingest::discover(inputs);
-  const ingest::IngestPlan plan = ingest::plan_ingest(found, request.forced_kind);
+  // Pass folders a batch script's tasks wrote: the run they are (ingest_manifest.hpp).
+  const std::vector<fs::path> manifests = find_manifests(inputs);
+  std::optional<ingest::Discovery> found;
+  std::optional<ingest::IngestPlan> plan;
+  if (manifests.empty()) {
+    found = ingest::discover(inputs);
+    plan = ingest::plan_ingest(*found, request.forced_kind);
+  }
 
   IngestReport report;
-  report.notes = plan.notes;
-  report.skipped = found.skipped;
+  if (plan) report.notes = plan->notes;
+  if (found) report.skipped = found->skipped;
   std::error_code ec;
   const bool created = !fs::exists(request.db, ec);
   try {
@@ -230,9 +241,13 @@ IngestReport ingest_capture(const IngestRequest& request) {
     // bulk_load: foreign keys checked once before COMMIT, not per row
     // (core/store/write_transaction.cpp).
     store::WriteTransaction tx(db, store::WriteKind::bulk_load);
-    Loader loader(db, request);
-    for (const auto& run : plan.runs) report.runs.push_back(loader.load_run(run));
-    report.rejected = loader.rejected();
+    if (!manifests.empty()) {
+      report.runs.push_back(ingest_manifest_run(db, request, inputs, manifests, report.notes));
+    } else {
+      Loader loader(db, request);
+      for (const auto& run : plan->runs) report.runs.push_back(loader.load_run(run));
+      report.rejected = loader.rejected();
+    }
     tx.commit();
   } catch (...) {
     // Nothing was committed; a database file this call created holds only an empty schema.

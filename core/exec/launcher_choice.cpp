@@ -1,6 +1,7 @@
 #include "core/exec/launcher_choice.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
@@ -81,7 +82,7 @@ std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const La
 }
 
 std::string emit_sbatch(const runbook::Runbook& rb, const RunPlan& plan, int64_t run_id,
-                        const LauncherFlags& flags) {
+                        const LauncherFlags& flags, const SbatchTaskFiles& files) {
   // A rotated pass's interval and repeats are chosen on this run's trace, and its input file is
   // written then (rotated_pass.hpp): a script written before the trace could only name a file
   // that does not exist yet.
@@ -103,16 +104,22 @@ std::string emit_sbatch(const runbook::Runbook& rb, const RunPlan& plan, int64_t
     t.output_dir = c.output_dir;
     t.log_path = c.log_path;
     if (rb.workload.timeout.value) t.timeout = *rb.workload.timeout.value;
+    if (const auto m = files.manifests.find(c.ordinal); m != files.manifests.end())
+      t.manifest = m->second;
+    t.release = files.release;
+    t.release_text = files.release_text;
     tasks.push_back(std::move(t));
   }
   SbatchOptions o = sbatch_options(rb, flags);
   // Beside the run's logs, as `kprof run --slurm` keeps them (slurm_launcher.cpp).
   o.slurm_log_dir = rb.captures.value / ("run-" + std::to_string(run_id)) / "slurm";
   std::string s = sbatch_script(tasks, o);
-  std::string note = "# kprof plan --emit-sbatch: run " + std::to_string(run_id) + " of " +
-                     rb.source.string() +
-                     ". Create the --output folder first (mkdir -p; sbatch does not), submit\n"
-                     "# with sbatch, then load the run's folder with `kprof ingest DB FOLDER`.\n";
+  std::string note =
+      "# kprof plan --emit-sbatch: run " + std::to_string(run_id) + " of " + rb.source.string() +
+      ". Create the --output folder first (mkdir -p; sbatch does not), submit\n"
+      "# with sbatch, then load the run's folder with `kprof ingest DB FOLDER`: each\n"
+      "# task writes its pass's kprof-pass.json, so ingest makes the one run\n"
+      "# `kprof run` would.\n";
   if (plan.replay.mode == ReplayMode::after_trace) {
     // replay: auto decides on the run's own trace (replay_choice.hpp); the script has none.
     note +=
@@ -122,9 +129,14 @@ std::string emit_sbatch(const runbook::Runbook& rb, const RunPlan& plan, int64_t
         std::to_string(plan.passes.size()) + " application runs with the trace).\n";
   }
   if (plan.filter_after_trace) {
-    note += "# The counter passes count EVERY kernel here: the runbook's kernel filter (" +
-            *plan.filter_after_trace +
-            ") is decided from the trace pass, which only `kprof run --slurm` does.\n";
+    // Without the trace's choice a counter pass runs with the runbook's own filter
+    // (PassRequest::kernel_include_regex nullopt), which is every kernel only where it has none.
+    const auto& own = rb.passes.counters.kernels.include_regex.value;
+    note += "# The counter passes here count " +
+            (own ? "the kernels the runbook's include_regex '" + *own + "' lets through"
+                 : std::string("every kernel (the runbook sets no include_regex)")) +
+            ",\n# not " + *plan.filter_after_trace +
+            ": that choice needs the trace pass, which only `kprof run --slurm` runs first.\n";
   }
   // After the shebang and kprof's first comment line, before the #SBATCH lines (sbatch reads
   // #SBATCH lines up to the first command, comments may come between them:

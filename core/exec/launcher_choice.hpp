@@ -4,6 +4,7 @@
 // --gpus-per-task, --sbatch-arg). The executor asks this when its caller gave no launcher.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,7 +51,13 @@ std::unique_ptr<PassLauncher> make_launcher(const runbook::Runbook& rb, const La
 // auto`, which chooses on the run's trace between one rotated run and one run per pass: the
 // script holds one task per pass and says so. `replay: rotate` is refused (Error(input) at the
 // runbook's `replay`): its interval, repeats and input file come from the run's trace.
+// What each task writes and checks besides running its command (slurm_script.hpp, SlurmTask).
+struct SbatchTaskFiles {
+  std::map<int64_t, std::string> manifests;  // each pass's manifest (pass_manifest.hpp) by ordinal
+  std::string release;                       // ProfilerVersion::release_key of the plan
+  std::string release_text;                  // its summary
+};
 std::string emit_sbatch(const runbook::Runbook& rb, const RunPlan& plan, int64_t run_id,
-                        const LauncherFlags& flags);
+                        const LauncherFlags& flags, const SbatchTaskFiles& files = {});
 
 }  // namespace kprof::exec

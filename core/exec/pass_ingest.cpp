@@ -1,11 +1,13 @@
 #include "core/exec/pass_ingest.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "core/base/crash_point.hpp"
 #include "core/exec/region_filter.hpp"
 #include "core/ingest/discover.hpp"
 #include "core/ingest/group_check.hpp"
+#include "core/ingest/trace_stats.hpp"
 
 namespace kprof::exec {
 
@@ -16,17 +18,28 @@ namespace {
 bool holds_a_file(const fs::path& dir) {
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec)) return true;
+    if (it->is_regular_file(ec) && !is_kprof_pass_file(it->path())) return true;
   }
   return false;
 }
 
 }  // namespace
 
-void ingest_attempt(store::CaptureDb& db, int64_t pass_id, const fs::path& dir,
-                    const std::optional<RegionContext>& region,
-                    const std::vector<std::vector<std::string>>& groups) {
-  if (!holds_a_file(dir)) return;
+RegionCut region_cut(store::PassKind kind, const runbook::Runbook& rb,
+                     const ProfilerBackend& backend) {
+  if (kind == store::PassKind::counters && backend.counters_count_outside_regions())
+    return RegionCut::trace;
+  if (kind == store::PassKind::trace && rb.profiler.selected_regions.value &&
+      !backend.version().has_region_switch())
+    return RegionCut::markers;
+  return RegionCut::none;
+}
+
+std::vector<ingest::FileResult> ingest_attempt(
+    store::CaptureDb& db, int64_t pass_id, const fs::path& dir,
+    const std::optional<RegionContext>& region,
+    const std::vector<std::vector<std::string>>& groups) {
+  if (!holds_a_file(dir)) return {};
   ingest::Discovery found = ingest::discover({dir.string()});
   const std::map<int64_t, RegionWindow> windows =
       !region ? std::map<int64_t, RegionWindow>{}
@@ -34,20 +47,35 @@ void ingest_attempt(store::CaptureDb& db, int64_t pass_id, const fs::path& dir,
           ? marker_region_windows(found, region->log, region->profiler)
           : counter_region_windows(db, region->trace_pass_id, found, region->log, region->profiler);
   store::PassLoader loader(db, pass_id);
-  RegionFilter filtered(loader, windows);
+  // A trace pass that asked for --stats and got none (ingest/trace_stats.hpp) gets them computed
+  // from the rows kept.
+  const auto info = db.find_pass(pass_id);
+  const bool wants_stats =
+      info && info->kind == store::PassKind::trace &&
+      std::find(info->argv.begin(), info->argv.end(), "--stats") != info->argv.end();
+  ingest::TraceKernelStats stats(loader);
+  store::RowSink& stored = wants_stats ? static_cast<store::RowSink&>(stats) : loader;
+  RegionFilter filtered(stored, windows);
   if (region && region->by_markers) filtered.drop_stats();
-  store::RowSink& sink = windows.empty() ? static_cast<store::RowSink&>(loader) : filtered;
+  store::RowSink& sink = windows.empty() ? stored : filtered;
   crash_point("ingest.loader_open");
+  std::vector<ingest::FileResult> files;
+  const auto read = [&](const ingest::PassInput& p, store::RowSink& to) {
+    const auto r = ingest::read_pass(p, to, ingest::ReadOptions{});
+    files.insert(files.end(), r.begin(), r.end());
+  };
   if (groups.empty()) {
-    for (const auto& p : found.passes) ingest::read_pass(p, sink, ingest::ReadOptions{});
+    for (const auto& p : found.passes) read(p, sink);
   } else {
     ingest::GroupCheck check(sink, groups);
-    for (const auto& p : found.passes) ingest::read_pass(p, check, ingest::ReadOptions{});
+    for (const auto& p : found.passes) read(p, check);
     check.finish();  // before the commit: a refused pass stores nothing
   }
+  if (wants_stats) stats.finish((dir / "kernel_stats (computed from the kernel trace)").string());
   crash_point("ingest.before_commit");
   loader.commit();
   crash_point("commit.rows_committed");
+  return files;
 }
 
 Failure judge_capture(const store::PassRowCounts& counts, store::PassKind kind, bool regions) {

@@ -9,6 +9,10 @@
 #include <vector>
 
 #include "core/exec/failure.hpp"
+#include "core/exec/pass_manifest.hpp"
+#include "core/exec/profiler_backend.hpp"
+#include "core/ingest/read_options.hpp"
+#include "core/runbook/runbook.hpp"
 #include "core/store/capture_db.hpp"
 
 namespace kprof::exec {
@@ -24,15 +28,24 @@ struct RegionContext {
   std::string profiler;       // the profiler's version summary, named in that note
 };
 
+// How a pass of `kind` is kept to the runbook's region at ingest: a counter pass of a profiler
+// that counts outside --selected-regions (ROCm 7.0) at the region's launches found against the
+// trace pass (region_window.hpp), the rest left out of the database and said so in the pass log;
+// a trace pass of a release with no region switch (before ROCm 7.0), which holds the whole run,
+// at its own marker records (region_filter.hpp, marker_region_windows).
+RegionCut region_cut(store::PassKind kind, const runbook::Runbook& rb,
+                     const ProfilerBackend& backend);
+
 // Discovers the files under `dir` and loads them into pass `pass_id` in one transaction (the
 // store's PassLoader). A folder without a file loads nothing: rocprofv3 writes a file only for a
 // domain that recorded something, so that is an empty capture for judge_capture(), not an
 // unreadable one. Throws Error for unreadable output. `groups`: a rotated pass's counter groups;
 // then each dispatch's counter names must identify one of them, else ingest::GroupMismatch is
 // thrown and nothing is stored (core/ingest/group_check.hpp).
-void ingest_attempt(store::CaptureDb& db, int64_t pass_id, const std::filesystem::path& dir,
-                    const std::optional<RegionContext>& region,
-                    const std::vector<std::vector<std::string>>& groups = {});
+std::vector<ingest::FileResult> ingest_attempt(
+    store::CaptureDb& db, int64_t pass_id, const std::filesystem::path& dir,
+    const std::optional<RegionContext>& region,
+    const std::vector<std::vector<std::string>>& groups = {});
 
 // A pass whose profiler exited 0 but that holds nothing measured is a failure with a cause, not
 // a success: under --selected-regions (`regions`) that is the signature of a region opened in a

@@ -118,6 +118,7 @@ std::string replay_line(const RunbookPlan& bp) {
                                       : "application";
   s += automatic ? " (auto" + (r.why.empty() ? std::string() : ": " + r.why) + ")"
                  : " (the runbook's)";
+  if (!r.warning.empty()) s += "; WARNING: " + r.warning;
   return s;
 }
 

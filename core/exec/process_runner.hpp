@@ -54,6 +54,10 @@ struct LaunchSpec {
   std::filesystem::path output_dir;  // where the profiler writes (exists, emptied)
   std::optional<int> gpu;            // --gpus: the device of this attempt's slot
   std::optional<int64_t> ordinal;    // the pass's ordinal (a Slurm array task id)
+  // The profiler release the command was built for (ProfilerVersion::release_key, and its summary
+  // for messages): a launcher that runs it on another node checks that node's release first.
+  std::string profiler_release;
+  std::string profiler_release_text;
 };
 
 struct RunResult {

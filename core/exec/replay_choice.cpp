@@ -1,5 +1,7 @@
 #include "core/exec/replay_choice.hpp"
 
+#include <cstdio>
+
 #include "core/base/error.hpp"
 #include "core/exec/rotated_pass.hpp"
 
@@ -50,12 +52,15 @@ ReplayChoice kernel_replay_choice(const runbook::Runbook& rb, const ProfilerBack
                     "per pass), or use a rocprofv3 that offers kernel replay"));
   if (const auto limit = kernel_replay_limit(rb))
     throw Error(ErrorKind::input, runbook::diagnostic(rb, limit->pos, limit->what, limit->fix));
-  return {ReplayMode::kernel, std::to_string(passes) +
-                                  " groups replayed on every counted dispatch in one run "
-                                  "(rocprofv3 kernel replay, beta): " +
-                                  std::to_string(rb.passes.trace.enabled.value ? 2 : 1) +
-                                  " application runs instead of " +
-                                  std::to_string(passes + (rb.passes.trace.enabled.value ? 1 : 0))};
+  ReplayChoice c{ReplayMode::kernel,
+                 std::to_string(passes) +
+                     " groups replayed on every counted dispatch in one run "
+                     "(rocprofv3 kernel replay, beta): " +
+                     std::to_string(rb.passes.trace.enabled.value ? 2 : 1) +
+                     " application runs instead of " +
+                     std::to_string(passes + (rb.passes.trace.enabled.value ? 1 : 0))};
+  if (const auto w = kernel_replay_memory_warning(rb)) c.warning = *w;
+  return c;
 }
 
 }  // namespace
@@ -95,6 +100,31 @@ std::optional<ReplayLimit> kernel_replay_limit(const runbook::Runbook& rb) {
                               : "add --enforce-eager (or compilation_config cudagraph_mode "
                                 "NONE), or write replay: auto"};
   return std::nullopt;
+}
+
+std::optional<std::string> kernel_replay_memory_warning(const runbook::Runbook& rb) {
+  constexpr double k_device_gb = 192.0;  // MI300X
+  constexpr double k_warn_gb = 16.0;
+  if (!has_word(rb, "qwen3_generate.py") && !has_word(rb, "vllm")) return std::nullopt;
+  double share = 0.9;
+  std::string from = "vLLM's default gpu_memory_utilization 0.9";
+  if (const auto v = option_value(rb, "--gpu-memory-utilization")) {
+    try {
+      share = std::stod(*v);
+      from = "--gpu-memory-utilization " + *v;
+    } catch (const std::exception&) {
+      return std::nullopt;  // the workload refuses it itself
+    }
+  }
+  const double gb = share * k_device_gb;
+  if (gb < k_warn_gb) return std::nullopt;
+  char figure[64];
+  std::snprintf(figure, sizeof figure, "%.1f GB", gb);
+  return "kernel replay snapshots the device memory vLLM holds (" + from + " of an MI300X's " +
+         "192 GB = " + figure +
+         ") into host memory and restores it before every group of every "
+         "counted dispatch: impractical at that size. Lower --gpu-memory-utilization to what the "
+         "model needs, or write replay: auto";
 }
 
 ReplayChoice choose_replay(const runbook::Runbook& rb, const ProfilerBackend& backend,

@@ -32,6 +32,8 @@ enum class ReplayMode {
 struct ReplayChoice {
   ReplayMode mode = ReplayMode::application;
   std::string why;  // for auto: why this mode (one line); empty when the runbook chose
+  // Kernel replay: what makes it impractical though allowed (kernel_replay_memory_warning).
+  std::string warning = {};
 };
 
 // Before the run. `passes`: the counter passes planned. Throws Error(input) for `replay: rotate`
@@ -58,6 +60,17 @@ struct ReplayLimit {
   std::string fix;
 };
 std::optional<ReplayLimit> kernel_replay_limit(const runbook::Runbook& rb);
+
+// The device memory a vLLM workload makes kernel replay snapshot, with the figure, or nullopt.
+// rocprofv3's kernel replay snapshots every tracked coarse-grained allocation of the agent into
+// host memory and restores it before each group's re-execution of a dispatch
+// (how-to/using-kernel-replay-rocprofv3.rst, "Limitations"; ROCm/rocm-systems PRs #7960,
+// #10439). vLLM allocates gpu_memory_utilization of the device up front for weights and KV cache
+// (vllm/config/cache.py, default 0.9; --gpu-memory-utilization), so on an MI300X (192 GB HBM3,
+// AMD Instinct MI300X data sheet) each counted dispatch would copy about 172.8 GB per group. kprof
+// warns from 16 GB: the replay stays allowed (the user may know better, e.g. a smaller
+// --gpu-memory-utilization), and the plan and the run say the figure and the way out.
+std::optional<std::string> kernel_replay_memory_warning(const runbook::Runbook& rb);
 
 std::string to_string(ReplayMode mode);
 

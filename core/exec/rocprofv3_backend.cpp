@@ -162,6 +162,17 @@ Failure Rocprofv3Backend::classify(const RunResult& r, const PassRequest& pass) 
     if (!pass.counters.empty()) what += ": " + join(pass.counters, " ");
     return {FailureKind::deterministic, what};
   }
+  // rocprofv3 starts the application with os.execvpe (source/bin/rocprofv3.py); a program that is
+  // not there raises FileNotFoundError (PermissionError: not executable), which ends the launcher
+  // with Python's exit 1 and a traceback (https://docs.python.org/3/library/os.html#os.execvpe).
+  if (!r.timed_out && r.signal == 0 && r.exit_code == 1) {
+    for (const char* e : {"FileNotFoundError: [Errno 2]", "PermissionError: [Errno 13]"}) {
+      if (r.log_tail.find(e) != std::string::npos)
+        return {FailureKind::deterministic,
+                std::string("the workload program could not be started (rocprofv3: ") + e +
+                    "...): check workload.command and its PATH"};
+    }
+  }
   return classify_generic(r);
 }
 

@@ -113,6 +113,20 @@ ProfilerVersion parse_rocprofv3_version(const std::string& text) {
   return v;
 }
 
+std::string ProfilerVersion::release_key() const {
+  std::string said_version = "none", said_rocm = "none";
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key(trim(std::string_view(line).substr(0, colon)));
+    const std::string value(trim(std::string_view(line).substr(colon + 1)));
+    if (key == "version" && said_version == "none" && !value.empty()) said_version = value;
+    if (key == "rocm_version" && said_rocm == "none" && !value.empty()) said_rocm = value;
+  }
+  return "version=" + said_version + " rocm=" + said_rocm;
+}
+
 ProfilerVersion unknown_rocprofv3_version(const std::string& why) {
   ProfilerVersion v;
   v.text = why;

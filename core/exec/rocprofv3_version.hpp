@@ -84,6 +84,10 @@ struct ProfilerVersion {
   std::string region_way() const;
   // One line for `kprof plan` and `kprof status`: "rocprofiler-sdk 1.0.0 (ROCm 7.0.0)".
   std::string summary() const;
+  // "version=1.0.0 rocm=7.0.0": the `version` and `rocm_version` values `--version` printed, each
+  // "none" where it printed none (a tool before ROCm 7.0). A batch task computes the same words
+  // from its own node's `--version` (slurm_script.cpp) to find a node with another release.
+  std::string release_key() const;
 };
 
 // Parses `--version` output; a text without a "version:" line gives an unknown version whose

@@ -3,6 +3,7 @@
 #include "core/base/error.hpp"
 #include "core/exec/gpu_list.hpp"
 #include "core/exec/gpu_select.hpp"
+#include "core/exec/pass_ingest.hpp"
 #include "core/exec/profiler_backend.hpp"
 #include "core/exec/registered_names.hpp"
 
@@ -42,6 +43,9 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
   out.profiler = backend->executable();
   out.simulated = backend->simulated();
   out.version = backend->version();
+  out.seed = backend->seed();
+  out.trace_cut = region_cut(store::PassKind::trace, rb, *backend);
+  out.counters_cut = region_cut(store::PassKind::counters, rb, *backend);
   if (out.plan.counters) {
     const auto& c = *out.plan.counters;
     out.first_fit_passes = plan::first_fit_plan(c.target, c.request).passes.size();
@@ -90,7 +94,33 @@ std::string plan_sbatch(RunbookPlanRequest request, const LauncherFlags& flags) 
                        "drop --gpus (--gpus-per-task sets how many each pass gets)");
   request.filter_placeholder = false;
   const RunbookPlan whole = plan_runbook(request);
-  return emit_sbatch(whole.rb, whole.plan, whole.run_id, flags);
+  SbatchTaskFiles files;
+  files.release = whole.version.release_key();
+  files.release_text = whole.version.summary();
+  std::vector<int64_t> ordinals;
+  for (const auto& c : whole.plan.passes) ordinals.push_back(c.ordinal);
+  for (const auto& c : whole.plan.passes) {
+    PassManifest m;
+    m.run_name = whole.rb.name.value;
+    m.runbook_path = whole.rb.source.string();
+    m.runbook_sha256 = whole.rb.sha256;
+    m.runbook_text = whole.rb.text;
+    m.simulated = whole.simulated;
+    m.seed = whole.seed;
+    m.profiler_version = whole.version.text;
+    m.profiler = whole.version.summary();
+    const store::PlannedPass p = planned_pass(c);
+    m.ordinal = p.ordinal;
+    m.run_passes = ordinals;
+    m.kind = p.kind;
+    m.counters = p.counters;
+    m.argv = p.argv;
+    m.env = p.env;
+    m.log_path = p.log_path;
+    m.region = p.kind == store::PassKind::trace ? whole.trace_cut : whole.counters_cut;
+    files.manifests[c.ordinal] = manifest_json(m);
+  }
+  return emit_sbatch(whole.rb, whole.plan, whole.run_id, flags, files);
 }
 
 }  // namespace kprof::exec

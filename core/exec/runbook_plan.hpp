@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/exec/launcher_choice.hpp"
+#include "core/exec/pass_manifest.hpp"
 #include "core/exec/pass_plan.hpp"
 #include "core/exec/rocprofv3_version.hpp"
 #include "core/exec/rotation_preview.hpp"
@@ -37,6 +38,10 @@ struct RunbookPlan {
   std::string profiler;  // the executable
   bool simulated = false;
   ProfilerVersion version;
+  std::optional<int64_t> seed;  // the double's seed, as `kprof run` records it
+  // How `kprof run` would keep each kind of pass to the region at ingest (pass_ingest.hpp).
+  RegionCut trace_cut = RegionCut::none;
+  RegionCut counters_cut = RegionCut::none;
   int64_t run_id = 0;  // the id `kprof run` would give the next run: the commands hold it
   RunPlan plan;        // the counter passes' filter decided by the trace shows as a placeholder
   size_t first_fit_passes = 0;  // rocprofiler-compute's first-fit on the same counters
@@ -54,7 +59,8 @@ struct RunbookPlan {
 RunbookPlan plan_runbook(const RunbookPlanRequest& request);
 
 // `kprof plan --emit-sbatch`: emit_sbatch() of the request's plan, every command runnable (no
-// placeholder: a command that could not run is no use in a script). Throws Error(input) when the
+// placeholder: a command that could not run is no use in a script); each task writes its pass's
+// manifest (pass_manifest.hpp) for `kprof ingest`. Throws Error(input) when the
 // request picks GPUs of this host (--gpus): the script asks Slurm for them.
 std::string plan_sbatch(RunbookPlanRequest request, const LauncherFlags& flags);
 

@@ -60,6 +60,8 @@ std::vector<std::string> SlurmLauncher::start_all(const std::vector<LaunchSpec>&
     t.log_path = s.log_path;
     t.timeout = s.timeout;
     t.kill_grace = s.kill_grace;
+    t.release = s.profiler_release;
+    t.release_text = s.profiler_release_text;
     tasks.push_back(std::move(t));
   }
   // <captures>/run-R/slurm/: the scripts and Slurm's own per-task output, beside logs/.

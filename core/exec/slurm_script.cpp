@@ -4,6 +4,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
+#include "core/exec/pass_manifest.hpp"
 
 namespace kprof::exec {
 
@@ -18,6 +19,29 @@ bool plain_word(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
     return std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == ',' || c == ':';
   });
+}
+
+// The `version` and `rocm_version` values of this node's `rocprofv3 --version`, in the words of
+// ProfilerVersion::release_key (a tool before ROCm 7.0 rejects --version: "none" for both).
+std::string release_check() {
+  const auto value = [](const std::string& key) {
+    return "$(printf '%s\\n' \"$out\" | sed -n "
+           "'s/^[[:space:]]*" +
+           key + ":[[:space:]]*\\(.*[^[:space:]]\\)[[:space:]]*$/\\1/p' | head -n 1)";
+  };
+  std::string s = "if [ -n \"$want\" ]; then\n";
+  s += "  out=$(env \"${vars[@]}\" \"${cmd[0]}\" --version 2>/dev/null) || out=\"\"\n";
+  s += "  v=" + value("version") + "\n";
+  s += "  r=" + value("rocm_version") + "\n";
+  s += "  have=\"version=${v:-none} rocm=${r:-none}\"\n";
+  s += "  printf '%s\\n' \"$have\" > \"$dir/" + std::string(k_release_file) + "\"\n";
+  s += "  if [ \"$have\" != \"$want\" ]; then\n";
+  s += "    echo \"kprof: ${cmd[0]} on $(hostname) says $have, but the commands were built for "
+       "$want ($want_text) where kprof planned them: plan (or kprof run --slurm) with the "
+       "rocprofv3 the compute nodes have, or give the nodes that one (same ROCm module or "
+       "--rocm-root)\" | tee -a \"$log\" >&2\n";
+  s += "    exit 2\n  fi\nfi\n";
+  return s;
 }
 
 }  // namespace
@@ -77,12 +101,18 @@ std::string sbatch_script(const std::vector<SlurmTask>& tasks, const SbatchOptio
     for (const auto& [k, v] : t.env) env += " " + shell_quote(k + "=" + v);
     s += "    vars=(" + env + " )\n";
     s += "    cmd=(" + shell_join(t.argv) + ")\n";
+    s += "    manifest=" + shell_quote(t.manifest) + "\n";
+    s += "    want=" + shell_quote(t.release) + "\n";
+    s += "    want_text=" + shell_quote(t.release_text) + "\n";
     s += "    ;;\n";
   }
   s += "  *)\n    echo \"kprof: this job has no pass ${SLURM_ARRAY_TASK_ID:-(no array task)}\" "
        ">&2\n";
   s += "    exit 2\n    ;;\nesac\n";
   s += "rm -rf -- \"$dir\" && mkdir -p -- \"$dir\" \"$(dirname -- \"$log\")\" || exit 2\n";
+  s += "if [ -n \"$manifest\" ]; then\n";
+  s += "  printf '%s\\n' \"$manifest\" > \"$dir/" + std::string(k_pass_manifest) + "\" || exit 2\n";
+  s += "fi\n";
   // Slurm's default GPU environment sets CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL to the same
   // indices as ROCR_VISIBLE_DEVICES (gres.conf without Flags=amd_gpu_env,
   // https://slurm.schedmd.com/archive/slurm-22.05.8/gres.conf.html#OPT_Flags). HIP applies its
@@ -96,6 +126,7 @@ std::string sbatch_script(const std::vector<SlurmTask>& tasks, const SbatchOptio
   s += "cd -- \"$cwd\" || exit 2\n";
   s += "echo \"kprof: slurm job ${SLURM_ARRAY_JOB_ID:-?}_${SLURM_ARRAY_TASK_ID} on $(hostname) "
        "ROCR_VISIBLE_DEVICES=${ROCR_VISIBLE_DEVICES:-}\" >> \"$log\"\n";
+  s += release_check();
   s += "exec env \"${vars[@]}\" ${limit[@]+\"${limit[@]}\"} \"${cmd[@]}\" >> \"$log\" 2>&1\n";
   return s;
 }

@@ -34,6 +34,16 @@ struct SlurmTask {
   std::filesystem::path log_path;    // the command's stdout+stderr, appended
   std::chrono::milliseconds timeout{0};  // 0: none (Slurm's --time still applies)
   std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};
+  // Written to <output_dir>/kprof-pass.json before the command runs (pass_manifest.hpp); empty:
+  // none.
+  std::string manifest;
+  // The profiler release the command was built for (ProfilerVersion::release_key) and its summary.
+  // Set: the task first asks its own node's profiler (`argv[0] --version`), writes what it says to
+  // <output_dir>/kprof-release.txt, and on any other release exits 2 naming both, before the
+  // workload starts: the plan read the release on the submitting node, and a command for another
+  // release's options fails late or measures differently.
+  std::string release;
+  std::string release_text;
 };
 
 // The runbook's `launcher:` settings and `kprof run --slurm` flags.

@@ -63,7 +63,14 @@ ROCm 7.0+) and a kernel variant is too rare in one request to give every group e
 its dispatches map onto the trace's as further samples.
 
 `--check` validates the arguments and the environment without importing vLLM or touching a GPU
-and prints one line; run it on a node before `kprof run`.
+and prints one line; run it on a node before `kprof run`. Besides what a run needs, it reads the
+installed vLLM's version from its package metadata and refuses `--graph-mode none` before vLLM
+0.10.1: `cudagraph_mode` came with vllm-project/vllm PR #20059 ("New CLI flag cudagraph_mode is
+introduced in CompilationConfig"), merged after 0.10.0, and an older vLLM drops the key silently
+and keeps its graphs on. It also refuses a PyTorch wheel that bundles its own rocprofiler-sdk
+(torch/lib/librocprofiler-sdk*.so) next to a rocprofv3 of another ROCm tree: two copies of the
+SDK in one process clash (missing symbols, the tool registered twice), so it names the rocprofv3
+and --rocm-root (rocprofv3 7.0+) to use instead.
 
 Exit codes: 0 done (or check passed), 2 usage or environment error (nothing was measured; the
 reason is one line on stderr), 1 runtime failure.
@@ -72,8 +79,12 @@ reason is one line on stderr), 1 runtime failure.
 import argparse
 import ctypes
 import ctypes.util
+import glob
+import importlib.metadata
 import importlib.util
 import os
+import re
+import shutil
 import sys
 
 EXIT_USAGE = 2
@@ -187,6 +198,78 @@ def environment_problem():
     return None
 
 
+CUDAGRAPH_MODE_SINCE = (0, 10, 1)  # vllm-project/vllm PR #20059, first released in 0.10.1
+
+
+def installed_version(dist):
+    """(major, minor, patch) and the text of an installed distribution's version, read from its
+    package metadata (nothing is imported); None when it has none (not installed, or a stand-in
+    without metadata)."""
+    try:
+        text = importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
+    if not m:
+        return None
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)), text
+
+
+def graph_mode_problem(mode):
+    """--graph-mode none on a vLLM that has no cudagraph_mode, or None."""
+    found = installed_version("vllm")
+    if mode != "none" or found is None or found[0] >= CUDAGRAPH_MODE_SINCE:
+        return None
+    return (f"--graph-mode none needs vLLM >= 0.10.1 (compilation_config cudagraph_mode, "
+            f"vllm-project/vllm#20059), but vLLM {found[1]} is installed: it would drop the key "
+            "silently and keep HIP graphs on; use --graph-mode eager (--enforce-eager: no graphs, "
+            "but no torch.compile either, so unfused kernels), or install vLLM >= 0.10.1")
+
+
+def package_dir(module):
+    """Where a package's files are, found without importing it; None when not installed."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]
+
+
+def system_rocprofv3():
+    """The rocprofv3 a plain `rocprofv3` runs: PATH first, then $ROCM_PATH/bin."""
+    found = shutil.which("rocprofv3")
+    if found:
+        return found
+    candidate = os.path.join(os.environ.get("ROCM_PATH", "/opt/rocm"), "bin", "rocprofv3")
+    return candidate if os.path.isfile(candidate) else None
+
+
+def bundled_sdk_problem():
+    """A PyTorch wheel carrying its own rocprofiler-sdk next to a rocprofv3 of another ROCm tree,
+    or None."""
+    torch_dir = package_dir("torch")
+    if torch_dir is None:
+        return None
+    bundled = sorted(glob.glob(os.path.join(torch_dir, "lib", "librocprofiler-sdk*.so*")))
+    profiler = system_rocprofv3()
+    if not bundled or profiler is None:
+        return None
+    wheel_root = os.path.realpath(os.path.dirname(torch_dir))
+    tool_root = os.path.realpath(os.path.join(os.path.dirname(os.path.realpath(profiler)), ".."))
+    if os.path.realpath(os.path.dirname(bundled[0])).startswith(tool_root + os.sep):
+        return None  # the rocprofv3 of the wheel's own tree
+    own = [p for p in (os.path.join(torch_dir, "bin", "rocprofv3"),
+                       os.path.join(wheel_root, "_rocm_sdk_core", "bin", "rocprofv3"))
+           if os.path.isfile(p)]
+    use = (f"use the wheel's own {own[0]} (runbook profiler.path) with --rocm-root "
+           f"{os.path.dirname(os.path.dirname(own[0]))}") if own else (
+        "use a PyTorch built against that ROCm (no librocprofiler-sdk under torch/lib), or the "
+        "rocprofv3 of the ROCm the wheel bundles, with --rocm-root set to that tree")
+    return (f"PyTorch at {torch_dir} bundles its own rocprofiler-sdk "
+            f"({os.path.basename(bundled[0])}) while rocprofv3 is {profiler} (ROCm tree "
+            f"{tool_root}): two copies of the SDK in one process clash (missing symbols, the tool "
+            f"registered twice); {use}")
+
+
 def llm_graph_kwargs(mode):
     if mode == "none":
         return {"compilation_config": {"cudagraph_mode": "NONE"}}
@@ -197,8 +280,9 @@ def llm_graph_kwargs(mode):
 
 def main(argv):
     args = parse_args(argv)
-    problem = environment_problem()
+    problem = environment_problem() or graph_mode_problem(args.graph_mode)
     if args.check:
+        problem = problem or bundled_sdk_problem()
         if problem:
             fail_usage(f"check failed: {problem}")
         repeat = f" x{args.repeat}" if args.repeat > 1 else ""

@@ -77,6 +77,24 @@ TEST(Failure, ExitTwoIsDeterministic) {
   EXPECT_EQ(f.reason, "exit 2 (usage or input error of the workload or profiler)");
 }
 
+// A workload program that is not there or cannot be executed: through a shell or the double's
+// fork-exec (127/126), or through rocprofv3's os.execvpe (a Python traceback, exit 1).
+TEST(Failure, MissingWorkloadProgramIsDeterministic) {
+  Failure f = classify(exited(127), {});
+  EXPECT_EQ(f.kind, FailureKind::deterministic);
+  EXPECT_EQ(f.reason,
+            "exit 127 (the workload program was not found: check workload.command and its PATH)");
+  EXPECT_EQ(classify(exited(126), {}).kind, FailureKind::deterministic);
+  const std::string traceback =
+      "Traceback (most recent call last):\n  File \"/opt/rocm/bin/rocprofv3\", line 1, in "
+      "<module>\n    os.execvpe(app_args[0], app_args, env=app_env)\nFileNotFoundError: [Errno 2] "
+      "No such file or directory: 'vlm'\n";
+  f = classify(exited(1, traceback), {"SQ_WAVES"});
+  EXPECT_EQ(f.kind, FailureKind::deterministic);
+  EXPECT_NE(f.reason.find("could not be started (rocprofv3: FileNotFoundError"), std::string::npos)
+      << f.reason;
+}
+
 TEST(Failure, CrashAndOtherExitsAreTransient) {
   EXPECT_EQ(classify(signalled(SIGSEGV), {}).kind, FailureKind::transient);
   EXPECT_EQ(classify(signalled(SIGSEGV), {}).reason, "killed by signal 11 (SIGSEGV)");

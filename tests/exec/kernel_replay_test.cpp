@@ -103,7 +103,37 @@ TEST(KernelReplayRun, RefusedWhereTheProfilerOrTheWorkloadCannot) {
   EXPECT_NE(graphs.output.find("runs HIP graph launches once, unreplayed"), std::string::npos)
       << graphs.output;
   EXPECT_NE(graphs.output.find("use --graph-mode none"), std::string::npos) << graphs.output;
-  EXPECT_EQ(rb("fine", in_process).result.exit_code, 0);
+  EXPECT_EQ(rb("fine", ", --gpu-memory-utilization, \"0.05\"" + in_process).result.exit_code, 0);
+}
+
+// Allowed, but the plan says what each replay's snapshot costs where vLLM holds the device: its
+// default 0.9 of an MI300X's 192 GB is 172.8 GB; a small --gpu-memory-utilization says nothing.
+TEST(KernelReplayRun, WarnsWithTheFigureWhereVllmHoldsTheDevice) {
+  TempDir dir;
+  const std::string model = write_model(dir);
+  const SimVersion develop("develop");
+  const auto plan = [&](const std::string& name, const std::string& args) {
+    write_file(dir / (name + ".yaml"),
+               "schema_version: 1\nname: " + name + "\nworkload:\n  command: [python3, " +
+                   std::string(KPROF_SOURCE_DIR) + "/runbooks/workloads/qwen3_generate.py" + args +
+                   "]\n  env: {VLLM_ENABLE_V1_MULTIPROCESSING: \"0\"}\npasses:\n  counters:\n"
+                   "    counters: [TCC_HIT_sum, TCC_MISS_sum, TCC_EA0_RDREQ_sum, "
+                   "TCC_EA0_WRREQ_sum, TCC_EA0_RDREQ_32B_sum]\n    replay: kernel\nsim:\n  "
+                   "model: " +
+                   model + "\n");
+    return kprof(dir, {"plan", (dir / (name + ".yaml")).string(), "--simulate"}, name + ".out");
+  };
+  const Ran held = plan("held", "");
+  EXPECT_EQ(held.result.exit_code, 0) << held.output;
+  EXPECT_NE(held.output.find("WARNING: kernel replay snapshots the device memory vLLM holds "
+                             "(vLLM's default gpu_memory_utilization 0.9 of an MI300X's 192 GB = "
+                             "172.8 GB)"),
+            std::string::npos)
+      << held.output;
+  EXPECT_NE(held.output.find("Lower --gpu-memory-utilization"), std::string::npos) << held.output;
+  const Ran small = plan("small", ", --gpu-memory-utilization, \"0.05\"");
+  EXPECT_EQ(small.result.exit_code, 0) << small.output;
+  EXPECT_EQ(small.output.find("WARNING"), std::string::npos) << small.output;
 }
 
 }  // namespace

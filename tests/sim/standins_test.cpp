@@ -221,6 +221,35 @@ TEST(BlockedCounterPasses, WaitForTheTracePassAndResumeRunsThem) {
   EXPECT_EQ(scalar(db, "SELECT count(*) FROM passes WHERE state = 'done'"), 4);
 }
 
+// A workload program that is not there fails the trace pass with the double's exit 127, which no
+// retry fixes: the counter passes stay blocked, never launched, and the runbook's retry is not
+// spent on the trace pass either.
+TEST(BlockedCounterPasses, AMissingWorkloadProgramBlocksThem) {
+  TempDir t;
+  std::string text = read_file(k_source / "runbooks" / "qwen3-30b-a3b-sim.yaml");
+  const std::string cmd = "  command: [\"true\"]\n";
+  text.replace(text.find(cmd), cmd.size(),
+               "  command: [\"" + (t.path / "no-such-program").string() + "\"]\n");
+  const std::string dbline = "database: qwen3-30b-a3b-sim.db\n";
+  text.replace(text.find(dbline), dbline.size(),
+               "database: " + (t.path / "m.db").string() +
+                   "\ncaptures: " + (t.path / "m-captures").string() + "\n");
+  std::ofstream(t.path / "m.yaml") << text;
+  const auto db = t.path / "m.db";
+  const auto r = kprof(t.path, "run m.yaml --simulate --quiet");
+  EXPECT_EQ(r.exit_code(), 1) << r.out;
+  EXPECT_EQ(column(db, "SELECT state FROM passes ORDER BY ordinal"),
+            (std::vector<std::string>{"failed", "planned", "planned", "planned"}));
+  EXPECT_EQ(scalar(db, "SELECT attempts FROM passes WHERE ordinal = 0"), 1);
+  EXPECT_EQ(scalar(db, "SELECT sum(attempts) FROM passes WHERE kind = 'counters'"), 0);
+  const auto reason = column(db, "SELECT reason FROM passes WHERE ordinal = 0")[0];
+  EXPECT_NE(reason.find("exit 127 (the workload program was not found"), std::string::npos)
+      << reason;
+  EXPECT_EQ(column(db, "SELECT reason FROM passes WHERE ordinal = 1")[0].rfind(
+                "blocked: the trace pass failed (", 0),
+            0u);
+}
+
 // The double directly: the same script in the two process models, and ROCm 7.0's marker rule.
 RunResult sim_script(const fs::path& dir, const std::vector<std::string>& extra,
                      std::map<std::string, std::string> env) {

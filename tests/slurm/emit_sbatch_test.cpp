@@ -75,15 +75,19 @@ TEST_F(EmitSbatch, OneArrayOfEveryPassWhoseTasksWriteWhatIngestLoads) {
   EXPECT_NE(r.log_tail.find("pass 2 (counters)"), std::string::npos) << r.log_tail;
 }
 
-// Kernels chosen from the trace: the script cannot know them, so its counter passes count every
-// kernel and it says so; settings kprof writes itself, or Slurm settings without the script, are
-// refused.
+// Kernels chosen from the trace: the script cannot know them, so its counter passes count what
+// the runbook's own filter lets through (here every kernel) and it says so; settings kprof writes
+// itself, or Slurm settings without the script, are refused.
 TEST_F(EmitSbatch, SaysWhatOnlyRunCanDecideAndRefusesOptionsKprofOwns) {
   const auto rb = runbook("    kernels:\n      from_trace: {top: 2, by: total_duration}\n");
   auto r = kprof({"plan", rb.string(), "--simulate", "--emit-sbatch"}, "job.sh");
   ASSERT_TRUE(r.ok()) << r.log_tail;
   const std::string s = read(dir / "job.sh");
-  EXPECT_NE(s.find("# The counter passes count EVERY kernel here"), std::string::npos) << s;
+  EXPECT_NE(s.find("# The counter passes here count every kernel (the runbook sets no "
+                   "include_regex),\n# not the top 2 kernels of the trace pass by total_duration"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(s.find("EVERY kernel"), std::string::npos) << s;
   EXPECT_EQ(s.find("<decided after the trace pass>"), std::string::npos) << s;
   r = kprof({"plan", rb.string(), "--simulate", "--emit-sbatch", "--sbatch-arg=--array=1-3"},
             "refused.out");
