@@ -10,6 +10,7 @@
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
 #include "core/report/run_ref.hpp"
+#include "core/store/database_path.hpp"
 
 namespace {
 
@@ -42,7 +43,10 @@ int cmd_compare(const kprof::app::Args& args) {
   const an::PrintOptions po_ = kprof::app::print_options(table);
   kprof::report::CompareOptions co;
   co.force = (*vm)["force"].as<bool>();
-  const auto refs = kprof::report::compare_run_refs(a_text, b_text, co);
+  kprof::report::RefComparison refs;
+  kprof::store::with_database_errors(
+      {kprof::report::parse_run_ref(a_text).db, kprof::report::parse_run_ref(b_text).db},
+      [&] { refs = kprof::report::compare_run_refs(a_text, b_text, co); });
   for (const auto& j : refs.joins) std::cerr << kprof::note_line(j, STDERR_FILENO) << "\n";
   const auto& c = refs.comparison;
   if (f == an::Format::table) {

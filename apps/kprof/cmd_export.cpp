@@ -11,6 +11,7 @@
 #include "core/base/output_file.hpp"
 #include "core/base/table.hpp"
 #include "core/report/perfetto.hpp"
+#include "core/store/database_path.hpp"
 
 namespace {
 
@@ -39,19 +40,22 @@ int cmd_export(const kprof::app::Args& args) {
     throw kprof::Error::input("no output format given", "write --perfetto trace.json");
   // Refused before the work: the trace may never replace the database it is read from.
   kprof::check_output_path(perfetto, {run.db});
-  auto exp = kprof::report::PerfettoExport::open(run.db, run.run_id());
-  for (const auto& j : exp.joins_computed())
-    std::cerr << kprof::note_line(kprof::analysis::join_note(j), STDERR_FILENO) << "\n";
-  for (const auto& n : exp.notes()) std::cerr << "kprof: note: " << n << "\n";
-  kprof::report::PerfettoSummary sum;
-  kprof::write_file_atomically(perfetto, {run.db}, [&](std::ostream& os) { sum = exp.write(os); });
-  std::cout << "wrote " << perfetto << ": " << sum.dispatch_slices << " dispatch slices, "
-            << sum.step_slices << " phase and step slices, " << sum.counter_pass_slices
-            << " counter-pass dispatch slices"
-            << (sum.overlap_lanes ? ", " + std::to_string(sum.overlap_lanes) +
-                                        " overlap lanes for dispatches that overlap on a queue"
-                                  : "")
-            << (sum.simulated ? " (SIMULATED run)" : "") << "\n";
+  kprof::store::with_database_errors({run.db}, [&] {
+    auto exp = kprof::report::PerfettoExport::open(run.db, run.run_id());
+    for (const auto& j : exp.joins_computed())
+      std::cerr << kprof::note_line(kprof::analysis::join_note(j), STDERR_FILENO) << "\n";
+    for (const auto& n : exp.notes()) std::cerr << "kprof: note: " << n << "\n";
+    kprof::report::PerfettoSummary sum;
+    kprof::write_file_atomically(perfetto, {run.db},
+                                 [&](std::ostream& os) { sum = exp.write(os); });
+    std::cout << "wrote " << perfetto << ": " << sum.dispatch_slices << " dispatch slices, "
+              << sum.step_slices << " phase and step slices, " << sum.counter_pass_slices
+              << " counter-pass dispatch slices"
+              << (sum.overlap_lanes ? ", " + std::to_string(sum.overlap_lanes) +
+                                          " overlap lanes for dispatches that overlap on a queue"
+                                    : "")
+              << (sum.simulated ? " (SIMULATED run)" : "") << "\n";
+  });
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "apps/kprof/table_args.hpp"
 #include "core/analysis/query.hpp"
 #include "core/base/table.hpp"
+#include "core/store/database_path.hpp"
 
 namespace {
 
@@ -32,7 +33,8 @@ int cmd_query(const kprof::app::Args& args) {
   if (vm->count("sql")) q.sql = sql;
   print_options.exact_columns = q.sql.has_value();
   q.structured = f != an::Format::table;  // explain: one row per term, not prose
-  const an::QueryResult result = an::run_query(an::query_request(q));
+  an::QueryResult result;
+  kprof::store::with_database_errors({q.db}, [&] { result = an::run_query(an::query_request(q)); });
   for (const auto& j : result.joins) std::cerr << kprof::note_line(j, STDERR_FILENO) << "\n";
   for (const auto& n : result.notes) std::cerr << "kprof: note: " << n << "\n";
   an::print(std::cout, result.table, f, print_options);

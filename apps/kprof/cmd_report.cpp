@@ -11,6 +11,7 @@
 #include "core/report/html_report.hpp"
 #include "core/report/report_model.hpp"
 #include "core/report/run_ref.hpp"
+#include "core/store/database_path.hpp"
 
 namespace {
 
@@ -39,22 +40,24 @@ int cmd_report(const kprof::app::Args& args) {
   std::vector<std::filesystem::path> inputs = {run.db};
   if (!baseline.empty()) inputs.push_back(kprof::report::parse_run_ref(baseline).db);
   kprof::check_output_path(out, inputs);
-  auto session = kprof::app::open_run(run, "usage: kprof report DB -o report.html");
-  kprof::report::ReportOptions ro;
-  ro.run_id = run.run_id();
-  auto model = kprof::report::build_report_model(session, ro);
-  if (!baseline.empty()) {
-    auto base = kprof::report::open_run_ref(baseline);
-    kprof::report::CompareOptions co;
-    co.force = (*vm)["force"].as<bool>();
-    model.baseline = kprof::report::compare_runs(
-        base.session, base.label, session,
-        run.db + " run " + std::to_string(session.capture().run.id), co);
-  }
-  kprof::write_file_atomically(
-      out, inputs, [&](std::ostream& os) { kprof::report::write_html_report(os, model); });
-  for (const auto& n : model.notes) std::cerr << kprof::note_line(n, STDERR_FILENO) << "\n";
-  std::cout << "wrote " << out << (model.simulated ? " (SIMULATED run)" : "") << "\n";
+  kprof::store::with_database_errors(inputs, [&] {
+    auto session = kprof::app::open_run(run, "usage: kprof report DB -o report.html");
+    kprof::report::ReportOptions ro;
+    ro.run_id = run.run_id();
+    auto model = kprof::report::build_report_model(session, ro);
+    if (!baseline.empty()) {
+      auto base = kprof::report::open_run_ref(baseline);
+      kprof::report::CompareOptions co;
+      co.force = (*vm)["force"].as<bool>();
+      model.baseline = kprof::report::compare_runs(
+          base.session, base.label, session,
+          run.db + " run " + std::to_string(session.capture().run.id), co);
+    }
+    kprof::write_file_atomically(
+        out, inputs, [&](std::ostream& os) { kprof::report::write_html_report(os, model); });
+    for (const auto& n : model.notes) std::cerr << kprof::note_line(n, STDERR_FILENO) << "\n";
+    std::cout << "wrote " << out << (model.simulated ? " (SIMULATED run)" : "") << "\n";
+  });
   return 0;
 }
 

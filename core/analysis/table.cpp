@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/error.hpp"
+#include "core/base/terminal_text.hpp"
 #include "core/base/text.hpp"
 
 namespace kprof::analysis {
@@ -148,7 +149,8 @@ void print(std::ostream& os, const Table& t, Format f, const PrintOptions& optio
     return;
   }
   const size_t width = options.layout.width;
-  const std::string head = wrap_text(t.title + " — " + provenance(t), width ? width - 2 : 0, 0);
+  const std::string head =
+      wrap_text(terminal_safe(t.title + " — " + provenance(t)), width ? width - 2 : 0, 0);
   for (const auto& line : split(head, '\n')) os << "# " << line << "\n";
   render_text(os, t, options.layout);
   for (const auto& n : t.notes) os << wrap_text(n, width, 2) << "\n";

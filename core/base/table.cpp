@@ -10,6 +10,7 @@
 #include <optional>
 #include <ostream>
 
+#include "core/base/terminal_text.hpp"
 #include "core/base/text.hpp"
 
 namespace kprof {
@@ -237,6 +238,15 @@ void emit_block(std::ostream& os, const Table& t, const std::vector<std::vector<
 void render_text(std::ostream& os, const Table& t, const TextLayout& layout) {
   const size_t n = t.columns.size();
   if (n == 0) return;
+  // Kernel names and `--sql` results are data anyone may have written: an escape sequence in one
+  // would drive the reader's terminal. Headers (rarely unsafe) through a copy, cells below.
+  if (std::any_of(t.columns.begin(), t.columns.end(),
+                  [](const std::string& c) { return terminal_safe(c) != c; })) {
+    Table safe = t;
+    for (auto& c : safe.columns) c = terminal_safe(c);
+    render_text(os, safe, layout);
+    return;
+  }
   // 1. Cell texts. A column is numeric (right-aligned) unless it holds a string.
   std::vector<Column> cols(n);
   std::vector<std::vector<std::string>> text(t.rows.size(), std::vector<std::string>(n, "-"));
@@ -251,9 +261,9 @@ void render_text(std::ostream& os, const Table& t, const TextLayout& layout) {
       if (std::holds_alternative<std::string>(cell)) cols[c].numeric = false;
       if (std::holds_alternative<std::string>(cell) && !aligned_right) cols[c].right = false;
       const double* d = std::get_if<double>(&cell);
-      text[r][c] = d ? format_double(*d, format) : cell_text(cell);
+      text[r][c] = d ? format_double(*d, format) : terminal_safe(cell_text(cell));
       if (brief != t.brief.end() && r < brief->second.size() && !brief->second[r].empty())
-        text[r][c] = brief->second[r];
+        text[r][c] = terminal_safe(brief->second[r]);
     }
   }
   // 2. Widths: natural, least (headers wrap at '_', text at spaces), squeeze (words split).

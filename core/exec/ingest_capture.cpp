@@ -231,12 +231,10 @@ IngestReport ingest_capture(const IngestRequest& request) {
   IngestReport report;
   if (plan) report.notes = plan->notes;
   if (found) report.skipped = found->skipped;
-  std::error_code ec;
-  const bool created = !fs::exists(request.db, ec);
+  // One writer per database file (RunLock is keyed by the file's identity); the lock is declared
+  // first so that it outlives the connection.
+  RunLock lock(request.db);
   try {
-    // One writer per database file (RunLock is keyed by the file's identity); the lock is
-    // declared first so that it outlives the connection.
-    RunLock lock(request.db);
     store::CaptureDb db(request.db);
     // bulk_load: foreign keys checked once before COMMIT, not per row
     // (core/store/write_transaction.cpp).
@@ -251,9 +249,7 @@ IngestReport ingest_capture(const IngestRequest& request) {
     tx.commit();
   } catch (...) {
     // Nothing was committed; a database file this call created holds only an empty schema.
-    if (created) {
-      for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(request.db.string() + suffix, ec);
-    }
+    lock.remove_created_file();
     throw;
   }
   return report;

@@ -19,16 +19,12 @@ store::MergeReport merge_into(const fs::path& db, const std::vector<fs::path>& s
                          "name capture databases written by `kprof run` on each node");
     }
   }
-  std::error_code ec;
-  const bool existed = fs::exists(db, ec);
+  RunLock lock(db);  // declared before the connection it guards (run_lock.hpp)
   try {
-    RunLock lock(db);  // declared before the connection it guards (run_lock.hpp)
     store::CaptureDb target(db);
     return store::merge_captures(target, sources);
   } catch (...) {
-    if (!existed) {
-      for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db.string() + suffix, ec);
-    }
+    lock.remove_created_file();  // only a file this call created, still under its name
     throw;
   }
 }

@@ -16,6 +16,7 @@
 
 #include "core/base/error.hpp"
 #include "core/store/capture_db.hpp"
+#include "core/store/database_path.hpp"
 
 namespace kprof::exec {
 
@@ -53,14 +54,16 @@ std::optional<pid_t> flock_holder(dev_t dev, ino_t ino) {
 }
 
 RunLock::RunLock(const std::filesystem::path& db_path) : m_path(db_path) {
+  store::require_database_path(db_path);
   std::error_code ec;
-  if (!std::filesystem::exists(db_path, ec)) {
+  if (!std::filesystem::exists(std::filesystem::symlink_status(db_path, ec))) {
     if (db_path.has_parent_path()) std::filesystem::create_directories(db_path.parent_path(), ec);
-    store::create_capture_db(db_path);
+    m_created = store::create_capture_db_here(db_path);
   }
   // O_CLOEXEC: the profiler and workload must not inherit the lock, or an orphaned workload would
   // keep a dead kprof's database locked. Read-only: the descriptor never writes the file.
-  m_fd = ::open(db_path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO swapped in after the check must not block the open (it is refused below).
+  m_fd = ::open(db_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (m_fd < 0) {
     throw Error::runtime(
         "cannot open capture database '" + db_path.string() + "': " + std::strerror(errno),
@@ -73,6 +76,8 @@ RunLock::RunLock(const std::filesystem::path& db_path) : m_path(db_path) {
     throw Error::input("capture database '" + db_path.string() + "' is not a regular file",
                        "name a database file");
   }
+  m_dev = st.st_dev;
+  m_ino = st.st_ino;
   if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     ::close(m_fd);
@@ -87,6 +92,16 @@ RunLock::RunLock(const std::filesystem::path& db_path) : m_path(db_path) {
                          "wait for that run to finish, or stop it (Ctrl-C or kill " + who +
                              ") and then 'kprof resume'");
   }
+}
+
+void RunLock::remove_created_file() const {
+  if (!m_created) return;
+  struct stat st {};
+  if (::lstat(m_path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != m_dev ||
+      st.st_ino != m_ino) {
+    return;
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((m_path.string() + suffix).c_str());
 }
 
 RunLock::~RunLock() {

@@ -36,10 +36,19 @@ class RunLock {
   RunLock& operator=(const RunLock&) = delete;
 
   const std::filesystem::path& path() const { return m_path; }
+  // True when this lock's constructor created the database file (it was missing).
+  bool created() const { return m_created; }
+  // Removes the database file (and its -wal, -shm) when this lock created it and the path still
+  // names that same file (device and inode): a command that fails after creating its database
+  // leaves no empty one behind, and never removes a file or a link the user had.
+  void remove_created_file() const;
 
  private:
   std::filesystem::path m_path;
   int m_fd = -1;
+  bool m_created = false;
+  dev_t m_dev = 0;
+  ino_t m_ino = 0;
 };
 
 // The pid holding an exclusive flock on the file with this device and inode, from /proc/locks;

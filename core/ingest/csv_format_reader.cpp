@@ -1,6 +1,7 @@
 #include "core/ingest/csv_format_reader.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/base/error.hpp"
@@ -25,9 +26,8 @@ CsvFormatReader::CsvFormatReader(std::string file, std::string kind, store::RowS
 
 int CsvFormatReader::column(std::initializer_list<std::string_view> names) const {
   for (auto name : names) {
-    const std::string lower = to_lower(name);
-    auto it = std::find(m_header_lower.begin(), m_header_lower.end(), lower);
-    if (it != m_header_lower.end()) return static_cast<int>(it - m_header_lower.begin());
+    const auto it = m_column_of.find(to_lower(name));
+    if (it != m_column_of.end()) return it->second;
   }
   return -1;
 }
@@ -52,15 +52,13 @@ void CsvFormatReader::read_header(const CsvRow& row) {
   }
   for (size_t i = 0; i < row.size(); ++i) {
     std::string name(trim(row[i].text));
-    std::string lower = to_lower(name);
-    if (std::find(m_header_lower.begin(), m_header_lower.end(), lower) != m_header_lower.end()) {
+    if (!m_column_of.emplace(to_lower(name), static_cast<int>(i)).second) {
       throw Error::input(
           "column '" + name + "' appears twice in the header",
           "this is not a file rocprofv3 wrote; re-capture it",
           SourcePos{m_file, static_cast<int>(row.line), static_cast<int>(row[i].col)});
     }
     m_header.push_back(std::move(name));
-    m_header_lower.push_back(std::move(lower));
   }
   if (!row.error.empty()) {
     throw Error::input(
@@ -98,12 +96,20 @@ const CsvRow& CsvFormatReader::rejoin(const CsvRow& row) {
   const size_t extra = row.size() - m_header.size();
   const auto t = static_cast<size_t>(m_text_col);
   if (!row[t].quoted || !row[t + extra].quoted) return row;
+  // Both pieces must be the line's own bytes (not fields whose '""' pairs were made single).
+  const auto in_line = [&row](std::string_view f) {
+    return f.data() >= row.text.data() && f.data() + f.size() <= row.text.data() + row.text.size();
+  };
+  if (!in_line(row[t].text) || !in_line(row[t + extra].text)) return row;
   m_joined.clear();
   for (size_t i = 0; i < t; ++i) m_joined.push_back(row[i]);
   CsvField name = row[t];
   const char* b = row[t].text.data();
   const char* e = row[t + extra].text.data() + row[t + extra].text.size();
   name.text = std::string_view(b, static_cast<size_t>(e - b));
+  // A name rocprofv3 wrote is one line; glued across a line break it would swallow the next row
+  // (a quote left open in a damaged file).
+  if (name.text.find('\n') != std::string_view::npos) return row;
   m_joined.push_back(name);
   for (size_t i = t + extra + 1; i < row.size(); ++i) m_joined.push_back(row[i]);
   m_joined_row = row;
@@ -135,9 +141,13 @@ void CsvFormatReader::on_row(const CsvRow& raw) {
   const CsvRow* row = &raw;
   if (raw.size() > m_header.size() && m_text_col >= 0) row = &rejoin(raw);
   if (row->size() != m_header.size()) {
+    const auto breaks = std::count(raw.text.begin(), raw.text.end(), '\n');
     reject(raw, -1, 1,
            "expected " + std::to_string(m_header.size()) + " fields, got " +
-               std::to_string(raw.size()));
+               std::to_string(raw.size()) +
+               (breaks ? ": a quoted field runs on to line " + std::to_string(raw.line + breaks) +
+                             " (a quote left open?)"
+                       : std::string()));
     return;
   }
   try {
@@ -244,6 +254,11 @@ double CsvFormatReader::f64(const CsvRow& row, int col) const {
   double v = 0;
   std::string_view s = row[static_cast<size_t>(col)].text;
   if (!parse_f64(s, v)) throw RowProblem{col, "expected a number, got " + shown(s)};
+  // from_chars reads "nan" and "inf" too. Neither is a measurement, and the database could not
+  // hold both alike: SQLite stores a bound NaN as NULL (sqlite/sqlite src/vdbemem.c,
+  // sqlite3VdbeMemSetDouble), which the schema's NOT NULL refuses, while an infinity would be
+  // stored and poison every sum over it. So both are a bad row, named and skipped like any other.
+  if (!std::isfinite(v)) throw RowProblem{col, "expected a finite number, got " + shown(s)};
   return v;
 }
 

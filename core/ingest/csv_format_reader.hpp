@@ -12,6 +12,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -147,8 +148,9 @@ class CsvFormatReader : public CsvRowHandler {
   std::string m_kind;
   store::RowSink& m_sink;
   const ReadOptions& m_options;
-  std::vector<std::string> m_header;        // as written
-  std::vector<std::string> m_header_lower;  // for lookups
+  std::vector<std::string> m_header;  // as written
+  // Lower-case name -> index: lookups and the duplicate check stay linear in the header's width.
+  std::unordered_map<std::string, int> m_column_of;
   std::vector<std::string> m_missing;
   int m_text_col = -1;
   bool m_have_header = false;

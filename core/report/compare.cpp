@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -174,7 +176,15 @@ RunRef parse_run_ref(const std::string& text) {
       std::all_of(text.begin() + static_cast<std::ptrdiff_t>(colon) + 1, text.end(),
                   [](unsigned char c) { return std::isdigit(c) != 0; })) {
     r.db = text.substr(0, colon);
-    r.run = std::stoll(text.substr(colon + 1));
+    const std::string digits = text.substr(colon + 1);
+    int64_t run = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), run);
+    if (ec != std::errc() || end != digits.data() + digits.size()) {
+      throw Error::input("'" + text + "': the run id '" + digits + "' is out of range (at most " +
+                             std::to_string(std::numeric_limits<int64_t>::max()) + ")",
+                         "write DB or DB:RUN with RUN from `kprof status DB`, e.g. out/q.db:2");
+    }
+    r.run = run;
   } else if (!text.empty() && text.back() == ':') {
     r.db = text.substr(0, text.size() - 1);
   }

@@ -18,7 +18,9 @@ namespace kprof::store {
 
 struct CaptureDb::Impl {
   // `flags`: SQLite::OPEN_* (capture_db_open.cpp decides: a writer never creates the file here).
+  // `name`: what SQLite opens, the path itself or a `file:` URI of it (with SQLite::OPEN_URI).
   Impl(const std::filesystem::path& p, OpenMode mode, int flags);
+  Impl(const std::filesystem::path& p, OpenMode mode, const std::string& name, int flags);
 
   std::filesystem::path path;
   bool read_only;

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "core/store/capture_db_impl.hpp"
+#include "core/store/database_path.hpp"
 
 namespace kprof::store {
 
@@ -138,8 +139,9 @@ void remove_sqlite_files(const fs::path& db) {
     ::unlink((db.string() + suffix).c_str());
 }
 
-// Creates `path` as a complete kprof database, or leaves it to whoever created it first.
-void create_whole(const fs::path& path) {
+// Creates `path` as a complete kprof database, or leaves it to whoever created it first; true
+// when this call's file is the one linked into place.
+bool create_whole(const fs::path& path) {
   const fs::path tmp = temporary_sibling(path);
   try {
     CaptureDb::Impl impl(tmp, OpenMode::read_write, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
@@ -169,6 +171,14 @@ void create_whole(const fs::path& path) {
     throw Error::runtime("capture database " + quoted(path) + ": creating: " + std::strerror(err),
                          "check that the file's folder exists and is writable");
   }
+  return rc == 0;
+}
+
+std::string file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
 }
 
 int open_flags(const fs::path& path, OpenMode mode) {
@@ -185,14 +195,70 @@ int open_flags(const fs::path& path, OpenMode mode) {
   return writable ? SQLite::OPEN_READWRITE : SQLite::OPEN_READONLY;
 }
 
+// A `file:` URI naming `path`: '%', '?' and '#' percent-encoded, the rest as it is
+// (https://www.sqlite.org/uri.html, "URI Format").
+std::string file_uri(const fs::path& path, const char* query) {
+  std::string uri = "file:";
+  for (const char c : fs::absolute(path).lexically_normal().string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      static const char* hex = "0123456789ABCDEF";
+      uri += '%';
+      uri += hex[(static_cast<unsigned char>(c) >> 4) & 0xF];
+      uri += hex[static_cast<unsigned char>(c) & 0xF];
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?" + query;
+}
+
+// What a reader that may not write the file or its folder opens. A read-only connection to a WAL
+// database needs the -shm file, and SQLite creates it when missing, which such a folder refuses
+// ("attempt to write a readonly database"). With no -wal file (or an empty one) every committed
+// row is in the database file itself: `immutable=1` reads it without any lock or side file
+// (https://www.sqlite.org/uri.html, "immutable": the file is assumed not to change while it is
+// open, which holds as long as nobody can write it). With a -wal holding commits, only a
+// connection that reads it sees them: `mode=ro`, which needs a -shm SQLite can read or create.
+std::string read_only_name(const fs::path& path) {
+  struct stat st {};
+  const bool pending_wal = ::stat((path.string() + "-wal").c_str(), &st) == 0 && st.st_size > 0;
+  return file_uri(path, pending_wal ? "mode=ro" : "immutable=1");
+}
+
 }  // namespace
 
 CaptureDb::Impl::Impl(const fs::path& p, OpenMode mode, int flags)
-    : path(p), read_only(mode == OpenMode::read_only), db(p.string(), flags, k_busy_timeout_ms) {}
+    : Impl(p, mode, p.string(), flags) {}
 
-void create_capture_db(const fs::path& path) {
+CaptureDb::Impl::Impl(const fs::path& p, OpenMode mode, const std::string& name, int flags)
+    : path(p), read_only(mode == OpenMode::read_only), db(name, flags, k_busy_timeout_ms) {}
+
+void create_capture_db(const fs::path& path) { create_capture_db_here(path); }
+
+bool create_capture_db_here(const fs::path& path) {
+  require_database_path(path);
   std::error_code ec;
-  if (!fs::exists(path, ec)) create_whole(path);
+  return !fs::exists(path, ec) && create_whole(path);
+}
+
+void require_database_path(const fs::path& path) {
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0) return;  // missing: created whole, or refused as missing
+  struct stat st {};
+  if (S_ISLNK(link.st_mode) && ::stat(path.c_str(), &st) != 0) {
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(path, ec);
+    throw Error::input("capture database " + quoted(path) + " is a symbolic link to " +
+                           quoted(target) + ", which does not exist",
+                       "kprof creates a database only under a name that is not a link: name the "
+                       "file itself (" +
+                           target.string() + ") or a new file");
+  }
+  if (!S_ISLNK(link.st_mode)) st = link;
+  if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return;
+  throw Error::input(
+      "capture database " + quoted(path) + " is " + file_kind(st.st_mode) + ", not a database file",
+      "name a database file, e.g. captures.db");
 }
 
 std::string recover_hint(const fs::path& path) {
@@ -225,6 +291,7 @@ CaptureDb::CaptureDb(const fs::path& path, OpenMode mode) {
   // changes nothing.
   static const int memstatus_off = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   (void)memstatus_off;
+  require_database_path(path);
   std::error_code ec;
   const bool exists = fs::exists(path, ec);
   if (mode == OpenMode::read_only && !exists) {
@@ -238,7 +305,12 @@ CaptureDb::CaptureDb(const fs::path& path, OpenMode mode) {
     // connection mutex guards nothing; in the default serialized mode every bind and step takes
     // it, ~10% of a load's time (https://www.sqlite.org/threadsafe.html: the "multi-thread" mode
     // is safe as long as no connection is used by two threads at once).
-    m_impl = std::make_unique<Impl>(path, mode, open_flags(path, mode) | SQLite::OPEN_NOMUTEX);
+    const int flags = open_flags(path, mode) | SQLite::OPEN_NOMUTEX;
+    if (flags & SQLite::OPEN_READWRITE) {
+      m_impl = std::make_unique<Impl>(path, mode, flags);
+    } else {
+      m_impl = std::make_unique<Impl>(path, mode, read_only_name(path), flags | SQLite::OPEN_URI);
+    }
   } catch (const SQLite::Exception& e) {
     rethrow_sqlite(path, "opening", e);
   }
@@ -248,6 +320,21 @@ CaptureDb::CaptureDb(const fs::path& path, OpenMode mode) {
     m_impl->db.exec("PRAGMA foreign_keys=ON");
     migrate(*m_impl);
   });
+}
+
+void with_database_errors(const std::vector<fs::path>& dbs, const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const SQLite::Exception& e) {
+    const int primary = e.getErrorCode() & 0xff;
+    if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
+      for (const auto& db : dbs) {
+        CaptureDb check(db, OpenMode::read_only);
+        check.check_intact();  // throws the damage of the file that has it, with the hint
+      }
+    }
+    rethrow_sqlite(dbs.empty() ? fs::path("?") : dbs.front(), "reading", e);
+  }
 }
 
 void CaptureDb::check_intact() {

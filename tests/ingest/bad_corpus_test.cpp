@@ -2,6 +2,7 @@
 // positioned error for a broken file, or one BadRow (and a positioned error under --strict) for
 // a bad row in an otherwise good file.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -100,6 +101,31 @@ TEST(BadCorpus, EveryFileGivesItsPinnedOutcome) {
     if (name == "EXPECTED.txt") continue;
     EXPECT_TRUE(listed.count(name)) << name << " has no expectation";
   }
+}
+
+// A header 100,000 columns wide (rocprofv3's columns, then extra ones) is read with one lookup per
+// column: the duplicate check once compared each name with every one before it.
+TEST(BadCorpus, AHundredThousandColumnHeaderIsRead) {
+  const fs::path dir = fs::temp_directory_path() / ("kprof_wide_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path good = k_bad / "badrow_bad_value_counter_collection.csv";
+  std::ifstream in(good);
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  constexpr int k_extra = 100'000;
+  std::string wide_header = header, wide_row = row;
+  for (int i = 0; i < k_extra; ++i) {
+    wide_header += ",\"Extra_" + std::to_string(i) + "\"";
+    wide_row += ",0";
+  }
+  const fs::path path = dir / "1_counter_collection.csv";
+  std::ofstream(path) << wide_header << "\n" << wide_row << "\n";
+  test::VectorSink sink;
+  const FileResult r = read_file(path.string(), sink);
+  EXPECT_EQ(r.rows_read, 1);
+  EXPECT_EQ(r.rows_rejected, 0);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -76,14 +76,47 @@ TEST(CsvTokenizer, BlankLinesAreSkippedButCounted) {
   EXPECT_EQ(c.lines[1], 4);
 }
 
+// A quoted field open at the end of the file is cut off, whatever line break came last: an error
+// row, not terminated (the reader's "the file ends in the middle of a row").
 TEST(CsvTokenizer, UnterminatedQuoteIsARowErrorWithColumn) {
   Collect c;
   CsvTokenizer tok("t.csv", c);
   tok.feed("1,2\n3,\"abc\n5,6\n");
   tok.finish();
-  ASSERT_EQ(c.rows.size(), 3u);
+  ASSERT_EQ(c.rows.size(), 2u);
   EXPECT_EQ(c.errors[1], "unterminated quoted field");
-  EXPECT_EQ(c.rows[2], (Fields{"5", "6"}));
+  EXPECT_EQ(c.lines[1], 2);
+  EXPECT_FALSE(c.terminated[1]);
+}
+
+// RFC 4180, section 2, rules 6 and 7 (https://www.rfc-editor.org/rfc/rfc4180): a line break
+// inside quotes is part of the field, and "" inside quotes is one ".
+TEST(CsvTokenizer, Rfc4180QuotedLineBreaksAndDoubledQuotes) {
+  for (size_t chunk : {size_t{0}, size_t{1}, size_t{3}, size_t{7}}) {
+    auto c = tokenize(
+        "\"h1\",\"h2\",\"h3\"\r\n"
+        "1,\"say \"\"hi\"\", then \"\"bye\"\"\",2\n"
+        "3,\"two\r\nlines\",4\n"
+        "5,\"three\n\nlines, \"\"q\"\"\",6\n"
+        "7,\"a\"\"\"\n"
+        "8,\"\"\"\"\"\",9\n",
+        chunk);
+    ASSERT_EQ(c.rows.size(), 6u) << chunk;
+    EXPECT_EQ(c.rows[1], (Fields{"1", "say \"hi\", then \"bye\"", "2"})) << chunk;
+    EXPECT_EQ(c.rows[2], (Fields{"3", "two\nlines", "4"})) << chunk;
+    EXPECT_EQ(c.rows[3], (Fields{"5", "three\n\nlines, \"q\"", "6"})) << chunk;
+    EXPECT_EQ(c.rows[4], (Fields{"7", "a\""})) << chunk;
+    EXPECT_EQ(c.rows[5], (Fields{"8", "\"\"", "9"})) << chunk;
+    EXPECT_EQ(c.lines, (std::vector<int64_t>{1, 2, 3, 5, 8, 9})) << chunk;
+  }
+}
+
+// rocprofv3's own quotes (never doubled) stay as they are: a field with a lone quote is not RFC
+// 4180's, so its pairs are kept too.
+TEST(CsvTokenizer, AFieldWithALoneQuoteKeepsItsPairs) {
+  auto c = tokenize("1,\"f<\"\"> \"x\"\",2\n");
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0], (Fields{"1", "f<\"\"> \"x\"", "2"}));
 }
 
 TEST(CsvTokenizer, NulByteThrowsWithPosition) {
