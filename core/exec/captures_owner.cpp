@@ -34,11 +34,11 @@ std::optional<fs::path> captures_owner(const fs::path& captures) {
   return fs::path(line);
 }
 
-void claim_captures(const fs::path& captures, const fs::path& database) {
+void check_captures_free(const fs::path& captures, const fs::path& database) {
   const auto owner = captures_owner(captures);
-  if (owner && same_database(*owner, database)) return;
+  if (!owner || same_database(*owner, database)) return;
   std::error_code ec;
-  if (owner && fs::exists(*owner, ec)) {
+  if (fs::exists(*owner, ec)) {
     throw Error::input(
         "captures folder '" + captures.string() + "' belongs to database '" + owner->string() +
             "' (its " + k_captures_marker + " says so); a run of '" + database.string() +
@@ -46,6 +46,13 @@ void claim_captures(const fs::path& captures, const fs::path& database) {
         "give this run a database of its own name with --db (its captures go beside it as "
         "<db stem>-captures), or set 'captures:' in the runbook to a folder of its own");
   }
+}
+
+void claim_captures(const fs::path& captures, const fs::path& database) {
+  const auto owner = captures_owner(captures);
+  if (owner && same_database(*owner, database)) return;
+  check_captures_free(captures, database);
+  std::error_code ec;
   fs::create_directories(captures, ec);
   if (ec)
     throw Error::input("cannot create captures folder '" + captures.string() + "': " + ec.message(),

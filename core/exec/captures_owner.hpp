@@ -21,4 +21,9 @@ std::optional<std::filesystem::path> captures_owner(const std::filesystem::path&
 // database). A folder without a marker (made by an older kprof) is marked as this database's.
 void claim_captures(const std::filesystem::path& captures, const std::filesystem::path& database);
 
+// The check of claim_captures alone, writing nothing: a run calls it before it creates its
+// database, and claims the folder once the database opened (a refused database leaves no folder).
+void check_captures_free(const std::filesystem::path& captures,
+                         const std::filesystem::path& database);
+
 }  // namespace kprof::exec

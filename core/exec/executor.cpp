@@ -145,10 +145,11 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
   const auto chosen = chosen_launcher(rb, options, seams);
 
   const fs::path db_path = rb.database.value;
-  claim_captures(rb.captures.value, db_path);  // before the database: a refusal leaves none
+  check_captures_free(rb.captures.value, db_path);  // before the database: a refusal leaves none
   install_interrupt_handlers();
   RunLock lock(db_path);
   store::CaptureDb db(db_path);
+  claim_captures(rb.captures.value, db_path);
 
   store::NewRun nr;
   nr.name = rb.name.value;
