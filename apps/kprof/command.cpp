@@ -179,6 +179,20 @@ void print_help(std::ostream& os, const std::string& name, const std::string& us
   if (!epilog.empty()) os << "\n" << epilog << (epilog.back() == '\n' ? "" : "\n");
 }
 
+// "did you mean '--gpus'?" for a misspelt option ("--gpu-list", "--simualte=1"), from the
+// command's own long options; empty when none is near.
+std::string nearest_option(const std::string& given, const po::options_description& options) {
+  std::string bare = given.substr(0, given.find('='));
+  bare.erase(0, bare.find_first_not_of('-'));
+  if (bare.empty()) return {};
+  std::vector<std::string> names = {"help"};
+  for (const auto& o : options.options())
+    if (!o->long_name().empty()) names.push_back(o->long_name());
+  auto near = nearest_names(bare, names, 1, false);
+  for (auto& n : near) n = "--" + n;
+  return did_you_mean(near);
+}
+
 }  // namespace
 
 void set_help_format(HelpFormat f) { g_format = f; }
@@ -239,6 +253,9 @@ std::optional<po::variables_map> parse_args(const std::string& name, const std::
     po::notify(vm);
   } catch (const po::too_many_positional_options_error&) {
     throw Error::input("too many arguments", hint);
+  } catch (const po::unknown_option& e) {
+    const std::string near = nearest_option(e.get_option_name(), options);
+    throw Error::input(e.what(), near.empty() ? hint : near + " " + hint);
   } catch (const po::error& e) {
     throw Error::input(e.what(), hint);
   }

@@ -25,6 +25,9 @@ void add_query_options(po::options_description& opts, analysis::QueryArgs& q, st
       "metric-set", po::value(&q.metric_sets)->composing(),
       "metric_sets: this set of configs/metrics (repeatable; default: the runbook's, else every "
       "set whose counters the run has)")(
+      "all", po::bool_switch(&q.all),
+      "roofline, metrics: every row and column (default on a terminal: the rows with counters "
+      "and FLOP/s, bytes/s, intensity, bound, % of peak)")(
       "force-join", po::bool_switch(&q.force_join),
       "use the counters of a join that failed its self-check (matches far apart); still flagged");
   add_table_options(opts, table);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/analysis/compact_views.hpp"
 #include "core/base/duration.hpp"
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
@@ -37,6 +38,7 @@ QueryRequest query_request(const QueryArgs& a) {
   r.options.limit = a.limit > 0 ? static_cast<size_t>(a.limit) : 0;
   r.options.metric_sets = a.metric_sets;
   r.options.structured = a.structured;
+  r.all = a.all;
   if (a.sql) {
     if (!a.view.empty())
       throw Error::input("give a view or --sql, not both", "see 'kprof query --help'");
@@ -75,6 +77,8 @@ QueryResult run_query(const QueryRequest& r) {
   for (const auto& j : session.joins_computed()) out.joins.push_back(join_note(j));
   out.notes = session.notes();
   out.table = session.view(r.view, r.options);
+  // Machine formats carry every row and column; the terminal's default is the compact form.
+  if (!r.all && !r.options.structured) compact_counter_view(r.view, out.table);
   return out;
 }
 

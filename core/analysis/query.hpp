@@ -23,6 +23,8 @@ struct QueryRequest {
   std::chrono::milliseconds timeout = std::chrono::seconds(60);  // of the SELECT
   SessionOptions session;                                        // the run, hints, --force-join
   ViewOptions options;                                           // family, phase, limit
+  // `roofline`, `metrics`: every row and column in the terminal form too (compact_views.hpp).
+  bool all = false;
 };
 
 struct QueryResult {
@@ -42,6 +44,7 @@ struct QueryArgs {
   int64_t limit = 0, run = 0, expect_layers = 0, expect_steps = 0;  // 0: not given
   bool force_join = false;
   bool structured = false;  // machine output (explain: one row per term)
+  bool all = false;         // --all: the counter views whole (compact_views.hpp)
 };
 
 // The checked request: a database, at most one family (FAMILY or --family, equal if both), a view

@@ -1,5 +1,6 @@
 #include "core/base/paths.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/base/error.hpp"
@@ -41,6 +42,21 @@ fs::path config_dir() {
   }
   throw Error::runtime("cannot find kprof's configs (looked in " + looked + ")",
                        "reinstall kprof, or set KPROF_CONFIG_DIR to a configs/ folder");
+}
+
+std::optional<fs::path> installed_data_dir() {
+  for (const fs::path& p : config_dir_candidates(self_exe_dir()))
+    if (fs::is_directory(p / "hw")) return p.parent_path().lexically_normal();
+  return std::nullopt;
+}
+
+bool path_is_under(const fs::path& file, const fs::path& dir) {
+  std::error_code ec;
+  const fs::path f = fs::absolute(file, ec).lexically_normal();
+  fs::path d = fs::absolute(dir, ec).lexically_normal();
+  if (d.has_relative_path() && d.filename().empty()) d = d.parent_path();  // "a/b/" -> "a/b"
+  const auto [di, fi] = std::mismatch(d.begin(), d.end(), f.begin(), f.end());
+  return di == d.end();
 }
 
 }  // namespace kprof

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 namespace kprof {
@@ -23,5 +24,14 @@ std::filesystem::path config_dir();
 
 // The places config_dir() tries after $KPROF_CONFIG_DIR, nearest first.
 std::vector<std::filesystem::path> config_dir_candidates(const std::filesystem::path& exe_dir);
+
+// share/kprof of the installation (or build tree) this executable belongs to: the first of
+// config_dir_candidates() holding configs/hw, without its configs/ and with links left as they
+// are (the build tree's configs/ links into the source tree, whose runbooks are the user's).
+// nullopt when there is none. $KPROF_CONFIG_DIR does not move it.
+std::optional<std::filesystem::path> installed_data_dir();
+
+// Whether `file` lies inside `dir` (both made absolute and normalised; links not followed).
+bool path_is_under(const std::filesystem::path& file, const std::filesystem::path& dir);
 
 }  // namespace kprof

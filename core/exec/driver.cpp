@@ -70,11 +70,12 @@ ExecResult Driver::drive() {
     // from_trace needs the trace: counter passes stay planned for a resume.
     can_count = false;
   } else if (!trace_ok && trace) {
-    // A trace pass that failed for a reason a retry will not fix (a usage error, an empty
-    // region, a missing program) would fail every counter pass the same way, each a full run
-    // of the workload: they wait, blocked, until a resume has the trace pass done.
-    const std::string why = m_db.find_pass(trace->id)->reason;
-    if (why.ends_with(k_not_retried)) {
+    // A trace pass that failed, after the retries its policy allows, stops the run: the counter
+    // passes run the same workload and would most likely fail the same way, each a full run of
+    // it. They wait, blocked, until a resume has the trace pass done.
+    const auto traced = m_db.find_pass(trace->id);
+    const std::string why = traced->reason;
+    if (traced->state == PassState::failed) {
       try {
         if (undecided()) decide_after_trace(false);  // records the passes that wait
       } catch (const Error& e) {

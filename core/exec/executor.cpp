@@ -10,6 +10,7 @@
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
 #include "core/base/text.hpp"
+#include "core/exec/captures_owner.hpp"
 #include "core/exec/driver.hpp"
 #include "core/exec/gpu_select.hpp"
 #include "core/exec/launcher_choice.hpp"
@@ -144,9 +145,11 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
   const auto chosen = chosen_launcher(rb, options, seams);
 
   const fs::path db_path = rb.database.value;
+  check_captures_free(rb.captures.value, db_path);  // before the database: a refusal leaves none
   install_interrupt_handlers();
   RunLock lock(db_path);
   store::CaptureDb db(db_path);
+  claim_captures(rb.captures.value, db_path);
 
   store::NewRun nr;
   nr.name = rb.name.value;
@@ -217,6 +220,7 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
   // Pass folders are where this database's run put them (beside it, when it was given with --db).
   if (fs::absolute(db_path).lexically_normal() != rb.database.value)
     runbook::use_database(rb, db_path);
+  claim_captures(rb.captures.value, db_path);
   if (rb.sha256 != run->runbook_sha256) {
     const std::string diff = line_diff(run->runbook_text, rb.text);
     std::ostream& os = diff_out ? *diff_out : std::cerr;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/base/text.hpp"
+#include "core/exec/counter_names.hpp"
 #include "core/exec/pass_launcher.hpp"
 #include "core/exec/profiler_backend.hpp"
 
@@ -32,6 +33,7 @@ std::vector<Diagnostic> unregistered_names(const runbook::Runbook& rb) {
 
 void check_registered_names(const runbook::Runbook& rb) {
   auto problems = unregistered_names(rb);
+  for (auto& d : unknown_counter_names(rb)) problems.push_back(std::move(d));
   if (!problems.empty()) throw Error(ErrorKind::input, std::move(problems));
 }
 

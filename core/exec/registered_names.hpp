@@ -22,7 +22,8 @@ Diagnostic unregistered_name(const runbook::Runbook& rb, const runbook::LocatedS
 // One diagnostic per name of the runbook that no registry holds; empty when all are known.
 std::vector<Diagnostic> unregistered_names(const runbook::Runbook& rb);
 
-// Throws Error(input) with every diagnostic of unregistered_names(rb).
+// Throws Error(input) with every diagnostic of unregistered_names(rb) and of
+// unknown_counter_names(rb) (counter_names.hpp).
 void check_registered_names(const runbook::Runbook& rb);
 
 }  // namespace kprof::exec

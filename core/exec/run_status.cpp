@@ -54,6 +54,8 @@ RunStatusModel load_run_status(const fs::path& db_path, std::optional<int64_t> r
       s.duration = std::chrono::milliseconds(*p.finished_ms - *p.started_ms);
     s.counters = p.counters.size();
     s.reason = p.reason;
+    s.log_path = p.log_path;
+    s.log_excerpt = p.log_excerpt;
     s.owner_dead = p.state == PassState::running && p.owner_host == host && p.owner_pid &&
                    (!writer || *writer != static_cast<pid_t>(*p.owner_pid) ||
                     !process_alive(static_cast<pid_t>(*p.owner_pid)));

@@ -29,6 +29,8 @@ struct PassStatus {
   std::optional<int64_t> dispatches;
   std::optional<int64_t> counter_values;
   std::string reason;
+  std::string log_path;     // the pass's log (the profiler's and the workload's output)
+  std::string log_excerpt;  // the tail of that log, stored when the last attempt ended
 };
 
 struct RunStatusModel {

@@ -2,6 +2,7 @@
 
 #include "core/exec/failure.hpp"
 
+#include <regex>
 #include <sstream>
 
 #include "core/base/duration.hpp"
@@ -29,6 +30,45 @@ std::string db_for_command(const fs::path& db) {
     if (!rel.empty() && *rel.begin() != "..") return rel.string();
   }
   return db.string();
+}
+
+// rocprofv3's own log lines, "E20261205 22:11:52.407744 28495 output_stream.cpp:111] ...": glog's
+// line prefix "Lyyyymmdd hh:mm:ss.uuuuuu threadid file:line]" (github.com/google/glog, README
+// "Log line prefix format"), which rocprofiler-sdk logs through. They follow the workload's last
+// words: the tool finalizes after the application exits.
+bool profiler_log_line(std::string_view l) {
+  static const std::regex glog(R"(^[IWEF]\d{8} \d{2}:\d{2}:\d{2}\.\d+ +\d+ [^ ]+:\d+\] )");
+  return std::regex_search(l.begin(), l.end(), glog);
+}
+
+// The last `n` non-blank lines of `text` that are not rocprofv3's own log lines, or the last `n`
+// lines when every line is one.
+std::vector<std::string> last_lines(const std::string& text, size_t n) {
+  std::vector<std::string> all, own;
+  for (const auto& l : split(text, '\n')) {
+    if (trim(l).empty()) continue;
+    all.push_back(l);
+    if (!profiler_log_line(l)) own.push_back(l);
+  }
+  auto& lines = own.empty() ? all : own;
+  if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<ptrdiff_t>(n));
+  return lines;
+}
+
+// Where each failed pass's output is, and its last lines as stored: the cause is usually there
+// (a missing file, a traceback), and the log may be on another node or gone. rocprofv3's own
+// lines are left out when there are others.
+void failed_logs(std::ostream& os, const RunStatusModel& m) {
+  constexpr size_t k_lines = 5;
+  for (const auto& p : m.passes) {
+    if (p.state != PassState::failed) continue;
+    os << "pass " << p.ordinal << " (" << p.label
+       << ") failed; log: " << (p.log_path.empty() ? std::string("(none recorded)") : p.log_path)
+       << "\n";
+    const auto lines = last_lines(p.log_excerpt, k_lines);
+    if (lines.empty()) os << "  (its log was empty)\n";
+    for (const auto& l : lines) os << "  | " << l << "\n";
+  }
 }
 
 }  // namespace
@@ -76,6 +116,7 @@ std::string render_status(const RunStatusModel& m, size_t width) {
   if (!m.kernels.empty())
     os << "; " << m.kernels.size() << " kernels of interest (" << m.kernels.front().reason << ")";
   os << "\n";
+  failed_logs(os, m);
   if (!dead_owners.empty()) {
     os << "the kprof that ran " << join(dead_owners, ", ") << " was killed; `kprof resume "
        << m.db.string() << "` runs it again\n";

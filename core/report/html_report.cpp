@@ -72,6 +72,7 @@ std::string header_html(const std::string& name) {
 void table_html(std::ostream& o, const Table& t, const std::vector<std::string>& flags = {}) {
   o << "<table class=\"view\" data-view=\"" << escape(t.title) << "\"><thead><tr>";
   for (const auto& c : t.columns) o << "<th>" << header_html(c) << "</th>";
+  if (!flags.empty()) o << "<th>check</th>";  // the flag cell every row gets below
   o << "</tr></thead><tbody>\n";
   for (size_t r = 0; r < t.rows.size(); ++r) {
     const bool flagged = r < flags.size() && !flags[r].empty();

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "core/base/error.hpp"
+#include "core/base/input_file.hpp"
 #include "core/base/output_file.hpp"
 #include "core/base/text.hpp"
 
@@ -14,6 +15,14 @@ std::string list(const std::vector<std::string>& v) {
   std::vector<std::string> q;
   for (const auto& s : v) q.push_back(json_quote(s));
   return "[" + join(q, ", ") + "]";
+}
+
+// The YAML without its first line, which quotes the command line that wrote it ("# The runbook
+// of: kprof run ..."): the same runbook written by `--quiet` and by a plain run compares equal.
+std::string without_origin(const std::string& yaml) {
+  if (yaml.rfind("# The runbook of: ", 0) != 0) return yaml;
+  const auto nl = yaml.find('\n');
+  return nl == std::string::npos ? std::string() : yaml.substr(nl + 1);
 }
 
 }  // namespace
@@ -74,8 +83,22 @@ std::string one_line_yaml(const OneLine& o) {
 std::filesystem::path write_one_line_runbook(const OneLine& o) {
   const auto db = o.database.empty() ? std::filesystem::path(o.name + ".db") : o.database;
   const auto path = one_line_runbook_path(db);
+  const std::string yaml = one_line_yaml(o);
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    // The user's edits are theirs: the file is kept whenever it says anything but what this
+    // command line stands for (the header quoting the command line aside).
+    const std::string old = read_input_file(path, "runbook", std::uint64_t{1} << 20);
+    if (without_origin(old) == without_origin(yaml)) return path;
+    throw Error::input("'" + path.string() +
+                           "' differs from the runbook this command line stands for (edited, or "
+                           "written for other flags); kprof leaves it as it is",
+                       "run it as it is with 'kprof run " + path.string() +
+                           "', give this profile a name of its own with --name or --db, or "
+                           "remove the file to have it written again");
+  }
   if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
-  write_file_atomically(path, {db}, [&](std::ostream& out) { out << one_line_yaml(o); });
+  write_file_atomically(path, {db}, [&](std::ostream& out) { out << yaml; });
   return path;
 }
 

@@ -33,7 +33,8 @@ std::string one_line_yaml(const OneLine& o);
 std::filesystem::path one_line_runbook_path(const std::filesystem::path& database);
 
 // Writes one_line_yaml(o) to one_line_runbook_path() of its database (default <name>.db here),
-// creating the folder; returns the path written.
+// creating the folder; returns the path. A file already there is left as it is: used when it
+// holds the same runbook, else refused with Error(input) (it may hold the user's edits).
 std::filesystem::path write_one_line_runbook(const OneLine& o);
 
 }  // namespace kprof::runbook

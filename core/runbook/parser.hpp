@@ -54,8 +54,10 @@ LocatedStrings located_strings(const std::vector<Reader::Item>& items, const Ent
 
 class Parser {
  public:
-  Parser(Reader& reader, fs::path dir, const LoadOptions& options)
-      : m_r(reader), m_dir(std::move(dir)), m_options(options) {}
+  // `out_dir`: the base of the database and captures paths (the runbook's folder, or the
+  // working directory for a runbook of the installation).
+  Parser(Reader& reader, fs::path dir, fs::path out_dir, const LoadOptions& options)
+      : m_r(reader), m_dir(std::move(dir)), m_out_dir(std::move(out_dir)), m_options(options) {}
 
   void parse(const YAML::Node& root, Runbook& rb);
 
@@ -88,11 +90,13 @@ class Parser {
   // A list of distinct, non-empty names without separators (metric sets, counters).
   std::optional<LocatedStrings> read_names(const Entry& e, const std::string& path,
                                            std::string_view what);
-  // Absolute and normalised; relative paths start at the runbook's folder.
-  std::optional<fs::path> read_path(const Entry& e, const std::string& path);
+  // Absolute and normalised; relative paths start at `base` (default: the runbook's folder).
+  std::optional<fs::path> read_path(const Entry& e, const std::string& path,
+                                    const fs::path& base = {});
 
   Reader& m_r;
   fs::path m_dir;
+  fs::path m_out_dir;
   const LoadOptions& m_options;
 };
 

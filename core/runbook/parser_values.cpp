@@ -82,7 +82,8 @@ std::optional<LocatedStrings> Parser::read_names(const Entry& e, const std::stri
   return located_strings(*items, e);
 }
 
-std::optional<fs::path> Parser::read_path(const Entry& e, const std::string& path) {
+std::optional<fs::path> Parser::read_path(const Entry& e, const std::string& path,
+                                          const fs::path& base) {
   auto v = m_r.string(e.value, e.value_pos, path);
   if (!v) return std::nullopt;
   if (v->empty()) {
@@ -95,7 +96,7 @@ std::optional<fs::path> Parser::read_path(const Entry& e, const std::string& pat
     return std::nullopt;
   }
   fs::path p(*v);
-  if (p.is_relative()) p = m_dir / p;
+  if (p.is_relative()) p = (base.empty() ? m_dir : base) / p;
   p = p.lexically_normal();
   // "sub/deeper/.." normalises to "sub/"; keep one spelling per folder.
   if (p.has_relative_path() && p.filename().empty()) p = p.parent_path();

@@ -206,10 +206,11 @@ struct Runbook {
   Target target;
   Passes passes;
   Retry retry;
-  // Absolute, normalised; default <runbook folder>/<name>.db.
+  // Absolute, normalised; default <runbook folder>/<name>.db. Relative paths start at the
+  // runbook's folder, or at the working directory for a runbook of the installation.
   Located<std::filesystem::path> database;
-  // Where pass folders go; absolute, normalised; default <runbook folder>/<name>-captures, or
-  // beside the database given with --db (use_database()).
+  // Where pass folders go; absolute, normalised; default <db folder>/<db stem>-captures (also
+  // for the database given with --db, use_database()).
   Located<std::filesystem::path> captures;
   Analysis analysis;
   Launcher launcher;
@@ -225,6 +226,9 @@ struct LoadOptions {
   // Folder holding <arch>.yaml hardware files; default config_dir()/hw. When it cannot be found
   // the arch is checked for form only.
   std::optional<std::filesystem::path> hw_dir;
+  // The installation's share/kprof; default installed_data_dir(). A runbook under it resolves
+  // its database and captures against the working directory instead of its own folder.
+  std::optional<std::filesystem::path> install_dir;
 };
 
 // Reads, parses and validates. Throws Error(input) holding every problem found, each with its

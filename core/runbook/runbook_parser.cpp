@@ -111,12 +111,16 @@ void Parser::parse(const YAML::Node& root, Runbook& rb) {
   if (const Entry* e = top->find("retry")) retry(*e, rb.retry);
 
   const std::string stem = rb.name.from_file ? rb.name.value : "kprof";
-  rb.database.value = (m_dir / (stem + ".db")).lexically_normal();
-  rb.captures.value = (m_dir / (stem + "-captures")).lexically_normal();
+  rb.database.value = (m_out_dir / (stem + ".db")).lexically_normal();
   if (const Entry* e = top->find("database"))
-    if (auto p = read_path(*e, "database")) set(rb.database, *p, *e);
+    if (auto p = read_path(*e, "database", m_out_dir)) set(rb.database, *p, *e);
+  // Captures belong to one database: beside it, named after it, so two runbooks sharing a
+  // `name:` but not a `database:` never share pass folders.
+  rb.captures.value =
+      (rb.database.value.parent_path() / (rb.database.value.stem().string() + "-captures"))
+          .lexically_normal();
   if (const Entry* e = top->find("captures"))
-    if (auto p = read_path(*e, "captures")) set(rb.captures, *p, *e);
+    if (auto p = read_path(*e, "captures", m_out_dir)) set(rb.captures, *p, *e);
 
   if (const Entry* e = top->find("analysis")) analysis(*e, rb.analysis);
   if (const Entry* e = top->find("launcher")) parse_launcher(m_r, *e, rb.launcher);
@@ -189,8 +193,14 @@ Runbook parse_runbook(std::string_view text, const fs::path& file, const LoadOpt
   rb.text = std::string(text);
   rb.sha256 = sha256_hex(text);
 
+  // An installed runbook (under share/kprof) is read-only material: what it writes goes where
+  // the user runs it, never into the installation.
+  const auto installed = options.install_dir ? options.install_dir : installed_data_dir();
+  const fs::path out_dir =
+      installed && path_is_under(abs, *installed) ? fs::current_path(ec) : rb.dir;
+
   Reader reader(rb.text, file.string());
-  Parser parser(reader, rb.dir, options);
+  Parser parser(reader, rb.dir, out_dir.empty() ? rb.dir : out_dir, options);
   if (auto root = reader.parse()) parser.parse(*root, rb);
   if (!reader.ok()) {
     // Checks run section by section; the user reads the file top to bottom.

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/analysis/brief.hpp"
+#include "core/analysis/compact_views.hpp"
 #include "core/base/error.hpp"
 
 namespace kprof::analysis {
@@ -20,6 +21,33 @@ Table sample(bool simulated) {
   t.rows = {{std::string("a,\"b\""), int64_t{6144}, 25.72}, {std::string("c"), int64_t{1}, Cell()}};
   t.notes = {"note"};
   return t;
+}
+
+// The terminal's default roofline: the rows with counters and the figures that matter, the % of
+// the peak that bounds each row, and a note naming what --all adds; other views stay whole.
+TEST(CompactViews, RooflineKeepsRowsWithCountersAndTheFiguresThatMatter) {
+  Table t;
+  t.columns = {"family",           "phase",         "launches",       "with_counters",
+               "flops_per_launch", "tflops",        "pct_peak_flops", "tbps",
+               "pct_peak_hbm",     "flop_per_byte", "bound",          "suspect"};
+  const auto row = [](std::string f, int64_t with, std::string bound) {
+    return std::vector<Cell>{
+        f, std::string("decode"), int64_t{10}, with, 1e6, 3.0, 0.3, 3.8, 72.0, 1.0, bound, Cell()};
+  };
+  t.rows = {row("a", 10, "memory"), row("b", 0, ""), row("c", 5, "compute")};
+  Table top = t;
+  EXPECT_FALSE(compact_counter_view("top", top));
+  EXPECT_EQ(top.columns.size(), t.columns.size());
+  ASSERT_TRUE(compact_counter_view("roofline", t));
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"family", "phase", "launches", "tflops", "tbps",
+                                                 "flop_per_byte", "bound", "pct_peak"}));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "a");
+  EXPECT_EQ(std::get<double>(t.rows[0][7]), 72.0);  // memory-bound: % of the HBM peak
+  EXPECT_EQ(std::get<double>(t.rows[1][7]), 0.3);   // compute-bound: % of the FLOP peak
+  ASSERT_FALSE(t.notes.empty());
+  EXPECT_NE(t.notes[0].find("1 rows without counters"), std::string::npos) << t.notes[0];
+  EXPECT_NE(t.notes[0].find("--all shows every row and column"), std::string::npos) << t.notes[0];
 }
 
 TEST(Table, EveryFormatSaysWhetherTheRunWasSimulated) {

@@ -42,6 +42,9 @@ check_prefix() {  # PREFIX: files, then plan / validate / one-line simulated run
   hidden "$p/bin/kprof" plan "$p/share/kprof/runbooks/qwen3-30b-a3b-sim.yaml" >"$tmp/plan.txt" ||
     fail "installed kprof plan failed: $(cat "$tmp/plan.txt")"
   grep -q '^passes: 3 ' "$tmp/plan.txt" || fail "unexpected plan: $(head -5 "$tmp/plan.txt")"
+  # an installed runbook writes where the user runs it, never into the installation
+  grep -qF "in $tmp/work/qwen3-30b-a3b-sim.db, exactly" "$tmp/plan.txt" ||
+    fail "installed runbook's database is not in the working directory: $(grep -A1 'commands of run' "$tmp/plan.txt")"
   hidden "$p/bin/kprof" counters --explain FETCH_SIZE >"$tmp/counters.txt" ||
     fail "installed kprof counters failed"
   grep -q 'slots in one pass:' "$tmp/counters.txt" || fail "unexpected counters output"

@@ -134,6 +134,29 @@ TEST(ReportHtml, FlagsFiguresAbovePeaksAndOversubscribedBlocks) {
   EXPECT_NE(page.find("<span class=\"flag\">SQ 9/8</span>"), std::string::npos);
 }
 
+// Every table's rows have as many cells as its header has columns: each figure sits under its
+// own name (the flagged metrics table too).
+TEST(ReportHtml, EveryRowHasOneCellPerHeader) {
+  const std::string page = html(model(false));
+  const std::regex table("<table[^>]*>([\\s\\S]*?)</table>");
+  const std::regex row("<tr[^>]*>([\\s\\S]*?)</tr>");
+  size_t tables = 0;
+  for (std::sregex_iterator t(page.begin(), page.end(), table), end; t != end; ++t) {
+    const std::string body = (*t)[1];
+    size_t header = 0;
+    for (std::sregex_iterator r(body.begin(), body.end(), row); r != end; ++r) {
+      const std::string cells = (*r)[1];
+      if (count(cells, "<th") > 0) {
+        header = count(cells, "<th");
+        continue;
+      }
+      EXPECT_EQ(count(cells, "<td"), header) << (*t)[0];
+    }
+    ++tables;
+  }
+  EXPECT_GE(tables, 3u);
+}
+
 TEST(ReportHtml, SaysWhyAChartIsMissing) {
   ReportModel m = model(false);
   m.timeline = {};

@@ -50,6 +50,37 @@ TEST_F(Keys, DatabaseAndCaptures) {
             "rb.yaml:5:1: unknown key 'databse' (did you mean 'database'?)");
 }
 
+// Captures belong to one database: beside it and named after it, so two runbooks with one `name:`
+// and two databases never share pass folders.
+TEST_F(Keys, CapturesDefaultToTheDatabasesStem) {
+  EXPECT_EQ(load(k_minimal).captures.value, m_dir / "t-captures");
+  EXPECT_EQ(load(with("database: sub/other.db\n")).captures.value,
+            m_dir / "sub" / "other-captures");
+  EXPECT_EQ(load(with("database: sub/other.db\ncaptures: caps\n")).captures.value, m_dir / "caps");
+}
+
+// A runbook of the installation (under its share/kprof) writes where the user runs it, never into
+// the installation; a runbook elsewhere writes beside itself.
+TEST_F(Keys, AnInstalledRunbookWritesInTheWorkingDirectory) {
+  const fs::path share = m_dir / "prefix" / "share" / "kprof";
+  const fs::path file = share / "runbooks" / "rb.yaml";
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << with("database: q.db\n");
+  const fs::path work = m_dir / "work";
+  fs::create_directories(work);
+  const fs::path was = fs::current_path();
+  fs::current_path(work);
+  LoadOptions o;
+  o.install_dir = share;
+  const Runbook installed = load_runbook(file, o);
+  const Runbook plain = load_runbook(file, {});
+  fs::current_path(was);
+  EXPECT_EQ(installed.database.value, work / "q.db");
+  EXPECT_EQ(installed.captures.value, work / "q-captures");
+  EXPECT_EQ(installed.workload.cwd.value, file.parent_path());  // it still reads from there
+  EXPECT_EQ(plain.database.value, file.parent_path() / "q.db");
+}
+
 // --- analysis ---------------------------------------------------------------------------------
 
 TEST_F(Keys, Analysis) {

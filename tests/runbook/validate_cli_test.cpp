@@ -90,6 +90,45 @@ TEST_F(ValidateCli, ValidRunbookPrintsTheNormalisedView) {
   EXPECT_EQ(quiet.out, "");
 }
 
+// Unknown metric sets and counters are the runbook's errors, each at its position with the near
+// names (edit distance) or, with none near, where the known ones are.
+TEST_F(ValidateCli, UnknownMetricSetsAndCountersAreErrorsWithTheNearestNames) {
+  const Result r = run(write(std::string(k_minimal) +
+                             "passes:\n  counters:\n    metric_sets: [memroy, memry, zzzzzzzzzz]\n"
+                             "    counters: [SQ_WAVE, ZZZZZZZZZZ]\n"));
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  const std::string f = "kprof: " + (m_dir / "rb.yaml").string();
+  EXPECT_NE(r.err.find(f + ":7:19: passes.counters.metric_sets: unknown metric set 'memroy' (did "
+                           "you mean 'memory'?)\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(f + ":7:27: passes.counters.metric_sets: unknown metric set 'memry' (did "
+                           "you mean 'memory'?)\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("unknown metric set 'zzzzzzzzzz' (the metric sets are compute, full, "
+                       "memory, occupancy, roofline)\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(f + ":8:16: passes.counters.counters: unknown counter 'SQ_WAVE' for gfx942 "
+                           "(did you mean 'SQ_WAVES'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("unknown counter 'ZZZZZZZZZZ' for gfx942 ('kprof counters' "
+                       "lists the counters of gfx942)\n"),
+            std::string::npos)
+      << r.err;
+}
+
+// A misspelt option names the command's nearest one.
+TEST_F(ValidateCli, AMisspeltOptionGetsDidYouMean) {
+  const Result r = run(write(k_minimal) + " --quite");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "kprof: unrecognised option '--quite' (did you mean '--quiet'? see 'kprof validate "
+            "--help')\n");
+}
+
 TEST_F(ValidateCli, UsageErrors) {
   const Result none = run("");
   EXPECT_EQ(none.exit_code, 2);

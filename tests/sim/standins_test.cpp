@@ -250,6 +250,36 @@ TEST(BlockedCounterPasses, AMissingWorkloadProgramBlocksThem) {
             0u);
 }
 
+// Any failed trace pass stops the run: a workload exiting 1 (a failure a retry may fix) is
+// launched as often as the trace pass's retry policy allows and no counter pass starts; `kprof
+// status` then names the failed pass's log and prints its last lines.
+TEST(BlockedCounterPasses, AFailingWorkloadIsLaunchedOnlyAsTheTraceRetryPolicyAllows) {
+  TempDir t;
+  const fs::path launches = t.path / "launches";
+  std::string text = read_file(k_source / "runbooks" / "qwen3-30b-a3b-sim.yaml");
+  const std::string cmd = "  command: [\"true\"]\n";
+  text.replace(text.find(cmd), cmd.size(),
+               "  command: [/bin/sh, -c, \"echo x >> " + launches.string() +
+                   "; echo 'weights not found: /models/qwen3' >&2; exit 1\"]\n");
+  const std::string dbline = "database: qwen3-30b-a3b-sim.db\n";
+  text.replace(text.find(dbline), dbline.size(), "database: " + (t.path / "f.db").string() + "\n");
+  const std::string retry = "retry:\n  attempts: 2\n  backoff: 1s\n";
+  text.replace(text.find(retry), retry.size(), "retry:\n  attempts: 3\n  backoff: 10ms\n");
+  std::ofstream(t.path / "f.yaml") << text;
+  const auto db = t.path / "f.db";
+  const auto r = kprof(t.path, "run f.yaml --simulate --quiet");
+  EXPECT_EQ(r.exit_code(), 1) << r.out;
+  EXPECT_EQ(read_file(launches), "x\nx\nx\n");  // the trace pass's 3 attempts, nothing more
+  EXPECT_EQ(column(db, "SELECT state FROM passes ORDER BY ordinal"),
+            (std::vector<std::string>{"failed", "planned", "planned", "planned"}));
+  EXPECT_EQ(scalar(db, "SELECT sum(attempts) FROM passes WHERE kind = 'counters'"), 0);
+  const auto st = kprof(t.path, "status " + db.string());
+  const auto log = column(db, "SELECT log_path FROM passes WHERE ordinal = 0")[0];
+  ASSERT_FALSE(log.empty());
+  EXPECT_NE(st.out.find("pass 0 (trace) failed; log: " + log + "\n"), std::string::npos) << st.out;
+  EXPECT_NE(st.out.find("  | weights not found: /models/qwen3\n"), std::string::npos) << st.out;
+}
+
 // The double directly: the same script in the two process models, and ROCm 7.0's marker rule.
 RunResult sim_script(const fs::path& dir, const std::vector<std::string>& extra,
                      std::map<std::string, std::string> env) {
