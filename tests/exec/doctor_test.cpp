@@ -64,15 +64,19 @@ class Node {
     write_file(site() / "vllm-0.9.2+rocm630.dist-info" / "METADATA",
                "Metadata-Version: 2.1\nName: vllm\nVersion: 0.9.2+rocm630\n");
     write_file(weights() / "model-00001-of-00016.safetensors", std::string(4096, 'w'));
-    write_file(m_dir / "rb.yaml", read_text(k_src / "runbooks" / "qwen3-30b-a3b-mi300x.yaml"));
-    fs::copy(k_src / "runbooks" / "workloads", m_dir / "workloads", fs::copy_options::recursive);
+    // As in the source tree: runbooks/ with workloads/, and configs/ beside it (the workload's
+    // --check reads configs/metrics).
+    write_file(runbook(), read_text(k_src / "runbooks" / "qwen3-30b-a3b-mi300x.yaml"));
+    fs::copy(k_src / "runbooks" / "workloads", m_dir / "runbooks" / "workloads",
+             fs::copy_options::recursive);
+    fs::create_directory_symlink(k_src / "configs", m_dir / "configs");
   }
   fs::path bin() const { return m_dir / "bin"; }
   fs::path site() const { return m_dir / "site"; }
   fs::path weights() const {
     return m_dir / "hf" / "hub" / "models--Qwen--Qwen3-30B-A3B" / "snapshots" / "0123abcd";
   }
-  fs::path runbook() const { return m_dir / "rb.yaml"; }
+  fs::path runbook() const { return m_dir / "runbooks" / "rb.yaml"; }
   const fs::path& dir() const { return m_dir.path(); }
 
   testing::KprofOut kprof(std::vector<std::string> args) const {
@@ -246,6 +250,71 @@ TEST(Doctor, PlanRefusesAMissingProfilerAndPlansForTheDouble) {
   EXPECT_EQ(node.kprof({"plan", node.runbook().string(), "--simulate"}).code, 0);
   // A batch script runs on other nodes: it is written without the profiler here.
   EXPECT_EQ(node.kprof({"plan", node.runbook().string(), "--emit-sbatch"}).code, 0);
+}
+
+// The workload's own `--check` (runbooks/workloads/qwen3_generate.py), on the same node plus a
+// KFD topology folder and the ROCTx stand-in: a gfx942 GPU, the weights and the roofline counters.
+class CheckedNode : public Node {
+ public:
+  CheckedNode() {
+    write_file(topology() / "0" / "properties", "cpu_cores_count 104\ngfx_target_version 0\n");
+    gpu("90402");
+  }
+  fs::path topology() const { return dir() / "topology"; }
+  void gpu(const std::string& version) const {
+    write_file(topology() / "2" / "properties",
+               "simd_count 1216\ngfx_target_version " + version + "\n");
+  }
+  testing::KprofOut check() const {
+    LaunchSpec s;
+    const auto python = find_tool("python3");
+    s.argv = {python->string(), (dir() / "runbooks" / "workloads" / "qwen3_generate.py").string(),
+              "--check"};
+    s.env = {{"PATH", bin().string() + ":" + python->parent_path().string() + ":/usr/bin:/bin"},
+             {"PYTHONPATH", site().string()},
+             {"HF_HOME", (dir() / "hf").string()},
+             {"HF_HUB_CACHE", ""},
+             {"VLLM_ENABLE_V1_MULTIPROCESSING", "0"},
+             {"LD_LIBRARY_PATH", std::string(KPROF_BIN_DIR) + "/../share/kprof/standins/lib"},
+             {"QWEN3_GENERATE_KFD_TOPOLOGY", topology().string()}};
+    s.log_path = dir() / "check.out";
+    s.timeout = std::chrono::minutes(2);
+    const auto r = run_process(s);
+    return {r.exit_code, r.signal, read_text(s.log_path), r.describe()};
+  }
+};
+
+TEST(WorkloadCheck, FindsTheGpuTheWeightsAndTheCountersAndSaysWhichIsMissing) {
+  CheckedNode node;
+  const auto ok = node.check();
+  EXPECT_EQ(ok.code, 0) << ok.text;
+  EXPECT_NE(ok.text.find("gfx942 GPU, weights found, roofline counters available"),
+            std::string::npos)
+      << ok.text;
+
+  node.gpu("90010");
+  auto r = node.check();
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("check failed: no gfx942 (MI300X) GPU: the KFD topology has gfx90a"),
+            std::string::npos)
+      << r.text;
+  node.gpu("90402");
+
+  fs::remove_all(node.dir() / "hf");
+  r = node.check();
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("check failed: weights of Qwen/Qwen3-30B-A3B are neither"),
+            std::string::npos)
+      << r.text;
+  write_file(node.weights() / "model.safetensors", "w");
+
+  fs::remove(node.bin() / "rocprofv3");
+  write_script(node.bin() / "rocprofv3",
+               "'" + std::string(KPROF_BIN_DIR) + "/rocprofv3-sim' \"$@\" | grep -v SQ_LDS_BANK\n");
+  r = node.check();
+  EXPECT_EQ(r.code, 2) << r.text;
+  EXPECT_NE(r.text.find("lacks the roofline counters SQ_LDS_BANK_CONFLICT"), std::string::npos)
+      << r.text;
 }
 
 }  // namespace
