@@ -1,9 +1,12 @@
 // `kprof doctor [RUNBOOK]`: the pre-flight check of a node (core/exec/doctor.hpp), one line per
 // check with a fix for each that failed; exit 0 when all passed, 2 when one failed.
+#include <unistd.h>
+
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
+#include "core/base/table.hpp"
 #include "core/exec/doctor.hpp"
 
 namespace {
@@ -38,7 +41,7 @@ int cmd_doctor(const kprof::app::Args& args) {
                               "give a size in GiB, e.g. --min-free-gb 4");
   request.min_free_bytes = static_cast<std::uint64_t>(gb * double(std::uint64_t{1} << 30));
   const auto report = kprof::exec::run_doctor(request);
-  std::cout << kprof::exec::doctor_text(report);
+  std::cout << kprof::exec::doctor_text(report, kprof::terminal_width(STDOUT_FILENO));
   return report.ok() ? 0 : 2;
 }
 

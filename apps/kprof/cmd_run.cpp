@@ -3,18 +3,41 @@
 // `kprof run [--metric-set S | --counters A,B] [--kernels REGEX] [--simulate] -- app args...`: the
 // same for the runbook that command line stands for, written next to the database first.
 
+#include <unistd.h>
 #include <filesystem>
+
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/launcher_args.hpp"
 #include "apps/kprof/one_line_args.hpp"
+#include "core/base/table.hpp"
 #include "core/exec/doctor.hpp"
 #include "core/exec/executor.hpp"
 #include "core/exec/gpu_list.hpp"
 #include "core/runbook/runbook.hpp"
 
 namespace {
+
+// With a real profiler the node is checked before the first pass (`kprof doctor`), and a failed
+// check stops the run; the test double needs no GPU, PyTorch or weights.
+bool node_ready(const std::filesystem::path& runbook, const kprof::runbook::Runbook& rb,
+                const kprof::exec::ExecOptions& o) {
+  const bool double_runs =
+      o.simulate || std::filesystem::path(rb.profiler.path.value).filename() == "rocprofv3-sim";
+  if (double_runs) return true;
+  kprof::exec::DoctorRequest request;
+  request.runbook = runbook;
+  request.db = o.db;
+  const auto report = kprof::exec::run_doctor(request);
+  if (!report.ok()) {
+    std::cerr << kprof::exec::doctor_text(report, kprof::terminal_width(STDERR_FILENO))
+              << "run: stopped before any pass; fix the ✘ lines above, or add --no-doctor\n";
+    return false;
+  }
+  if (!o.quiet) std::cout << kprof::exec::doctor_text(report, kprof::terminal_width(STDOUT_FILENO));
+  return true;
+}
 
 int cmd_run(const kprof::app::Args& all_args) {
   namespace po = kprof::app::po;
@@ -58,22 +81,7 @@ int cmd_run(const kprof::app::Args& all_args) {
   o.launcher = kprof::app::launcher_flags_from(*vm);
   const auto path = kprof::app::runbook_for_run(*vm, app, all_args, o.simulate);
   const auto rb = kprof::runbook::load_runbook(path);
-  // A real profiler: the node is checked before the first pass (kprof doctor); the test double
-  // needs no GPU, PyTorch or weights.
-  const bool double_runs =
-      o.simulate || std::filesystem::path(rb.profiler.path.value).filename() == "rocprofv3-sim";
-  if (!double_runs && !vm->count("no-doctor")) {
-    kprof::exec::DoctorRequest request;
-    request.runbook = path;
-    request.db = o.db;
-    const auto report = kprof::exec::run_doctor(request);
-    if (!report.ok()) {
-      std::cerr << kprof::exec::doctor_text(report)
-                << "run: stopped before any pass; fix the ✘ lines above, or add --no-doctor\n";
-      return 2;
-    }
-    if (!o.quiet) std::cout << kprof::exec::doctor_text(report);
-  }
+  if (!vm->count("no-doctor") && !node_ready(path, rb, o)) return 2;
   return kprof::exec::run_runbook(rb, o).exit_code;
 }
 

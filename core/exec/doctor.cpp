@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/base/error.hpp"
+#include "core/base/table.hpp"
 #include "core/exec/doctor_node.hpp"
 #include "core/exec/pass_plan.hpp"
 #include "core/exec/profiler_backend.hpp"
@@ -148,16 +149,16 @@ DoctorReport run_doctor(const DoctorRequest& request) {
   return report;
 }
 
-std::string doctor_text(const DoctorReport& report) {
+std::string doctor_text(const DoctorReport& report, size_t width) {
   std::string out;
   int failures = 0;
   for (const auto& c : report.checks) {
     const char* mark = c.state == CheckState::passed   ? "✔"
                        : c.state == CheckState::failed ? "✘"
                                                        : "–";
-    out += std::string(mark) + " " + c.what + "\n";
+    out += wrap_text(std::string(mark) + " " + c.what, width, 2) + "\n";
     if (c.state == CheckState::failed) {
-      out += "    fix: " + c.fix + "\n";
+      out += wrap_text("    fix: " + c.fix, width, 9) + "\n";
       ++failures;
     }
   }

@@ -6,6 +6,7 @@
 // for the captures. `kprof run` runs it first with a real profiler and stops on a failed check.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -40,7 +41,8 @@ struct DoctorReport {
 DoctorReport run_doctor(const DoctorRequest& request);
 
 // One line per check, "✔ what", "✘ what" followed by an indented "fix: ..." line, or "– what"
-// for a check not needed here; then a summary line.
-std::string doctor_text(const DoctorReport& report);
+// for a check not needed here; then a summary line. `width` > 0 wraps each at that many columns
+// (a terminal's); 0 keeps each check on one line (logs, grep).
+std::string doctor_text(const DoctorReport& report, size_t width = 0);
 
 }  // namespace kprof::exec
