@@ -40,9 +40,8 @@ DoctorCheck profiler_check(const std::string& executable, const ProfilerVersion&
                            bool regions) {
   if (!v.known() && v.release.empty()) return failed("rocprofv3: " + v.text, k_install_fix);
   std::string what = (simulated ? "rocprofv3 (the test double): " : "rocprofv3: ") + v.summary() +
-                     " at " + executable + "; kprof uses the " +
-                     (v.release.empty() ? std::string("7.0") : v.release) + " option table, " +
-                     (v.has_rocpd() ? "rocpd" : "csv") + " output";
+                     " at " + executable + "; kprof uses the " + v.table().name +
+                     " option table, " + (v.has_rocpd() ? "rocpd" : "csv") + " output";
   if (regions) what += "; " + v.region_way();
   return {CheckState::passed, what, {}};
 }
