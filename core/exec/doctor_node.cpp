@@ -136,6 +136,28 @@ std::uint64_t weight_bytes(const fs::path& dir) {
   return total;
 }
 
+// One line of the package probe: {name, version or "-", HIP version or "rocm" or "-"}.
+using ProbeLine = std::vector<std::string>;
+
+DoctorCheck torch_check(const ProbeLine& t, const std::string& python) {
+  const std::string fix = "install PyTorch's ROCm build for " + python +
+                          " (pip install torch --index-url https://download.pytorch.org/whl/"
+                          "rocm6.4, or AMD's rocm/vllm container)";
+  if (t.size() != 3 || t[1] == "-") return failed("PyTorch: not installed for " + python, fix);
+  if (t[2] == "-")
+    return failed("PyTorch " + t[1] + ": not a ROCm build (torch.version.hip is None)", fix);
+  return passed("PyTorch " + t[1] + ", ROCm build (HIP " + t[2] + ")");
+}
+
+DoctorCheck vllm_check(const ProbeLine& v, const std::string& python) {
+  const std::string fix =
+      "install vLLM built for ROCm (docs.vllm.ai, installation, GPU, ROCm; or AMD's rocm/vllm "
+      "container)";
+  if (v.size() != 3 || v[1] == "-") return failed("vLLM: not installed for " + python, fix);
+  if (v[2] == "-") return failed("vLLM " + v[1] + ": not a ROCm build (no vllm._rocm_C)", fix);
+  return passed("vLLM " + v[1] + ", ROCm build");
+}
+
 }  // namespace
 
 store::EnvDelta workload_env(const runbook::Runbook& rb) {
@@ -189,38 +211,17 @@ std::vector<DoctorCheck> check_python_packages(const runbook::Runbook& rb) {
   if (!wants_torch) return {};
   const ToolOutput r = run_tool({words[0], "-c", k_package_probe}, workload_env(rb));
   if (!r.ok)
-    return {failed("PyTorch: '" + words[0] + "' could not look for it (" + r.ended + ")",
-                   "install python3 (3.9 or later) for the workload, or correct "
-                   "workload.command")};
-  std::map<std::string, std::vector<std::string>> found;
+    return {
+        failed("PyTorch: '" + words[0] + "' could not look for it (" + r.ended + ")",
+               "install python3 (3.8 or later: importlib.metadata) for the workload, or correct "
+               "workload.command")};
+  std::map<std::string, ProbeLine> found;
   for (const auto& line : split(r.text, '\n')) {
     auto f = split(line, '\t');
     if (f.size() == 3) found[f[0]] = f;
   }
-  std::vector<DoctorCheck> out;
-  const auto& t = found["torch"];
-  const std::string torch_fix =
-      "install PyTorch's ROCm build for " + words[0] +
-      " (pip install torch --index-url https://download.pytorch.org/whl/rocm6.4, or AMD's "
-      "rocm/vllm container)";
-  if (t.size() != 3 || t[1] == "-")
-    out.push_back(failed("PyTorch: not installed for " + words[0], torch_fix));
-  else if (t[2] == "-")
-    out.push_back(
-        failed("PyTorch " + t[1] + ": not a ROCm build (torch.version.hip is None)", torch_fix));
-  else
-    out.push_back(passed("PyTorch " + t[1] + ", ROCm build (HIP " + t[2] + ")"));
-  if (!wants_vllm) return out;
-  const auto& v = found["vllm"];
-  const std::string vllm_fix =
-      "install vLLM built for ROCm (docs.vllm.ai, installation, GPU, ROCm; or AMD's rocm/vllm "
-      "container)";
-  if (v.size() != 3 || v[1] == "-")
-    out.push_back(failed("vLLM: not installed for " + words[0], vllm_fix));
-  else if (v[2] == "-")
-    out.push_back(failed("vLLM " + v[1] + ": not a ROCm build (no vllm._rocm_C)", vllm_fix));
-  else
-    out.push_back(passed("vLLM " + v[1] + ", ROCm build"));
+  std::vector<DoctorCheck> out = {torch_check(found["torch"], words[0])};
+  if (wants_vllm) out.push_back(vllm_check(found["vllm"], words[0]));
   return out;
 }
 
