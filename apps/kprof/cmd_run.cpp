@@ -4,8 +4,8 @@
 // same for the runbook that command line stands for, written next to the database first.
 
 #include <unistd.h>
-#include <filesystem>
 
+#include <filesystem>
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
@@ -15,17 +15,25 @@
 #include "core/exec/doctor.hpp"
 #include "core/exec/executor.hpp"
 #include "core/exec/gpu_list.hpp"
+#include "core/exec/launcher_choice.hpp"
 #include "core/runbook/runbook.hpp"
 
 namespace {
 
-// With a real profiler the node is checked before the first pass (`kprof doctor`), and a failed
-// check stops the run; the test double needs no GPU, PyTorch or weights.
+// With a real profiler and local passes the node is checked before the first pass (`kprof
+// doctor`), and a failed check stops the run; the test double needs no GPU, PyTorch or weights.
 bool node_ready(const std::filesystem::path& runbook, const kprof::runbook::Runbook& rb,
                 const kprof::exec::ExecOptions& o) {
   const bool double_runs =
       o.simulate || std::filesystem::path(rb.profiler.path.value).filename() == "rocprofv3-sim";
   if (double_runs) return true;
+  // The passes run on Slurm's nodes, not here: this host's GPUs and packages say nothing of them.
+  if (kprof::exec::wants_slurm(rb, o.launcher)) {
+    if (!o.quiet)
+      std::cout << "run: the passes run on Slurm's nodes; check one with 'srun ... kprof doctor "
+                << runbook.string() << "'\n";
+    return true;
+  }
   kprof::exec::DoctorRequest request;
   request.runbook = runbook;
   request.db = o.db;

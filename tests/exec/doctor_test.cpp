@@ -240,6 +240,18 @@ TEST(Doctor, RunStopsOnAFailedCheckBeforeAnyPassAndNoDoctorSkipsIt) {
   EXPECT_TRUE(fs::exists(db)) << skipped.text;
 }
 
+TEST(Doctor, RunLeavesSlurmNodesToBeCheckedWhereThePassesRun) {
+  Node node;
+  fs::remove(node.bin() / "rocminfo");  // this host has no GPU; Slurm's nodes may
+  const auto r = node.kprof(
+      {"run", node.runbook().string(), "--slurm", "--db", (node.dir() / "s.db").string()});
+  EXPECT_NE(r.text.find("run: the passes run on Slurm's nodes; check one with 'srun ... kprof "
+                        "doctor "),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("stopped before any pass"), std::string::npos) << r.text;
+}
+
 TEST(Doctor, PlanRefusesAMissingProfilerAndPlansForTheDouble) {
   Node node;
   fs::remove(node.bin() / "rocprofv3");
