@@ -3,14 +3,49 @@
 // `kprof run [--metric-set S | --counters A,B] [--kernels REGEX] [--simulate] -- app args...`: the
 // same for the runbook that command line stands for, written next to the database first.
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/launcher_args.hpp"
 #include "apps/kprof/one_line_args.hpp"
+#include "core/base/table.hpp"
+#include "core/exec/doctor.hpp"
 #include "core/exec/executor.hpp"
 #include "core/exec/gpu_list.hpp"
+#include "core/exec/launcher_choice.hpp"
 #include "core/runbook/runbook.hpp"
 
 namespace {
+
+// With a real profiler and local passes the node is checked before the first pass (`kprof
+// doctor`), and a failed check stops the run; the test double needs no GPU, PyTorch or weights.
+bool node_ready(const std::filesystem::path& runbook, const kprof::runbook::Runbook& rb,
+                const kprof::exec::ExecOptions& o) {
+  const bool double_runs =
+      o.simulate || std::filesystem::path(rb.profiler.path.value).filename() == "rocprofv3-sim";
+  if (double_runs) return true;
+  // The passes run on Slurm's nodes, not here: this host's GPUs and packages say nothing of them.
+  if (kprof::exec::wants_slurm(rb, o.launcher)) {
+    if (!o.quiet)
+      std::cout << "run: the passes run on Slurm's nodes; check one with 'srun ... kprof doctor "
+                << runbook.string() << "'\n";
+    return true;
+  }
+  kprof::exec::DoctorRequest request;
+  request.runbook = runbook;
+  request.db = o.db;
+  const auto report = kprof::exec::run_doctor(request);
+  if (!report.ok()) {
+    std::cerr << kprof::exec::doctor_text(report, kprof::terminal_width(STDERR_FILENO))
+              << "run: stopped before any pass; fix the ✘ lines above, or add --no-doctor\n";
+    return false;
+  }
+  if (!o.quiet) std::cout << kprof::exec::doctor_text(report, kprof::terminal_width(STDOUT_FILENO));
+  return true;
+}
 
 int cmd_run(const kprof::app::Args& all_args) {
   namespace po = kprof::app::po;
@@ -23,8 +58,9 @@ int cmd_run(const kprof::app::Args& all_args) {
       "pass at a time)")(
       "db", po::value<std::string>(),
       "capture database (default: the runbook's `database`; one-line: NAME.db here)")(
-      "quiet,q", "no progress lines; only the summary")("runbook", po::value<std::string>(),
-                                                        "the runbook (.yaml)");
+      "quiet,q", "no progress lines; only the summary")(
+      "no-doctor", "skip the pre-flight checks of `kprof doctor` a real run starts with")(
+      "runbook", po::value<std::string>(), "the runbook (.yaml)");
   kprof::app::add_launcher_options(opts);
   kprof::app::add_one_line_options(opts);
   po::positional_options_description pos;
@@ -32,7 +68,7 @@ int cmd_run(const kprof::app::Args& all_args) {
   auto vm = kprof::app::parse_args(
       "run",
       "RUNBOOK [--simulate] [--gpus LIST | --slurm [--partition P] [--gpus-per-task N]] [--db "
-      "PATH] [--quiet]\n"
+      "PATH] [--quiet] [--no-doctor]\n"
       "       kprof run [--metric-set S | --counters A,B] [--kernels "
       "REGEX] [--simulate] [--db PATH] -- APP [ARGS...]",
       args, opts, pos,
@@ -51,8 +87,9 @@ int cmd_run(const kprof::app::Args& all_args) {
   if (vm->count("gpus")) o.gpus = kprof::exec::parse_gpu_list((*vm)["gpus"].as<std::string>());
   if (vm->count("db")) o.db = (*vm)["db"].as<std::string>();
   o.launcher = kprof::app::launcher_flags_from(*vm);
-  const auto rb =
-      kprof::runbook::load_runbook(kprof::app::runbook_for_run(*vm, app, all_args, o.simulate));
+  const auto path = kprof::app::runbook_for_run(*vm, app, all_args, o.simulate);
+  const auto rb = kprof::runbook::load_runbook(path);
+  if (!vm->count("no-doctor") && !node_ready(path, rb, o)) return 2;
   return kprof::exec::run_runbook(rb, o).exit_code;
 }
 

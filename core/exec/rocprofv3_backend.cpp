@@ -5,11 +5,11 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "core/base/error.hpp"
 #include "core/base/paths.hpp"
 #include "core/base/text.hpp"
+#include "core/exec/tool_probe.hpp"
 
 namespace kprof::exec {
 namespace {
@@ -178,44 +178,15 @@ Failure Rocprofv3Backend::classify(const RunResult& r, const PassRequest& pass) 
 
 namespace {
 
-// What `<executable> <option>` printed (stdout and stderr), how it ended, or why it could not run.
-struct ProbeOutput {
-  bool ran = false, ok = false;
-  std::string ended;  // RunResult::describe(), or the error that kept it from running
-  std::string text;
-};
-
-ProbeOutput probe_tool(const std::string& executable, const std::string& option,
-                       const store::EnvDelta& env) {
-  std::random_device rd;
-  const fs::path log = fs::temp_directory_path() / ("kprof-probe-" + std::to_string(::getpid()) +
-                                                    "-" + std::to_string(rd()) + ".log");
-  LaunchSpec s;
-  s.argv = {executable, option};
-  for (const auto& [k, v] : env) s.env[k] = v;
-  s.log_path = log;
-  s.timeout = std::chrono::seconds(60);  // a python launcher on a busy node; never a workload
-  s.kill_grace = std::chrono::seconds(2);
-  s.log_tail_bytes = 4096;
-  ProbeOutput p;
-  try {
-    const RunResult r = run_process(s);
-    p.ran = true;
-    p.ok = r.ok();
-    p.ended = r.describe();
-    p.text = file_tail(log, 1 << 20);  // rocprofv3's help is tens of KB
-  } catch (const Error& e) {
-    p.ended = e.what();
-  }
-  std::error_code ec;
-  fs::remove(log, ec);
-  return p;
+ToolOutput probe_tool(const std::string& executable, const std::string& option,
+                      const store::EnvDelta& env) {
+  return run_tool({executable, option}, env);
 }
 
 }  // namespace
 
 ProfilerVersion read_rocprofv3_version(const std::string& executable, const store::EnvDelta& env) {
-  const ProbeOutput v = probe_tool(executable, "--version", env);
+  const ToolOutput v = probe_tool(executable, "--version", env);
   if (!v.ran)
     return unknown_rocprofv3_version(std::string("could not run '") + executable +
                                      " --version': " + v.ended);
@@ -228,14 +199,14 @@ ProfilerVersion read_rocprofv3_version(const std::string& executable, const stor
   // rocprofv3 before ROCm 7.0 has no --version (argparse exits 2): its --help names the release
   // by the options it lists (configs/rocprofv3).
   const std::string how = "'" + executable + " --version' failed (" + v.ended + ")";
-  const ProbeOutput h = probe_tool(executable, "--help", env);
+  const ToolOutput h = probe_tool(executable, "--help", env);
   if (!h.ok) return unknown_rocprofv3_version(how + ", and so did --help (" + h.ended + ")");
   return rocprofv3_version_from_help(h.text, how);
 }
 
 bool read_rocprofv3_kernel_replay(const std::string& executable, const store::EnvDelta& env,
                                   std::string& probe) {
-  const ProbeOutput h = probe_tool(executable, "--help", env);
+  const ToolOutput h = probe_tool(executable, "--help", env);
   const bool mode = h.text.find("--replay-mode") != std::string::npos;
   const bool beta = h.text.find("--kernel-replay-beta-enabled") != std::string::npos;
   const bool offered = h.ok && mode && beta;

@@ -6,6 +6,7 @@
 #include "core/exec/pass_ingest.hpp"
 #include "core/exec/profiler_backend.hpp"
 #include "core/exec/registered_names.hpp"
+#include "core/exec/tool_probe.hpp"
 
 namespace kprof::exec {
 
@@ -23,6 +24,21 @@ int64_t next_run_id(const std::filesystem::path& db_path) {
   }
 }
 
+// A plan for a profiler that is not there would print commands that cannot run, under an
+// unknown version whose option table is a guess.
+void require_on_path(const runbook::Runbook& rb, const std::string& executable) {
+  store::EnvDelta env;
+  for (const auto& e : rb.workload.env.value) env.emplace_back(e.name.value, e.value.value);
+  if (find_tool(executable, env)) return;
+  const auto& at = rb.profiler.path;
+  throw Error::runtime("profiler '" + executable + "' not found" +
+                           (executable.find('/') == std::string::npos ? " on PATH" : ""),
+                       "install ROCm with rocprofv3 (docs/real-node.md; 'kprof doctor " +
+                           rb.source.string() +
+                           "' checks the node), or add --simulate for the test double's plan",
+                       at.from_file ? std::optional<SourcePos>(at.pos) : std::nullopt);
+}
+
 }  // namespace
 
 RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
@@ -32,6 +48,7 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
   if (request.db) runbook::use_database(out.rb, *request.db);
   check_registered_names(rb);
   const auto backend = make_profiler_backend(rb, {request.simulate, std::nullopt});
+  if (request.require_profiler && !backend->simulated()) require_on_path(rb, backend->executable());
   if (request.gpus) out.gpus = parse_gpu_list(*request.gpus);
   out.slot_envs = gpu_slot_envs(out.gpus, rb, current_environment());
   const auto db_path = rb.database.value;
@@ -93,6 +110,7 @@ std::string plan_sbatch(RunbookPlanRequest request, const LauncherFlags& flags) 
     throw Error::input("--gpus picks GPUs of this host; the batch script asks Slurm for them",
                        "drop --gpus (--gpus-per-task sets how many each pass gets)");
   request.filter_placeholder = false;
+  request.require_profiler = false;
   const RunbookPlan whole = plan_runbook(request);
   SbatchTaskFiles files;
   files.release = whole.version.release_key();

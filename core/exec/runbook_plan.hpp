@@ -31,6 +31,9 @@ struct RunbookPlanRequest {
   // Shows the counter passes' kernel filter the trace decides as a placeholder; false: their
   // commands without it, as they can run (`kprof plan --emit-sbatch`).
   bool filter_placeholder = true;
+  // Refuses a profiler that is not on PATH (Error(runtime)); false for a batch script that runs
+  // on other nodes (`--emit-sbatch`).
+  bool require_profiler = true;
 };
 
 struct RunbookPlan {

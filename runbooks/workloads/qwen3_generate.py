@@ -72,6 +72,10 @@ and keeps its graphs on. It also refuses a PyTorch wheel that bundles its own ro
 SDK in one process clash (missing symbols, the tool registered twice), so it names the rocprofv3
 and --rocm-root (rocprofv3 7.0+) to use instead.
 
+Besides the packages and ROCTx it looks for a gfx942 GPU in the KFD topology (`/sys/class/kfd/kfd/topology/nodes`, or the folder
+$QWEN3_GENERATE_KFD_TOPOLOGY names, for tests), the model's weights (a local folder or the
+Hugging Face cache) and, with `rocprofv3 --list-avail`, the counters of kprof's roofline set.
+
 Exit codes: 0 done (or check passed), 2 usage or environment error (nothing was measured; the
 reason is one line on stderr), 1 runtime failure.
 """
@@ -82,9 +86,11 @@ import ctypes.util
 import glob
 import importlib.metadata
 import importlib.util
+import glob
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 EXIT_USAGE = 2
@@ -270,6 +276,97 @@ def bundled_sdk_problem():
             f"registered twice); {use}")
 
 
+def gpu_problem():
+    """None when the KFD topology has a gfx942 node. Each node's `properties` holds
+    `gfx_target_version` as major*10000 + minor*100 + stepping, 0 for a CPU (Linux
+    drivers/gpu/drm/amd/amdkfd/kfd_topology.c, node_show; kfd_device.c gives GC 9.4.2 90402). It
+    is what rocminfo reads through the ROCm runtime."""
+    top = os.environ.get("QWEN3_GENERATE_KFD_TOPOLOGY", "/sys/class/kfd/kfd/topology/nodes")
+    found = []
+    for props in sorted(glob.glob(os.path.join(top, "*", "properties"))):
+        with open(props) as f:
+            for line in f:
+                key, _, value = line.partition(" ")
+                if key == "gfx_target_version" and value.strip() not in ("", "0"):
+                    v = int(value)
+                    found.append(f"gfx{v // 10000}{(v // 100) % 100:x}{v % 100:x}")
+    if "gfx942" in found:
+        return None
+    if not found:
+        return (f"no GPU in the KFD topology ({top}); is the amdgpu driver loaded, and may this "
+                "user open /dev/kfd (groups render and video)?")
+    return f"no gfx942 (MI300X) GPU: the KFD topology has {', '.join(found)}"
+
+
+def hub_cache():
+    """The Hugging Face hub cache as huggingface_hub finds it (constants.py: HF_HUB_CACHE, else
+    $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return os.environ["HF_HUB_CACHE"]
+    if os.environ.get("HF_HOME"):
+        return os.path.join(os.environ["HF_HOME"], "hub")
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(xdg, "huggingface", "hub")
+
+
+def weights_problem(model):
+    """None when `model` is a folder with weight files or is in the Hugging Face cache."""
+    def has_weights(folder):
+        return any(glob.glob(os.path.join(folder, "**", pattern), recursive=True)
+                   for pattern in ("*.safetensors", "*.bin"))
+    if os.path.isdir(model):
+        return None if has_weights(model) else f"{model} holds no *.safetensors or *.bin"
+    repo = os.path.join(hub_cache(), "models--" + model.replace("/", "--"), "snapshots")
+    if os.path.isdir(repo) and has_weights(repo):
+        return None
+    return (f"weights of {model} are neither a folder nor in the Hugging Face cache ({repo}); "
+            f"huggingface-cli download {model}, or pass --model FOLDER")
+
+
+def roofline_counters():
+    """The counters of kprof's roofline metric set (configs/metrics/roofline.yaml, two folders up
+    in the source tree and in share/kprof alike): its `counters:` list."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "..", "..", "configs", "metrics", "roofline.yaml")
+    names, inside = [], False
+    with open(path) as f:
+        for line in f:
+            if line.startswith("counters:"):
+                inside = True
+            elif inside and line.startswith("  - "):
+                names.append(line[4:].split("#")[0].strip())
+            elif inside and line.strip() and not line.startswith(" "):
+                break
+    return names
+
+
+def counters_problem():
+    """None when `rocprofv3 --list-avail` lists every roofline counter."""
+    if shutil.which("rocprofv3") is None:
+        return "rocprofv3 is not on PATH: install ROCm 7.0+ (rocprofiler-sdk) or add /opt/rocm/bin"
+    try:
+        out = subprocess.run(["rocprofv3", "--list-avail"], capture_output=True, text=True,
+                             timeout=300)
+    except subprocess.TimeoutExpired:
+        return "rocprofv3 --list-avail did not answer in 300 s"
+    listed = {line.split(":", 1)[1].strip() for line in out.stdout.splitlines()
+              if line.split(":", 1)[0].strip().lower() == "counter_name"}
+    if out.returncode != 0 or not listed:
+        return f"rocprofv3 --list-avail listed no counter (exit {out.returncode})"
+    missing = [c for c in roofline_counters() if c not in listed]
+    if missing:
+        return f"rocprofv3 --list-avail lacks the roofline counters {', '.join(missing)}"
+    return None
+
+
+def node_problem(args):
+    """The first reason the node cannot run the measured generate: GPU, weights, counters."""
+    for problem in (gpu_problem(), weights_problem(args.model), counters_problem()):
+        if problem:
+            return problem
+    return None
+
+
 def llm_graph_kwargs(mode):
     if mode == "none":
         return {"compilation_config": {"cudagraph_mode": "NONE"}}
@@ -285,10 +382,14 @@ def main(argv):
         problem = problem or bundled_sdk_problem()
         if problem:
             fail_usage(f"check failed: {problem}")
+        problem = node_problem(args)
+        if problem:
+            fail_usage(f"check failed: {problem}")
         repeat = f" x{args.repeat}" if args.repeat > 1 else ""
         print(f"{PROG}: check ok: {args.model}, {args.tokens} tokens after a "
               f"{args.prompt_tokens}-token prompt{repeat}, graph mode {args.graph_mode}, "
-              "in-process vLLM engine, ROCTx found")
+              "in-process vLLM engine, ROCTx found, gfx942 GPU, weights found, roofline counters "
+              "available")
         return 0
     if problem:
         fail_usage(problem)

@@ -171,7 +171,7 @@ TEST(Executor, Error38PassIsClassifiedAndNotRetried) {
   // rotate this small plan in one run from an input file).
   text.replace(text.find("    counters: [GRBM_COUNT"), 0, "    replay: application\n");
   write_file(rb, text);
-  Kprof k = kprof(dir, {"run", rb.string(), "--quiet"});
+  Kprof k = kprof(dir, {"run", rb.string(), "--quiet", "--no-doctor"});
   EXPECT_EQ(k.result.exit_code, 1) << k.output;
   const auto db = dir / "small.db";
   EXPECT_EQ(pass_field(db, 0, "state"), "done");

@@ -39,7 +39,7 @@ check_prefix() {  # PREFIX: files, then plan / validate / one-line simulated run
            share/bash-completion/completions/kprof; do
     [ -e "$p/$f" ] || fail "$p/$f is not installed"
   done
-  hidden "$p/bin/kprof" plan "$p/share/kprof/runbooks/qwen3-30b-a3b-sim.yaml" >"$tmp/plan.txt" ||
+  hidden "$p/bin/kprof" plan "$p/share/kprof/runbooks/qwen3-30b-a3b-sim.yaml" --simulate >"$tmp/plan.txt" ||
     fail "installed kprof plan failed: $(cat "$tmp/plan.txt")"
   grep -q '^passes: 3 ' "$tmp/plan.txt" || fail "unexpected plan: $(head -5 "$tmp/plan.txt")"
   # an installed runbook writes where the user runs it, never into the installation

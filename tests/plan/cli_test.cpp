@@ -18,8 +18,24 @@ struct CliResult {
   std::string out;
 };
 
+// A rocprofv3 on PATH that answers neither --version nor --help: `kprof plan` refuses a profiler
+// it cannot find, and plans for one of unknown release (the plain `rocprofv3 ...` commands these
+// tests read) with the 7.0 option table.
+std::string stub_profiler_dir() {
+  static const std::string dir = [] {
+    const auto d = std::filesystem::temp_directory_path() /
+                   ("kprof_plan_cli_bin_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    std::ofstream(d / "rocprofv3") << "#!/bin/sh\nexit 2\n";
+    std::filesystem::permissions(d / "rocprofv3", std::filesystem::perms::owner_all);
+    return d.string();
+  }();
+  return dir;
+}
+
 CliResult run(const std::string& args) {
-  std::string cmd = std::string(KPROF_BIN_DIR) + "/kprof " + args + " 2>&1";
+  std::string cmd = "PATH='" + stub_profiler_dir() + "':\"$PATH\" " + std::string(KPROF_BIN_DIR) +
+                    "/kprof " + args + " 2>&1";
   FILE* f = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf;
