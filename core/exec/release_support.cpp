@@ -26,6 +26,17 @@ std::string rotation_cell(const ProfilerVersion& v) {
   return "yes (`-i` JSON `pmc_groups`), refused with selected regions";
 }
 
+std::string summary_region(const ProfilerVersion& v) {
+  if (!v.has_region_switch()) return "markers, cut at ingest";
+  if (v.regions_pause_counters()) return "`--selected-regions`";
+  return "`--selected-regions`; counters cut at ingest";
+}
+
+std::string summary_passes(const RocprofRelease& r, const ProfilerVersion& v) {
+  const std::string how = r.has("--pmc") ? "`--pmc`" : "`-i` JSON";
+  return v.has_rocpd() ? how + " (rotation offered)" : how + " (one run each)";
+}
+
 }  // namespace
 
 ProfilerVersion version_of_release(const RocprofRelease& r) {
@@ -51,6 +62,19 @@ std::vector<std::string> release_support_rows() {
     rows.push_back("| " + r.name + " | " + r.rocm + " | " + sdk_text(r.sdk) + " | " +
                    format_cell(v) + " | " + counters + " | " + filters + " | " + region_cell(v) +
                    " | " + rotation_cell(v) + " | " + replay + " |");
+  }
+  return rows;
+}
+
+std::vector<std::string> release_summary_rows() {
+  std::vector<std::string> rows = {
+      "| release | ROCm | output | region | counter passes | kernel replay |",
+      "|---|---|---|---|---|---|"};
+  for (const auto& r : rocprof_releases()) {
+    const ProfilerVersion v = version_of_release(r);
+    rows.push_back("| " + r.name + " | " + r.rocm + " | " +
+                   (v.has_rocpd() ? "rocpd or csv" : "csv") + " | " + summary_region(v) + " | " +
+                   summary_passes(r, v) + " | " + (r.has("--replay-mode") ? "yes" : "no") + " |");
   }
   return rows;
 }

@@ -316,5 +316,16 @@ TEST(Rocprofv3Contract, TheReleasesDocumentShowsTheTablesRows) {
   EXPECT_EQ(missing, "") << "docs/rocprofv3-releases.md lacks these rows (or has them changed)";
 }
 
+// The README's short table of releases is release_summary_rows(), row for row.
+TEST(Rocprofv3Contract, TheReadmeShowsTheSummaryRows) {
+  const std::string readme = read_text(k_src / "README.md");
+  const auto rows = release_summary_rows();
+  ASSERT_EQ(rows.size(), 2 + release_names().size());
+  std::string missing;
+  for (const auto& row : rows)
+    if (readme.find(row + "\n") == std::string::npos) missing += row + "\n";
+  EXPECT_EQ(missing, "") << "README.md lacks these rows (or has them changed)";
+}
+
 }  // namespace
 }  // namespace kprof::exec
