@@ -218,7 +218,8 @@ IngestReport ingest_capture(const IngestRequest& request) {
   const ingest::IngestPlan plan = ingest::plan_ingest(found, request.forced_kind);
 
   IngestReport report;
-  report.notes = plan.notes;
+  report.notes = found.notes;
+  report.notes.insert(report.notes.end(), plan.notes.begin(), plan.notes.end());
   report.skipped = found.skipped;
   std::error_code ec;
   const bool created = !fs::exists(request.db, ec);

@@ -101,7 +101,7 @@ std::string join_tables(const std::string& path) {
   for (const char* q :
        {"SELECT * FROM analysis_join ORDER BY 1, 2, 3",
         "SELECT * FROM analysis_unmatched ORDER BY rowid",
-        "SELECT * FROM analysis_join_checks ORDER BY 1",
+        "SELECT * FROM analysis_join_proofs ORDER BY 1",
         "SELECT * FROM analysis_join_files ORDER BY 1, 2",
         "SELECT counter_pass_id, trace_pass_id, counter_dispatches, trace_dispatches, "
         "trace_considered, matched, matched_share, filtered, streams FROM analysis_join_passes "
@@ -123,7 +123,7 @@ std::string copy_without_analysis(const std::string& db, const fs::path& to) {
   SQLite::Database(to.string(), SQLite::OPEN_READWRITE)
       .exec(
           "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_unmatched; DROP TABLE "
-          "IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_checks; DROP TABLE "
+          "IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_proofs; DROP TABLE "
           "IF "
           "EXISTS analysis_join_files; DROP TABLE IF EXISTS analysis_outline_segments; DROP TABLE "
           "IF EXISTS analysis_outline_passes; DROP TABLE IF EXISTS analysis_outline;");

@@ -365,7 +365,7 @@ TEST(PerfettoExport, TheFirstExportStreamsTheCountersOfTheJoinItStored) {
     SQLite::Database(copy.db().string(), SQLite::OPEN_READWRITE)
         .exec(
             "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_unmatched; DROP "
-            "TABLE IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_checks; "
+            "TABLE IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_proofs; "
             "DROP TABLE IF EXISTS analysis_join_files;");
   };
   drop_joins();
