@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <tuple>
 
 #include "core/base/text.hpp"
 
@@ -202,6 +203,10 @@ void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
     else
       alone.push_back(o);
   }
+  // Captures without a trace in path order, whatever files they hold.
+  std::sort(alone.begin(), alone.end(), [](const Invocation* a, const Invocation* b) {
+    return std::tie(a->folder, a->prefix) < std::tie(b->folder, b->prefix);
+  });
   std::vector<const Invocation*> heads(traces);  // the invocation each run is named after
   heads.insert(heads.end(), alone.begin(), alone.end());
   for (const auto* a : agents) {

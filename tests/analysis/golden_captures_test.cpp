@@ -360,8 +360,9 @@ INSTANTIATE_TEST_SUITE_P(
              {u + "2026-07-26/sq8_0-attention-optimization-u-v0.1/pmc"},
              {"explain --run 1", "phases --run 1", "passes --run 1", "explain --run 2",
               "phases --run 2", "phases --run 3", "passes --run 3", "explain --run 4"}},
-        // A decode-attention run with stats and markers but no kernel trace, and its counters:
-        // nothing to explain from, and it says why.
+        // Two captures of a decode-attention run, neither with a kernel trace: stats and markers
+        // (`-o sq8-attention-decode-default`), and counters (`-o sq8-attention-decode-pmc`), a run
+        // each (another prefix is another capture); nothing to explain from, and it says why.
         Case{"ullm_sq8_phase1_decode", {u + "2026-07-26/sq8-r9700-attention-phase1-v0.1/decode"}},
         // A hand-made capture, file by file into one run: the kernel trace, then the
         // HIP API trace (it joins the trace pass, the 5 dispatches stay), the memory copies and
