@@ -69,6 +69,28 @@ size_t PhaseModel::step_index(size_t order_index) const {
 
 namespace {
 
+// The most windows that hold exactly the same launches (names, grids, workgroups), and their
+// `length`; 0 when no two do. Windows are compared whole.
+size_t alike_windows(const PhaseModel& pm, const Detector& det, size_t& length) {
+  size_t best = 0;
+  for (size_t a = 0; a < pm.windows.size(); ++a) {
+    const Window& wa = pm.windows[a];
+    const size_t len = wa.end - wa.begin;
+    if (len < 2) continue;
+    size_t same = 1;
+    for (size_t b = a + 1; b < pm.windows.size(); ++b) {
+      const Window& wb = pm.windows[b];
+      if (wb.end - wb.begin != len) continue;
+      bool eq = true;
+      for (size_t i = 0; i < len && eq; ++i)
+        eq = det.ids_as_names[wa.begin + i] == det.ids_as_names[wb.begin + i];
+      same += eq;
+    }
+    if (same > best) best = same, length = len;
+  }
+  return best >= 2 ? best : 0;
+}
+
 // Why a layer count that does not account for every kernel is not established: the count, the
 // kernel it leaves unexplained and the alternative that kernel suggests.
 std::string layer_conflict(const Detector& det, const LayerFit& lf) {
@@ -189,6 +211,21 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     for (size_t i = 0; i < n; ++i) ++distinct[det.names[i]];
     // One kernel launched over and over (a kernel benchmark) repeats trivially, but a period of
     // one launch is no forward pass: say what it is rather than "does not repeat".
+    // A windowed trace whose windows each hold the same launches (names, grids, workgroups):
+    // the repetition is across windows, one per window, which the period search inside a window
+    // cannot see. Not a step (the cuts are the windows', not host gaps), but no harness either.
+    size_t len = 0;
+    if (const size_t same = alike_windows(pm, det, len); same >= 2) {
+      pm.notes.push_back(not_established(
+          Topic::steps, std::to_string(same) + " of the " + num(pm.windows.size()) +
+                            " windows hold the same sequence of " + num(len) +
+                            " launches (kernel names, grids and workgroups), one repetition per "
+                            "window: the trace repeats across its windows (a generation loop "
+                            "captured a step at a time is possible), but the window cuts, not "
+                            "host gaps, bound each repetition, so steps are not established"));
+      finish();
+      return pm;
+    }
     pm.notes.push_back(not_established(
         Topic::steps,
         distinct.size() == 1

@@ -189,6 +189,27 @@ TEST(Phases, OneForwardPassIsNotARepeatedStep) {
   EXPECT_EQ(count_phase(pm, Phase::step), 0);
 }
 
+// A decode trace captured one step per window (--selected-regions around single steps): no window
+// holds two repetitions, but every window holds the same launches. That is no harness: the
+// repetition is across windows, and steps stay not established with that reason.
+TEST(Phases, WindowsOfOneIdenticalStepEachAreNotCalledAHarness) {
+  NameTable names;
+  const PassData full = test::build(test::moe_like(1, 10), names);
+  const size_t per_step = 1 + 1 * 8 + 2;
+  PassData p = full;
+  p.dispatches.clear();
+  for (const size_t step : {2u, 5u, 8u})
+    for (size_t i = step * per_step; i < (step + 1) * per_step; ++i)
+      p.dispatches.push_back(full.dispatches[i]);
+  const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
+  ASSERT_EQ(pm.windows.size(), 3u);
+  EXPECT_FALSE(has_finding(pm, Topic::steps));
+  EXPECT_TRUE(not_established_about(pm, Topic::steps));
+  EXPECT_TRUE(note_mentions(pm, "3 of the 3 windows hold the same sequence of 11 launches"));
+  EXPECT_FALSE(note_mentions(pm, "not a generation loop"));
+}
+
 TEST(Phases, PrefillOnShapeEvidenceAndDecodeStepsAndLayers) {
   NameTable names;
   const PassData p = test::build(test::moe_like(48, 63), names);
