@@ -117,6 +117,27 @@ TEST_F(CliIngest, AHeaderOnlyFileInAFolderIsSkippedWithANote) {
   EXPECT_EQ(db.row_counts(passes[0].id).dispatches, 16);
 }
 
+// The uLLM SQ8 component folder, ingested and asked for its claims as JSON: each claim carries a
+// confidence; the counter pass whose Dispatch_Ids equal the trace's (same kernels and grids) is
+// joined by offset 0 with high confidence, and steps (22 dispatches that do not repeat) are
+// unknown with a reason.
+TEST_F(CliIngest, ClaimsOfAnIngestedCaptureCarryTheirConfidence) {
+  const fs::path profiler =
+      fs::path(KPROF_TEST_DATA) /
+      "captures/uLLM-project/2026-07-10/sq8-optimized-component-v0.1/profiler";
+  Ran r = run("ingest " + m_db.string() + " " + profiler.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  r = run("query " + m_db.string() + " claims --run 2 --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"topic\": \"join\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("22 of 22 counter dispatches mapped to trace dispatches (offset)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"confidence\": \"high\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"topic\": \"steps\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"confidence\": \"unknown\""), std::string::npos) << r.out;
+}
+
 TEST_F(CliIngest, BrokenFileLeavesDatabaseUntouched) {
   ASSERT_EQ(run("ingest " + m_db.string() + " " + (m_dir / "cap").string()).code, 0);
   const std::string before = bytes_of(m_db);
