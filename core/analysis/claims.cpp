@@ -77,6 +77,12 @@ std::vector<Claim> claims_of(const PhaseModel& pm, const std::vector<JoinSummary
   return out;
 }
 
+std::vector<Claim> join_claims(const std::vector<JoinSummary>& joins) {
+  std::vector<Claim> out;
+  for (const auto& j : joins) out.push_back(join_claim(j));
+  return out;
+}
+
 std::string claim_line(const Claim& c) {
   if (c.confidence == "unknown") return c.topic + ": unknown: " + c.reason;
   return c.topic + ": " + c.claim + " [" + c.confidence + "]";

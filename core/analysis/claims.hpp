@@ -31,6 +31,9 @@ struct Claim {
 // The claims of a run's phase model and its counter joins, in reading order.
 std::vector<Claim> claims_of(const PhaseModel& pm, const std::vector<JoinSummary>& joins);
 
+// The join-mapping claims alone (one per counter pass), for outputs without the phase model.
+std::vector<Claim> join_claims(const std::vector<JoinSummary>& joins);
+
 // "steps: 63 repeated steps of 847 dispatches [high]" / "layers: unknown: <reason>".
 std::string claim_line(const Claim& c);
 
