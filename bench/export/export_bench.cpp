@@ -67,7 +67,7 @@ const char* k_drop_outline =
 
 // With counter passes, the join's tables too (children first): the first export joins again.
 const char* k_drop_join =
-    "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_join_checks; DROP TABLE IF "
+    "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_join_proofs; DROP TABLE IF "
     "EXISTS analysis_unmatched; DROP TABLE IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS "
     "analysis_join_files;";
 

@@ -39,17 +39,23 @@ CREATE TABLE IF NOT EXISTS analysis_join_passes (
 -- One row per joined counter pass: how the mapping was made and whether it passed its self-check
 -- (core/analysis/join.hpp). A separate table so that databases joined by an older kprof get it by
 -- re-joining (a pass without a row here counts as not joined).
-CREATE TABLE IF NOT EXISTS analysis_join_checks (
+CREATE TABLE IF NOT EXISTS analysis_join_proofs (
   counter_pass_id INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,  -- the counter pass
-  method          TEXT NOT NULL CHECK (method IN ('by_id', 'aligned')),  -- by_id: the trace's own
-                                     --   invocation (same ids, pids, times); aligned: another run
+  method          TEXT NOT NULL CHECK (method IN ('by_id', 'offset', 'aligned')),  -- by_id: the
+                                     --   trace's own invocation (same ids, pids, times); offset:
+                                     --   another run, every pair proven under a constant
+                                     --   Dispatch_Id offset; aligned: another run, by launch order
   monotone        INTEGER NOT NULL CHECK (monotone IN (0, 1)),  -- 1: matches keep program order
   jump_bound      INTEGER NOT NULL,  -- most trace dispatches a match may skip beyond the counter
-                                     --   pass's own gap (one step; 0: not checked)
+                                     --   pass's own gap (0: not checked)
   jumps           INTEGER NOT NULL,  -- consecutive matches that skipped more
   max_jump        INTEGER NOT NULL,  -- the largest excess skip, in trace dispatches
-  reliable        INTEGER NOT NULL CHECK (reliable IN (0, 1))  -- monotone and no jumps; counters of
-                                     --   an unreliable join are left out of metrics unless forced
+  reliable        INTEGER NOT NULL CHECK (reliable IN (0, 1)),  -- monotone and no jumps; counters
+                                     --   of an unreliable join are left out of metrics unless
+                                     --   forced
+  offset_streams  INTEGER NOT NULL,  -- (process, agent) streams matched under a constant offset
+  id_offset       INTEGER NOT NULL   -- that offset (trace id - counter id), of the first such
+                                     --   stream; 0 when none
 ) STRICT;
 
 -- Per joined counter pass, what was ingested into it and into its trace pass when it was joined

@@ -1,6 +1,7 @@
 #include "core/analysis/join.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -215,11 +216,94 @@ void check_join(JoinResult& r, int64_t jump_bound) {
   }
 }
 
+// Whether every counter dispatch whose id shifted by `d` falls within the trace stream's ids has a
+// trace dispatch of that id with its identity (the trace stream holds only the counter pass's
+// kernels, so an id missing there ran another kernel or was not traced: no proof either way, and
+// the offset is refused). `agree`: the pairs proven. Stops at the first pair that fails.
+bool offset_holds(const Stream& ts, const Stream& cs, int64_t d, size_t& agree) {
+  agree = 0;
+  const size_t na = ts.ids.size();
+  if (na == 0) return false;
+  const int64_t lo = ts.ids.front(), hi = ts.ids.back();
+  size_t i = 0;
+  for (size_t j = 0; j < cs.ids.size(); ++j) {
+    const int64_t want = cs.ids[j] + d;
+    if (want < lo || want > hi) continue;
+    while (i < na && ts.ids[i] < want) ++i;
+    if (i == na || ts.ids[i] != want || ts.identity[i] != cs.identity[j]) return false;
+    ++agree;
+  }
+  return agree > 0;
+}
+
+// The constant Dispatch_Id offset that maps the counter stream onto the trace stream exactly, if
+// one does: tried are 0 (a rerun numbers as the trace did) and the offsets that pair one of the
+// first counter dispatches with one of the first trace dispatches of its identity (a rerun that
+// launched some kernels more or fewer before). It must prove at least half of the shorter stream;
+// the most pairs win, then the smallest offset.
+std::optional<int64_t> exact_offset(const Stream& ts, const Stream& cs) {
+  constexpr size_t k_heads = 4, k_occurrences = 16;
+  const size_t na = ts.ids.size(), nb = cs.ids.size();
+  if (na == 0 || nb == 0) return std::nullopt;
+  std::set<int64_t> candidates{0};
+  for (size_t j = 0; j < std::min(nb, k_heads); ++j) {
+    size_t found = 0;
+    for (size_t i = 0; i < na && found < k_occurrences; ++i)
+      if (ts.identity[i] == cs.identity[j]) {
+        candidates.insert(ts.ids[i] - cs.ids[j]);
+        ++found;
+      }
+  }
+  std::optional<int64_t> best;
+  size_t best_agree = 0;
+  for (const int64_t d : candidates) {
+    size_t agree = 0;
+    if (!offset_holds(ts, cs, d, agree) || 2 * agree < std::min(na, nb)) continue;
+    const auto closer = [&] { return d < 0 ? -d < std::abs(*best) : d < std::abs(*best); };
+    if (!best || agree > best_agree || (agree == best_agree && closer())) {
+      best = d;
+      best_agree = agree;
+    }
+  }
+  return best;
+}
+
+// Records the mapping of counter stream `cs` onto trace stream `ts` under offset `d` (offset_holds
+// proved every pair in range).
+void match_by_offset(const Stream& ts, const Stream& cs, int64_t d, int64_t trace_pid,
+                     int64_t counter_pid, int64_t agent, JoinResult& r) {
+  const size_t na = ts.ids.size(), nb = cs.ids.size();
+  std::vector<bool> tmatched(na, false);
+  size_t i = 0, matched = 0;
+  for (size_t j = 0; j < nb; ++j) {
+    const int64_t want = cs.ids[j] + d;
+    while (i < na && ts.ids[i] < want) ++i;
+    if (i < na && ts.ids[i] == want) {
+      tmatched[i] = true;
+      ++matched;
+      r.matches.push_back({{counter_pid, cs.ids[j]}, {trace_pid, want}});
+    } else {
+      r.unmatched_counter.push_back({counter_pid, cs.ids[j]});
+    }
+  }
+  r.streams.push_back({counter_pid, trace_pid, agent, nb, na, matched});
+  r.trace_considered += na;
+  for (size_t k = 0; k < na; ++k)
+    if (!tmatched[k]) r.unmatched_trace.push_back({trace_pid, ts.ids[k]});
+  if (r.offset_streams++ == 0) r.offset = d;
+}
+
 // Aligns one agent's stream of a counter process onto the trace process's (empty when the trace
-// process never used that agent).
+// process never used that agent), by a constant offset when one proves itself.
 void align_stream(const Stream& ts, const Stream& cs, int64_t trace_pid, int64_t counter_pid,
                   int64_t agent, JoinResult& r) {
   const size_t na = ts.identity.size(), nb = cs.identity.size();
+  // A stream k times the trace's (a repeated request) is aligned chunk by chunk below.
+  if (nb < 2 * na || na == 0)
+    if (const auto d = exact_offset(ts, cs)) {
+      match_by_offset(ts, cs, *d, trace_pid, counter_pid, agent, r);
+      return;
+    }
   // Repeats of the request (a rotated run): k consecutive chunks, each onto the trace.
   size_t k = 1;
   if (na > 0 && nb >= 2 * na) {
@@ -301,6 +385,7 @@ JoinResult join_pass(const JoinInput& trace, const JoinInput& counters, int64_t 
     for (const auto& [agent, cseq] : streams(cs, pid))
       for (const int64_t id : cseq.ids) r.unmatched_counter.push_back({pid, id});
   }
+  if (r.offset_streams > 0 && r.offset_streams == r.streams.size()) r.method = "offset";
   check_join(r, jump_bound);
   return r;
 }

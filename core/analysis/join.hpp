@@ -17,11 +17,19 @@
 // workgroup, and the same start and end times (or, without times, the same non-zero pid), the
 // passes are one run and are joined exactly, by id.
 //
+// Exact match before alignment: a separate run of the same program usually numbers its dispatches
+// as the trace did, or shifted by the launches one run made before the other (lazy
+// initialisation). So each (process, agent) stream first tries constant Dispatch_Id offsets
+// (0, and those that pair an early counter dispatch with a trace dispatch of its identity); an
+// offset under which every counter dispatch whose shifted id falls in the trace's range finds a
+// trace dispatch of that id with the same kernel, grid and workgroup is the mapping (method
+// "offset"), proven pair by pair. Only streams without one are aligned.
+//
 // Self-check: an alignment of two runs may still pair launches far apart (a long run of unmatched
 // kernels, a different step count). Between consecutive matched counter dispatches the trace must
 // not skip more than `jump_bound` dispatches beyond what the counter pass skipped (one step when
-// steps are known). A join with such jumps is unreliable: reported, and its counters are left out
-// of metrics unless the user forces them (`kprof query --force-join`).
+// steps are known with high confidence). A join with such jumps is unreliable: reported, and its
+// counters are left out of metrics unless the user forces them (`kprof query --force-join`).
 //
 // Contrast: rocprofiler-compute joins passes on Kernel_Name + Grid_Size + cumcount with an inner
 // join (ROCm/rocprofiler-compute src/rocprof_compute_profile/profiler_base.py, join_prof), so one
@@ -122,8 +130,13 @@ struct JoinResult {
   int repeats = 1;
   std::vector<size_t> repeat_starts;
 
-  // How the mapping was made: "by_id" (one invocation) or "aligned" (separate runs).
+  // How the mapping was made: "by_id" (one invocation), "offset" (separate runs, every stream
+  // matched under a constant Dispatch_Id offset) or "aligned" (separate runs, aligned by launch
+  // order).
   std::string method = "aligned";
+  // Streams matched under a constant offset, and that offset (of the first such stream).
+  size_t offset_streams = 0;
+  int64_t offset = 0;
   // The self-check: mapping in program order on both sides, and jumps beyond the bound.
   bool monotone = true;
   int64_t jump_bound = 0;

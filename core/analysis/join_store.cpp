@@ -50,7 +50,7 @@ bool joins_current(store::CaptureDb& db, const Capture& cap) {
 
 bool pass_join_current(store::CaptureDb& db, const PassCount& counter, const PassCount& trace) {
   auto& sql = db.sql();
-  SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_checks WHERE counter_pass_id = ?");
+  SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_proofs WHERE counter_pass_id = ?");
   chk.bind(1, counter.pass_id);
   if (!chk.executeStep()) return false;
   SQLite::Statement q(sql,
@@ -66,7 +66,7 @@ bool pass_join_current(store::CaptureDb& db, const PassCount& counter, const Pas
 
 bool joins_current(store::CaptureDb& db, const RunCounts& counts) {
   if (!detail::has_table(db, "analysis_join_passes") ||
-      !detail::has_table(db, "analysis_join_checks") ||
+      !detail::has_table(db, "analysis_join_proofs") ||
       !detail::has_table(db, "analysis_join_files"))
     return counts.counters.empty();
   for (const auto& c : counts.counters)
@@ -103,6 +103,8 @@ JoinSummary summarize(const PassCount& trace, const PassCount& c, const JoinResu
   s.jump_bound = r.jump_bound;
   s.jumps = r.jumps;
   s.max_jump = r.max_jump;
+  s.offset_streams = static_cast<int64_t>(r.offset_streams);
+  s.offset = r.offset;
   return s;
 }
 
@@ -111,7 +113,7 @@ void store_join(store::CaptureDb& db, const PassCount& trace, const PassCount& c
                 const JoinResult& r) {
   auto& sql = db.sql();
   for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes",
-                            "analysis_join_checks", "analysis_join_files"}) {
+                            "analysis_join_proofs", "analysis_join_files"}) {
     SQLite::Statement del(sql, std::string("DELETE FROM ") + table + " WHERE counter_pass_id = ?");
     del.bind(1, c.pass_id);
     del.exec();
@@ -151,7 +153,7 @@ void store_join(store::CaptureDb& db, const PassCount& trace, const PassCount& c
   sum.bind(9, static_cast<int64_t>(r.streams.size()));
   sum.bind(10, store::now_unix_ms());
   sum.exec();
-  SQLite::Statement ck(sql, "INSERT INTO analysis_join_checks VALUES (?, ?, ?, ?, ?, ?, ?)");
+  SQLite::Statement ck(sql, "INSERT INTO analysis_join_proofs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
   ck.bind(1, c.pass_id);
   ck.bind(2, r.method);
   ck.bind(3, r.monotone ? 1 : 0);
@@ -159,6 +161,8 @@ void store_join(store::CaptureDb& db, const PassCount& trace, const PassCount& c
   ck.bind(5, r.jumps);
   ck.bind(6, r.max_jump);
   ck.bind(7, r.reliable() ? 1 : 0);
+  ck.bind(8, static_cast<int64_t>(r.offset_streams));
+  ck.bind(9, r.offset);
   ck.exec();
   SQLite::Statement files(sql, "INSERT INTO analysis_join_files VALUES (?, ?, ?)");
   for (const int64_t pass_id : {c.pass_id, trace.pass_id}) {
@@ -172,7 +176,7 @@ void store_join(store::CaptureDb& db, const PassCount& trace, const PassCount& c
 
 bool has_join_tables(store::CaptureDb& db) {
   return detail::has_table(db, "analysis_join_passes") &&
-         detail::has_table(db, "analysis_join_checks") && detail::has_table(db, "analysis_join") &&
+         detail::has_table(db, "analysis_join_proofs") && detail::has_table(db, "analysis_join") &&
          detail::has_table(db, "analysis_unmatched") &&
          detail::has_table(db, "analysis_join_files");
 }
@@ -299,10 +303,11 @@ std::vector<JoinSummary> read_joins(store::CaptureDb& db, const RunCounts& count
     s.streams = q.getColumn(6).getInt64();
     s.unmatched_counter = q.getColumn(7).getInt64();
     s.unmatched_trace = q.getColumn(8).getInt64();
-    if (detail::has_table(db, "analysis_join_checks")) {
+    if (detail::has_table(db, "analysis_join_proofs")) {
       SQLite::Statement ck(sql,
-                           "SELECT method, monotone, jump_bound, jumps, max_jump, reliable FROM "
-                           "analysis_join_checks WHERE counter_pass_id = ?");
+                           "SELECT method, monotone, jump_bound, jumps, max_jump, reliable, "
+                           "offset_streams, id_offset FROM analysis_join_proofs WHERE "
+                           "counter_pass_id = ?");
       ck.bind(1, c.pass_id);
       if (ck.executeStep()) {
         s.method = ck.getColumn(0).getString();
@@ -311,6 +316,8 @@ std::vector<JoinSummary> read_joins(store::CaptureDb& db, const RunCounts& count
         s.jumps = ck.getColumn(3).getInt64();
         s.max_jump = ck.getColumn(4).getInt64();
         s.reliable = ck.getColumn(5).getInt() != 0;
+        s.offset_streams = ck.getColumn(6).getInt64();
+        s.offset = ck.getColumn(7).getInt64();
       }
     }
     out.push_back(s);
@@ -319,18 +326,27 @@ std::vector<JoinSummary> read_joins(store::CaptureDb& db, const RunCounts& count
 }
 
 std::string join_check_text(const JoinSummary& j) {
-  std::string out = j.method == "by_id"
-                        ? "matched by Dispatch_Id: the trace's own invocation (same ids, pids and "
-                          "times)"
-                        : "aligned by launch order: another run of the application";
+  std::string out;
+  if (j.method == "by_id")
+    out = "matched by Dispatch_Id: the trace's own invocation (same ids, pids and times)";
+  else if (j.method == "offset")
+    out = "matched exactly by a constant Dispatch_Id offset (trace id = counter id " +
+          std::string(j.offset < 0 ? "- " : "+ ") +
+          std::to_string(j.offset < 0 ? -j.offset : j.offset) +
+          "): every matched pair has the same kernel, grid and workgroup";
+  else
+    out =
+        "aligned by launch order: another run of the application (no constant Dispatch_Id "
+        "offset matches it exactly)";
   if (!j.reliable) {
     out += "; UNRELIABLE: ";
     if (!j.monotone) out += "matches leave program order; ";
     if (j.jumps > 0)
       out += std::to_string(j.jumps) + " match(es) skip more than " + std::to_string(j.jump_bound) +
-             " trace dispatches (one step) beyond the counter " + "pass's own gap, up to " +
+             " trace dispatches beyond the counter pass's own gap, up to " +
              std::to_string(j.max_jump) +
-             ": its counters are not used for metrics (--force-join uses them)";
+             " (the pairs before and after disagree on where the counter pass is in the trace): " +
+             "its counters are not used for metrics (--force-join uses them)";
   }
   return out;
 }

@@ -126,6 +126,51 @@ size_t detect_period(const SpillVector<uint32_t>& s, size_t b, size_t e, size_t 
   return 0;
 }
 
+namespace {
+
+// Whether the stretches between consecutive launches of a kernel (positions `p`) repeat somewhere:
+// two neighbouring stretches of the same names, as neighbouring layers of one kind are.
+bool stretches_repeat(const SpillVector<uint32_t>& t, const std::vector<size_t>& p) {
+  for (size_t k = 0; k + 2 < p.size(); ++k) {
+    const size_t len = p[k + 1] - p[k];
+    if (p[k + 2] - p[k + 1] != len) continue;
+    bool same = true;
+    for (size_t i = 0; i < len && same; ++i) same = t[p[k] + i] == t[p[k + 1] + i];
+    if (same) return true;
+  }
+  return false;
+}
+
+// A layer count must account for every kernel launched within the layers. The case checked: a
+// kernel that launches m > 1 times per claimed layer (a whole number), at uneven distances (else it
+// would be the anchor of a finer count), with neighbouring stretches between its launches alike:
+// it marks layers of two kinds inside each claimed one (three of one attention kind and one of
+// another run as one 4-layer block). The count is then not established (`conflict`). The layer
+// stretch starts up to one period before the anchor's first launch.
+void check_every_kernel(const SpillVector<uint32_t>& t,
+                        const std::unordered_map<uint32_t, std::vector<size_t>>& pos,
+                        LayerFit& fit) {
+  const auto& anchor = pos.at(fit.anchor);
+  const size_t lo = anchor.front() >= fit.period ? anchor.front() - fit.period : 0;
+  const size_t hi = anchor.back() + fit.period;
+  const size_t layers = static_cast<size_t>(fit.layers);
+  std::map<uint32_t, const std::vector<size_t>*> ordered;
+  for (const auto& [name, p] : pos) ordered[name] = &p;
+  for (const auto& [name, pp] : ordered) {
+    const auto& p = *pp;
+    if (name == fit.anchor || p.front() < lo || p.back() >= hi) continue;  // not in the layers
+    const size_t c = p.size();
+    if (c % layers == 0 && c >= 2 * layers && stretches_repeat(t, p)) {
+      fit.conflict = name;
+      fit.conflict_count = c;
+      fit.finer = true;
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 LayerFit detect_layers(std::vector<uint32_t> step_names) {
   const SpillVector<uint32_t> t(std::move(step_names));  // taken, not copied
   const size_t m = t.size();
@@ -154,6 +199,7 @@ LayerFit detect_layers(std::vector<uint32_t> step_names) {
     if (match < 0.5) continue;
     best = {layers, d, name, match};
   }
+  if (best.layers > 0) check_every_kernel(t, pos, best);
   return best;
 }
 

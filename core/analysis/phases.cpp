@@ -67,6 +67,48 @@ size_t PhaseModel::step_index(size_t order_index) const {
   return static_cast<size_t>(it - steps.begin()) - 1;
 }
 
+namespace {
+
+// The most windows that hold exactly the same launches (names, grids, workgroups), and their
+// `length`; 0 when no two do. Windows are compared whole.
+size_t alike_windows(const PhaseModel& pm, const Detector& det, size_t& length) {
+  size_t best = 0;
+  for (size_t a = 0; a < pm.windows.size(); ++a) {
+    const Window& wa = pm.windows[a];
+    const size_t len = wa.end - wa.begin;
+    if (len < 2) continue;
+    size_t same = 1;
+    for (size_t b = a + 1; b < pm.windows.size(); ++b) {
+      const Window& wb = pm.windows[b];
+      if (wb.end - wb.begin != len) continue;
+      bool eq = true;
+      for (size_t i = 0; i < len && eq; ++i)
+        eq = det.ids_as_names[wa.begin + i] == det.ids_as_names[wb.begin + i];
+      same += eq;
+    }
+    if (same > best) best = same, length = len;
+  }
+  return best >= 2 ? best : 0;
+}
+
+// Why a layer count that does not account for every kernel is not established: the count, the
+// kernel it leaves unexplained and the alternative that kernel suggests.
+std::string layer_conflict(const Detector& det, const LayerFit& lf) {
+  const std::string claim = det.name_of(lf.anchor) + " launches every " + num(lf.period) +
+                            " dispatches, " + std::to_string(lf.layers) + " times per step";
+  if (lf.finer)
+    return claim + ", but " + det.name_of(lf.conflict) + " launches " + num(lf.conflict_count) +
+           " times (" + num(lf.conflict_count / static_cast<size_t>(lf.layers)) +
+           " per block, at uneven distances, between alike stretches): each block may be " +
+           num(lf.conflict_count / static_cast<size_t>(lf.layers)) +
+           " layers of more than one kind, so the step may hold " + std::to_string(lf.layers) +
+           " or " + num(lf.conflict_count) + " layers; the data does not decide";
+  return claim + ", but " + det.name_of(lf.conflict) + " launches " + num(lf.conflict_count) +
+         " times: " + std::to_string(lf.layers) + " layers do not account for it";
+}
+
+}  // namespace
+
 PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int64_t> process_ids,
                          const NameTable* names_table, size_t spill_bytes) {
   PhaseModel pm;
@@ -169,6 +211,21 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     for (size_t i = 0; i < n; ++i) ++distinct[det.names[i]];
     // One kernel launched over and over (a kernel benchmark) repeats trivially, but a period of
     // one launch is no forward pass: say what it is rather than "does not repeat".
+    // A windowed trace whose windows each hold the same launches (names, grids, workgroups):
+    // the repetition is across windows, one per window, which the period search inside a window
+    // cannot see. Not a step (the cuts are the windows', not host gaps), but no harness either.
+    size_t len = 0;
+    if (const size_t same = alike_windows(pm, det, len); same >= 2) {
+      pm.notes.push_back(not_established(
+          Topic::steps, std::to_string(same) + " of the " + num(pm.windows.size()) +
+                            " windows hold the same sequence of " + num(len) +
+                            " launches (kernel names, grids and workgroups), one repetition per "
+                            "window: the trace repeats across its windows (a generation loop "
+                            "captured a step at a time is possible), but the window cuts, not "
+                            "host gaps, bound each repetition, so steps are not established"));
+      finish();
+      return pm;
+    }
     pm.notes.push_back(not_established(
         Topic::steps,
         distinct.size() == 1
@@ -291,9 +348,11 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
       if (s.kind == SegKind::step && is_regular(s)) regular.push_back(&s);
     const Seg* rep = regular[regular.size() / 2];
     const LayerFit lf = detect_layers(det.names.slice(rep->begin, rep->end));
-    pm.layers = lf.layers;
-    pm.layer_period = lf.period;
-    if (lf.layers > 0) {
+    pm.layers = lf.accounted() ? lf.layers : 0;
+    pm.layer_period = lf.accounted() ? lf.period : 0;
+    if (lf.layers > 0 && !lf.accounted()) {
+      pm.notes.push_back(not_established(Topic::layers, layer_conflict(det, lf)));
+    } else if (lf.layers > 0) {
       pm.findings.push_back(
           {Topic::layers,
            std::to_string(lf.layers) + " layers per step, " + num(lf.period) + " dispatches each",
@@ -351,6 +410,30 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     }
   }
   finish();
+  // One whole repetition is one forward pass, not a repeated step: a step is a claim about a loop,
+  // and a loop needs two turns to show (the rest, cut by the trace's ends, proves nothing).
+  if (!have_prefill && pm.decode_steps + pm.role_unknown_steps < 2) {
+    size_t partial = 0;
+    for (const auto& st : pm.steps) partial += st.phase == Phase::partial ? st.end - st.begin : 0;
+    const int whole = pm.role_unknown_steps;
+    pm.prefill_steps = pm.decode_steps = pm.role_unknown_steps = pm.irregular_steps = 0;
+    set_all_unknown();
+    finish();
+    pm.step_period = 0;
+    pm.method = "none";
+    pm.notes.push_back(not_established(
+        Topic::steps, "the kernel-name sequence repeats every " + num(P) + " dispatches (" +
+                          pct(period_match) + " match), but only " + std::to_string(whole) +
+                          " whole repetition" + (whole == 1 ? "" : "s") + " of " + num(step_len) +
+                          " dispatches lies between host gaps (" + num(partial) +
+                          " more in repetitions cut by the trace's ends): one forward pass is "
+                          "not a repeated step"));
+    // Layers of that one pass may be right, but one pass cannot confirm them.
+    for (auto& f : pm.findings)
+      if (f.topic == Topic::layers) f.confidence = Confidence::low;
+    order_findings(pm);
+    return pm;
+  }
 
   step_findings(pm, det.timed, P, step_len, period_match, gs, have_prefill ? &prefill_why : nullptr,
                 prefill_why, prefill_conf);

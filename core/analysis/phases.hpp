@@ -26,7 +26,10 @@
 //  * layers: within a regular step, the largest count of a kernel that launches at a regular
 //    distance d (within 15%) and whose stretch of the step repeats with period d (match rate
 //    >= 0.5, which accepts hybrid models where every 4th layer differs: Qwen3.5's 3 linear-
-//    attention + 1 full-attention layers match at about 0.6).
+//    attention + 1 full-attention layers match at about 0.6). The count must account for the
+//    kernels of that stretch: one that launches several times per claimed layer, unevenly,
+//    between alike stretches, splits each "layer" into layers of two kinds, and the count is then
+//    not established.
 // Runbook hints (layers, output tokens) are checked against these results, never used for them.
 #pragma once
 
@@ -163,6 +166,13 @@ struct LayerFit {
   size_t period = 0;    // dispatches per layer
   uint32_t anchor = 0;  // the kernel name that launches once per layer
   double match = 0;     // share of the layer stretch that repeats with the layer period
+  // A kernel of the layer stretch the count does not account for (conflict_count launches; with
+  // `finer`, a whole number m > 1 per layer at uneven distances between alike neighbouring
+  // stretches, so each "layer" may be m layers of two kinds): the count is unknown.
+  uint32_t conflict = 0;
+  size_t conflict_count = 0;
+  bool finer = false;
+  bool accounted() const { return conflict_count == 0; }
 };
 LayerFit detect_layers(std::vector<uint32_t> step_names);
 

@@ -89,7 +89,7 @@ std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
   cap.passes = rt.passes;
   cap.trace.pass_id = rt.trace.id;
   const bool stored = detail::has_table(db, "analysis_join_passes") &&
-                      detail::has_table(db, "analysis_join_checks") &&
+                      detail::has_table(db, "analysis_join_proofs") &&
                       detail::has_table(db, "analysis_join_files") &&
                       detail::has_table(db, "analysis_join");
   for (const auto& p : rt.passes) {

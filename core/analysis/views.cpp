@@ -13,7 +13,7 @@ namespace kprof::analysis {
 const std::vector<std::string>& view_names() {
   static const std::vector<std::string> names = {
       "top",      "families", "variants",    "phases",   "structure", "windows", "explain",
-      "counters", "metrics",  "metric_sets", "roofline", "passes",    "samples"};
+      "counters", "metrics",  "metric_sets", "roofline", "passes",    "samples", "claims"};
   return names;
 }
 
@@ -100,6 +100,8 @@ Table QueryContext::view(const std::string& name, const ViewOptions& o) {
     t = phases(o);
   else if (name == "structure")
     t = structure(o);
+  else if (name == "claims")
+    t = claims(o);
   else if (name == "windows")
     t = windows(o);
   else if (name == "explain")

@@ -6,6 +6,8 @@
 //   structure every finding (with confidence and evidence), what was not established and why,
 //             observations and runbook hints, one row each
 //   windows   stretches of the main stream with no missing Dispatch_Id, and the steps in each
+//   claims    every structural statement (windows, steps, prefill, decode, layers, join mapping)
+//             with confidence high/medium/low/unknown, evidence, alternatives weighed, reason
 //   explain   per family: launches = sum over variants of steps × layers × launches per layer
 //   counters  collected counter values joined onto trace dispatches, per counter
 //   metrics   per variant and phase: FLOPs, bytes, intensity, achieved rates (trace durations)
@@ -74,6 +76,7 @@ class QueryContext {
   Table variants(const ViewOptions& o);
   Table phases(const ViewOptions& o);
   Table structure(const ViewOptions& o);
+  Table claims(const ViewOptions& o);
   Table windows(const ViewOptions& o);
   Table explain_view(const ViewOptions& o);
   Table counters(const ViewOptions& o);

@@ -229,7 +229,8 @@ IngestReport ingest_capture(const IngestRequest& request) {
   }
 
   IngestReport report;
-  if (plan) report.notes = plan->notes;
+  if (found) report.notes = found->notes;
+  if (plan) report.notes.insert(report.notes.end(), plan->notes.begin(), plan->notes.end());
   if (found) report.skipped = found->skipped;
   // One writer per database file (RunLock is keyed by the file's identity); the lock is declared
   // first so that it outlives the connection.

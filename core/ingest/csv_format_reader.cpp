@@ -1,6 +1,7 @@
 #include "core/ingest/csv_format_reader.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -231,7 +232,19 @@ std::string_view CsvFormatReader::text(const CsvRow& row, int col) const {
 int64_t CsvFormatReader::i64(const CsvRow& row, int col) const {
   int64_t v = 0;
   std::string_view s = row[static_cast<size_t>(col)].text;
-  if (!parse_i64(s, v)) throw RowProblem{col, "expected an integer, got " + shown(s)};
+  if (!parse_i64(s, v)) {
+    // A value between 2^63 and 2^64 is a negative one written unsigned: an end - start that
+    // wrapped because the end came first.
+    uint64_t u = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), u);
+    if (ec == std::errc() && end == s.data() + s.size() && !s.empty())
+      throw RowProblem{
+          col,
+          "ends before it starts: " + shown(s) +
+              " is past 2^63: a negative duration (an end before its start) written unsigned (" +
+              std::to_string(static_cast<int64_t>(u)) + " ns)"};
+    throw RowProblem{col, "expected an integer, got " + shown(s)};
+  }
   return v;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "core/base/error.hpp"
@@ -52,6 +53,18 @@ int order(Format f) {
 
 }  // namespace
 
+// Whether `file` is a CSV header and nothing else (at most one line break, at its end). Such a
+// file is small; a large one is never read here.
+bool header_only(const fs::path& file) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  if (ec || size > 64 * 1024 || file.extension() != ".csv") return false;
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return !text.empty() && text.find('\n') == std::string::npos;
+}
+
 Discovery discover(const std::vector<std::string>& paths) {
   Discovery out;
   std::map<int, PassInput> passes;
@@ -61,6 +74,15 @@ Discovery discover(const std::vector<std::string>& paths) {
     if (!f && named) f = sniff_format(p);  // throws with a hint when it is nothing we read
     if (!f) {
       out.skipped.push_back(p);
+      return;
+    }
+    // rocprofv3 writes a CSV file only for domains with records (ROCm/rocprofiler-sdk
+    // source/lib/output/generateCSV.cpp returns on `data.empty()` before the header), so a header
+    // alone was cut off: one such file must not stop the rest of the folder.
+    if (!named && header_only(file)) {
+      out.notes.push_back("skipped " + p +
+                          ": a header and no rows (rocprofv3 writes a file only for domains with "
+                          "data, so it was cut off after its header)");
       return;
     }
     // The pass folder is the nearest pass_N/pmc_N ancestor within (or at) the given directory;

@@ -32,10 +32,13 @@ struct PassInput {
 struct Discovery {
   std::vector<PassInput> passes;     // by number
   std::vector<std::string> skipped;  // files seen but not read (json, txt, unknown csv)
+  std::vector<std::string> notes;    // files of a searched folder left out, and why
 };
 
-// `paths` are files or directories (searched recursively). Throws kprof::Error for a path that
-// does not exist, a named file that is no format kprof reads, or when nothing was found.
+// `paths` are files or directories (searched recursively). A CSV file found in a directory that
+// holds a header and no rows is left out with a note (a named one is read, and refused). Throws
+// kprof::Error for a path that does not exist, a named file that is no format kprof reads, or when
+// nothing was found.
 Discovery discover(const std::vector<std::string>& paths);
 
 // "counters" when the pass holds counter_collection.csv (or a rocpd file), else "trace".

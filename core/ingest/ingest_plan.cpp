@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <tuple>
 
 #include "core/base/text.hpp"
 
@@ -171,6 +172,82 @@ std::string label_of(const Invocation& inv, const std::string& root) {
   return rel.empty() ? inv.prefix : rel + "/" + inv.prefix;
 }
 
+bool agents_only(const Invocation& inv) {
+  return std::all_of(inv.files.begin(), inv.files.end(),
+                     [](const InputFile& f) { return f.format == Format::agent_info; });
+}
+
+// One run per capture. Every trace invocation is one, with the counter-only and other invocations
+// of its prefix (owner_of); every other invocation is a capture of its own whatever files it
+// holds (a stats-only or counter-only capture is a separate run, not a pass of another's).
+// Invocations of agent_info alone describe the machine, not work: they go with the run of their
+// prefix, else with the first run.
+void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
+                   const std::vector<const Invocation*>& traces,
+                   const std::vector<const Invocation*>& counter_only,
+                   const std::vector<const Invocation*>& others) {
+  using Owned = std::pair<std::vector<const Invocation*>, std::vector<const Invocation*>>;
+  std::map<const Invocation*, Owned> owned;
+  std::vector<const Invocation*> alone, agents;
+  for (const auto* c : counter_only) {
+    if (const auto* t = owner_of(*c, traces))
+      owned[t].first.push_back(c);
+    else
+      alone.push_back(c);
+  }
+  for (const auto* o : others) {
+    if (const auto* t = owner_of(*o, traces))
+      owned[t].second.push_back(o);
+    else if (agents_only(*o))
+      agents.push_back(o);
+    else
+      alone.push_back(o);
+  }
+  // Captures without a trace in path order, whatever files they hold.
+  std::sort(alone.begin(), alone.end(), [](const Invocation* a, const Invocation* b) {
+    return std::tie(a->folder, a->prefix) < std::tie(b->folder, b->prefix);
+  });
+  std::vector<const Invocation*> heads(traces);  // the invocation each run is named after
+  heads.insert(heads.end(), alone.begin(), alone.end());
+  for (const auto* a : agents) {
+    const Invocation* to = owner_of(*a, heads);
+    if (!to && !heads.empty()) to = heads.front();
+    if (to) owned[to].second.push_back(a);
+  }
+  if (heads.empty()) {  // agent files only, or nothing but pass folders: one run
+    plan.runs.push_back(make_run(nullptr, {}, agents));
+    return;
+  }
+  const std::string root = common_root(all);
+  for (const auto* h : heads) {
+    const Owned& o = owned[h];
+    std::vector<const Invocation*> counters = o.first, rest = o.second;
+    const bool trace = h->traces();
+    if (!trace) {
+      auto& into = h->counts() ? counters : rest;
+      into.insert(into.begin(), h);
+    }
+    PlannedRun run = make_run(trace ? h : nullptr, counters, rest);
+    if (heads.size() > 1) run.label = label_of(*h, root);
+    plan.runs.push_back(std::move(run));
+  }
+  if (heads.size() == 1 && !traces.empty() && traces.front()->counts())
+    plan.notes.push_back(describe(*traces.front()) +
+                         ": the trace is pass 0 and its counters a counter pass of their own; "
+                         "the join matches them by Dispatch_Id when both carry the same ids, "
+                         "pids and times (one run), else it aligns them as separate runs");
+  if (traces.size() > 1)
+    plan.notes.push_back(std::to_string(traces.size()) +
+                         " invocations wrote kernel traces: separate captures, loaded as " +
+                         std::to_string(plan.runs.size()) +
+                         " runs (counters go with the trace of their own prefix)");
+  else if (heads.size() > 1)
+    plan.notes.push_back(
+        std::to_string(heads.size()) + " invocations of their own output prefix or folder (" +
+        std::to_string(traces.size()) + " with a kernel trace): separate captures, loaded as " +
+        std::to_string(plan.runs.size()) + " runs");
+}
+
 }  // namespace
 
 IngestPlan plan_ingest(const Discovery& found, std::optional<store::PassKind> forced_kind) {
@@ -203,50 +280,7 @@ IngestPlan plan_ingest(const Discovery& found, std::optional<store::PassKind> fo
     else
       others.push_back(&inv);
   }
-
-  if (traces.size() <= 1) {
-    plan.runs.push_back(make_run(traces.empty() ? nullptr : traces.front(), counter_only, others));
-    if (!traces.empty() && traces.front()->counts())
-      plan.notes.push_back(describe(*traces.front()) +
-                           ": the trace is pass 0 and its counters a counter pass of their own; "
-                           "the join matches them by Dispatch_Id when both carry the same ids, "
-                           "pids and times (one run), else it aligns them as separate runs");
-  } else {
-    // Separate captures: one run each.
-    std::vector<Invocation> trace_values;
-    for (const auto* t : traces) trace_values.push_back(*t);
-    const std::string root = common_root(all);
-    std::map<const Invocation*,
-             std::pair<std::vector<const Invocation*>, std::vector<const Invocation*>>>
-        owned;
-    std::vector<const Invocation*> alone;
-    for (const auto* c : counter_only) {
-      if (const auto* t = owner_of(*c, traces))
-        owned[t].first.push_back(c);
-      else
-        alone.push_back(c);
-    }
-    for (const auto* o : others) {
-      if (const auto* t = owner_of(*o, traces))
-        owned[t].second.push_back(o);
-      else
-        alone.push_back(o);
-    }
-    for (const auto* t : traces) {
-      PlannedRun run = make_run(t, owned[t].first, owned[t].second);
-      run.label = label_of(*t, root);
-      plan.runs.push_back(std::move(run));
-    }
-    for (const auto* a : alone) {
-      PlannedRun run = a->counts() ? make_run(nullptr, {a}, {}) : make_run(nullptr, {}, {a});
-      run.label = label_of(*a, root);
-      plan.runs.push_back(std::move(run));
-    }
-    plan.notes.push_back(std::to_string(traces.size()) +
-                         " invocations wrote kernel traces: separate captures, loaded as " +
-                         std::to_string(plan.runs.size()) +
-                         " runs (counters go with the trace of their own prefix)");
-  }
+  plan_captures(plan, all, traces, counter_only, others);
   for (auto& [n, invs] : pass_folders) {
     PlannedInput p;
     p.ordinal = n;

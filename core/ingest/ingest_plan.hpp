@@ -9,13 +9,15 @@
 //     pass, ordinal 0;
 //   - its counter_collection is a counter pass of its own; when the same invocation also traced
 //     kernels, both carry the same pids and Dispatch_Ids, and the join matches them by id;
-//   - a folder of an invocation that wrote only counters is a counter pass of its own;
-//   - files of an invocation with neither (stats, markers, copies only) join the trace pass;
+//   - an invocation that wrote only counters, or neither (stats, markers, copies only), joins the
+//     trace invocation of its prefix (a counter pass, or the trace pass), else is a run of its own;
 //   - pass_N/ and pmc_N/ folders (rocprofv3's multi-pass layout, kprof's own runs) stay one pass
 //     each with ordinal N, as before.
-// Inputs holding kernel traces of more than one invocation are separate captures: each becomes a
-// run of its own, and a counter-only invocation goes with the trace invocation of the same prefix
-// (or the longest prefix of its own: `-o m8-evicted-fetch` counters go with `-o m8-evicted`).
+// Separate invocations are separate captures whatever files they hold: each becomes a run of its
+// own, and a counter-only or stats-only invocation goes with the trace invocation of the same
+// prefix (or the longest prefix of its own: `-o m8-evicted-fetch` counters go with `-o
+// m8-evicted`); one that no trace invocation owns is a run of its own. Invocations of agent_info
+// alone go with the run of their prefix, else with the first run.
 #pragma once
 
 #include <optional>

@@ -216,6 +216,8 @@ void write_html_report(std::ostream& o, const ReportModel& m) {
   table_html(o, m.explain);
   o << "<h3>Phases</h3>\n";
   table_html(o, m.phases);
+  o << "<h3>Claims</h3>\n";
+  table_html(o, m.claims);
   page.close();
 
   page.open("timeline", "One step, layer by layer");

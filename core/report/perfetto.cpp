@@ -10,6 +10,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/analysis/claims.hpp"
 #include "core/analysis/joined_stream.hpp"
 #include "core/analysis/metrics.hpp"
 #include "core/base/text.hpp"
@@ -324,8 +325,22 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
   // intrinsicTimeUnit), and kernels last microseconds or less; Perfetto ignores it and only counts
   // it (google/perfetto src/trace_processor/importers/json/json_trace_tokenizer.cc
   // JsonTraceTokenizer::HandleDictionaryKey, info stat json_display_time_unit).
+  // The join mappings' claims, with their confidence (analysis/claims.hpp); the structure's
+  // claims need the phase model, which the streamed export does not hold.
+  json claims = json::array();
+  const auto joins =
+      o.joins_computed.empty() ? analysis::read_joins(*m_db, o.counts) : o.joins_computed;
+  for (const auto& c : analysis::join_claims(joins))
+    claims.push_back({{"topic", c.topic},
+                      {"subject", c.subject},
+                      {"claim", c.claim},
+                      {"confidence", c.confidence},
+                      {"evidence", c.evidence},
+                      {"alternatives", c.alternatives}});
   os << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
      << dump(json{{"kprof_run", o.run.id},
+                  {"claims", claims},
+                  {"structure_claims", "kprof query DB claims --run " + std::to_string(o.run.id)},
                   {"run_name", o.run.name},
                   {"simulated", sum.simulated},
                   {"figures", sum.simulated ? "SIMULATED: rocprofv3 test double, not measured"

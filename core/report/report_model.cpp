@@ -277,6 +277,7 @@ ReportModel build_report_model(an::QuerySession& session, const ReportOptions& o
   m.timeline = timeline(session.model());
   m.explain = session.view("explain", {});
   m.phases = session.view("phases", {});
+  m.claims = session.view("claims", {});
   m.metrics = session.view("metrics", {});
   m.passes = session.view("passes", {});
   m.roofline = roofline(session, m.metrics, m.metrics_flags);

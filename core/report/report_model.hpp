@@ -98,7 +98,7 @@ struct ReportModel {
   Timeline timeline;
   Roofline roofline;
   // The query views, as `kprof query DB <view>` prints them.
-  Table explain, phases, metrics, passes;
+  Table explain, phases, claims, metrics, passes;
   // Per metrics row: "" or why its figures cannot be physical ("above the HBM peak ...").
   std::vector<std::string> metrics_flags;
   std::vector<std::string> notes;  // the session's notes (joins computed, runbook not loaded)

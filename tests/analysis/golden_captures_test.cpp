@@ -101,7 +101,7 @@ std::string join_tables(const std::string& path) {
   for (const char* q :
        {"SELECT * FROM analysis_join ORDER BY 1, 2, 3",
         "SELECT * FROM analysis_unmatched ORDER BY rowid",
-        "SELECT * FROM analysis_join_checks ORDER BY 1",
+        "SELECT * FROM analysis_join_proofs ORDER BY 1",
         "SELECT * FROM analysis_join_files ORDER BY 1, 2",
         "SELECT counter_pass_id, trace_pass_id, counter_dispatches, trace_dispatches, "
         "trace_considered, matched, matched_share, filtered, streams FROM analysis_join_passes "
@@ -123,7 +123,7 @@ std::string copy_without_analysis(const std::string& db, const fs::path& to) {
   SQLite::Database(to.string(), SQLite::OPEN_READWRITE)
       .exec(
           "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_unmatched; DROP TABLE "
-          "IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_checks; DROP TABLE "
+          "IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_proofs; DROP TABLE "
           "IF "
           "EXISTS analysis_join_files; DROP TABLE IF EXISTS analysis_outline_segments; DROP TABLE "
           "IF EXISTS analysis_outline_passes; DROP TABLE IF EXISTS analysis_outline;");
@@ -360,8 +360,9 @@ INSTANTIATE_TEST_SUITE_P(
              {u + "2026-07-26/sq8_0-attention-optimization-u-v0.1/pmc"},
              {"explain --run 1", "phases --run 1", "passes --run 1", "explain --run 2",
               "phases --run 2", "phases --run 3", "passes --run 3", "explain --run 4"}},
-        // A decode-attention run with stats and markers but no kernel trace, and its counters:
-        // nothing to explain from, and it says why.
+        // Two captures of a decode-attention run, neither with a kernel trace: stats and markers
+        // (`-o sq8-attention-decode-default`), and counters (`-o sq8-attention-decode-pmc`), a run
+        // each (another prefix is another capture); nothing to explain from, and it says why.
         Case{"ullm_sq8_phase1_decode", {u + "2026-07-26/sq8-r9700-attention-phase1-v0.1/decode"}},
         // A hand-made capture, file by file into one run: the kernel trace, then the
         // HIP API trace (it joins the trace pass, the 5 dispatches stay), the memory copies and

@@ -256,10 +256,11 @@ TEST(Join, CountersOfTheTracesOwnInvocationJoinById) {
   EXPECT_TRUE(j.unmatched_trace.empty());
   EXPECT_TRUE(j.reliable());
 
-  // The same rows with other times are another run of the application: aligned, not by id.
+  // The same rows with other times are another run of the application: not by id, but its
+  // shared Dispatch_Ids (offset 0) still prove every pair.
   PassData rerun_pass = counters;
   for (auto& d : rerun_pass.dispatches) d.start_ns += 7, d.end_ns += 7;
-  EXPECT_EQ(joined(trace, rerun_pass, 35).method, "aligned");
+  EXPECT_EQ(joined(trace, rerun_pass, 35).method, "offset");
   // Without times, the same ids in the same (known) process still make it one invocation.
   PassData untimed = counters;
   for (auto& d : untimed.dispatches) d.start_ns = d.end_ns = 0;
@@ -281,7 +282,8 @@ TEST(Join, MatchesFarApartAreFlaggedUnreliable) {
     if (!first && !last) continue;
     Dispatch c = trace.dispatches[i];
     c.pid = 77;
-    c.dispatch_id = id++;
+    c.dispatch_id = id;
+    id += 2;  // no constant Dispatch_Id offset maps this run onto the trace: it is aligned
     c.start_ns = c.end_ns = 0;
     counters.dispatches.push_back(c);
   }
@@ -307,6 +309,74 @@ TEST(Join, MatchesFarApartAreFlaggedUnreliable) {
   const JoinResult ok = joined(trace, whole, static_cast<int64_t>(per_step));
   EXPECT_EQ(ok.jumps, 0);
   EXPECT_TRUE(ok.reliable());
+}
+
+// A counter pass of one decode step, from another run of the same program: it numbers its
+// dispatches as the trace did, and holds three allocator launches before the trace's window
+// starts (the trace's first Dispatch_Id is 101). Every decode step launches the same kernels with
+// the same grids, so launch order alone cannot tell which step the pass ran; the shared
+// Dispatch_Ids can, and prove each pair. (Alignment mapped it onto the first decode step and
+// called that reliable.)
+TEST(Join, SharedDispatchIdsAreTheExactMappingBeforeAlignment) {
+  NameTable names;
+  const PassData trace = test::build(test::moe_like(4, 5), names, 1, 101);
+  const size_t per_step = 1 + 4 * 8 + 2;
+  const uint32_t fill = names.intern("__amd_rocclr_fillBufferAligned");
+  PassData counters = same_shapes(trace);
+  counters.pass_id = 2;
+  for (int64_t id = 1; id <= 3; ++id) {
+    Dispatch f = trace.dispatches[0];
+    f.pid = 555;
+    f.dispatch_id = id;
+    f.start_ns = f.end_ns = 0;
+    test::rename(counters, f, fill);
+    counters.dispatches.push_back(f);
+  }
+  const size_t step3 = 3 * per_step;  // prefill is step 0
+  for (size_t i = step3; i < step3 + per_step; ++i) {
+    Dispatch c = trace.dispatches[i];
+    c.pid = 555;
+    c.start_ns = c.end_ns = 0;
+    counters.dispatches.push_back(c);
+  }
+  const JoinResult j = joined(trace, counters, static_cast<int64_t>(per_step));
+  EXPECT_EQ(j.method, "offset");
+  EXPECT_EQ(j.offset, 0);
+  ASSERT_EQ(j.matches.size(), per_step);
+  for (const auto& m : j.matches) EXPECT_EQ(m.trace.dispatch_id, m.counter.dispatch_id);
+  EXPECT_EQ(j.unmatched_counter.size(), 3u);
+  EXPECT_TRUE(j.reliable());
+}
+
+// The same program run again after three more launches at start-up: a constant offset of -3
+// maps every dispatch of a kernel-filtered counter pass (20 fused_moe_kernel launches from decode
+// step 2 on, a region-limited capture) onto its trace twin. (Alignment put them on decode step 1,
+// the first launches of that identity.)
+TEST(Join, ConstantOffsetOfAFilteredPassIsExactAndReliable) {
+  NameTable names;
+  const PassData trace = test::build(test::moe_like(4, 5), names);
+  const uint32_t moe = names.intern("fused_moe_kernel");
+  const size_t per_step = 1 + 4 * 8 + 2;
+  PassData counters = same_shapes(trace);
+  counters.pass_id = 3;
+  for (size_t i = 2 * per_step; i < trace.dispatches.size() && counters.dispatches.size() < 20;
+       ++i) {
+    if (trace.dispatches[i].name != moe) continue;
+    Dispatch c = trace.dispatches[i];
+    c.pid = 9;
+    c.dispatch_id += 3;
+    c.start_ns += 123456;
+    c.end_ns += 123456;
+    counters.dispatches.push_back(c);
+  }
+  ASSERT_EQ(counters.dispatches.size(), 20u);
+  const JoinResult j = joined(trace, counters, static_cast<int64_t>(per_step));
+  EXPECT_EQ(j.method, "offset");
+  EXPECT_EQ(j.offset, -3);
+  ASSERT_EQ(j.matches.size(), 20u);
+  for (const auto& m : j.matches) EXPECT_EQ(m.trace.dispatch_id, m.counter.dispatch_id - 3);
+  EXPECT_TRUE(j.filtered);
+  EXPECT_TRUE(j.reliable());
 }
 
 }  // namespace

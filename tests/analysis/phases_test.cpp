@@ -124,6 +124,92 @@ TEST(Layers, HybridModelWithEveryFourthLayerDifferentCountsAllLayers) {
   EXPECT_EQ(f.period, 9u);
 }
 
+// Each 24-dispatch block of a step is 4 layers: 3 of one attention kind (X a1 a2 a3 a4) and 1 of
+// another (X b1 ... b8). X launches once per layer but at uneven distances (5, 5, 5, 9), so it is
+// no regular anchor; b1 launches once per block, regularly. "3 layers" accounts for b1 but not for
+// X (12 launches, alike stretches between them): the count is not established.
+std::vector<uint32_t> four_layer_blocks(int blocks) {
+  std::vector<uint32_t> t = {100};
+  for (int b = 0; b < blocks; ++b) {
+    for (int l = 0; l < 3; ++l) t.insert(t.end(), {9, 1, 2, 3, 4});
+    t.insert(t.end(), {9, 11, 12, 13, 14, 15, 16, 17, 18});
+  }
+  t.push_back(200);
+  return t;
+}
+
+TEST(Layers, ACountThatLeavesAPerLayerKernelUnexplainedIsNotEstablished) {
+  const LayerFit f = detect_layers(four_layer_blocks(3));
+  EXPECT_EQ(f.layers, 3);
+  EXPECT_EQ(f.period, 24u);
+  EXPECT_FALSE(f.accounted());
+  // The first such kernel by name id: a1 (1), 9 launches, 3 per block (X, 9, launches 12).
+  EXPECT_EQ(f.conflict, 1u);
+  EXPECT_EQ(f.conflict_count, 9u);
+  EXPECT_TRUE(f.finer);
+}
+
+TEST(Phases, ALayerCountMustAccountForEveryKernelOfTheStep) {
+  NameTable names;
+  test::Workload w;
+  w.layers = 3;
+  w.decode_steps = 6;
+  w.per_step_head = {{"embed", 4096, 256}};
+  for (int l = 0; l < 3; ++l)
+    for (const char* k : {"X_norm", "a1", "a2", "a3", "a4"}) w.per_layer.push_back({k, 4096, 256});
+  for (const char* k : {"X_norm", "b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8"})
+    w.per_layer.push_back({k, 4096, 256});
+  w.per_step_tail = {{"logits", 4096, 256}};
+  const PassData p = test::build(w, names);
+  const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
+  EXPECT_EQ(pm.step_period, 1u + 3 * 24 + 1);
+  EXPECT_FALSE(has_finding(pm, Topic::layers));
+  EXPECT_EQ(pm.layers, 0);
+  EXPECT_TRUE(not_established_about(pm, Topic::layers));
+  EXPECT_TRUE(note_mentions(pm, "X_norm launches 12 times")) << pm.notes.front().line();
+}
+
+// One whole forward pass between two cut ones (the trace starts and ends inside a pass): one
+// repetition is no repeated step, whatever the period says.
+TEST(Phases, OneForwardPassIsNotARepeatedStep) {
+  NameTable names;
+  const PassData full = test::build(test::moe_like(4, 3), names);
+  const size_t per_step = 1 + 4 * 8 + 2;
+  PassData p = full;
+  p.dispatches.assign(full.dispatches.begin() + static_cast<long>(per_step + 5),
+                      full.dispatches.end() - 5);
+  const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
+  EXPECT_FALSE(has_finding(pm, Topic::steps));
+  EXPECT_TRUE(not_established_about(pm, Topic::steps));
+  EXPECT_TRUE(note_mentions(pm, "one forward pass is not a repeated step"));
+  EXPECT_EQ(pm.role_unknown_steps, 0);
+  EXPECT_EQ(pm.step_period, 0u);
+  EXPECT_EQ(count_phase(pm, Phase::step), 0);
+}
+
+// A decode trace captured one step per window (--selected-regions around single steps): no window
+// holds two repetitions, but every window holds the same launches. That is no harness: the
+// repetition is across windows, and steps stay not established with that reason.
+TEST(Phases, WindowsOfOneIdenticalStepEachAreNotCalledAHarness) {
+  NameTable names;
+  const PassData full = test::build(test::moe_like(1, 10), names);
+  const size_t per_step = 1 + 1 * 8 + 2;
+  PassData p = full;
+  p.dispatches.clear();
+  for (const size_t step : {2u, 5u, 8u})
+    for (size_t i = step * per_step; i < (step + 1) * per_step; ++i)
+      p.dispatches.push_back(full.dispatches[i]);
+  const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
+  ASSERT_EQ(pm.windows.size(), 3u);
+  EXPECT_FALSE(has_finding(pm, Topic::steps));
+  EXPECT_TRUE(not_established_about(pm, Topic::steps));
+  EXPECT_TRUE(note_mentions(pm, "3 of the 3 windows hold the same sequence of 11 launches"));
+  EXPECT_FALSE(note_mentions(pm, "not a generation loop"));
+}
+
 TEST(Phases, PrefillOnShapeEvidenceAndDecodeStepsAndLayers) {
   NameTable names;
   const PassData p = test::build(test::moe_like(48, 63), names);

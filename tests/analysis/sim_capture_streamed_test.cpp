@@ -75,7 +75,7 @@ TEST_F(SimCapture, StreamedCountersAreTheModelsOnceTheJoinIsStored) {
   {
     // Whatever earlier tests stored, the copy starts with no current join.
     SQLite::Database w(copy.path().string(), SQLite::OPEN_READWRITE);
-    w.exec("DROP TABLE IF EXISTS analysis_join_checks");
+    w.exec("DROP TABLE IF EXISTS analysis_join_proofs");
   }
   SessionOptions so;
   ViewOptions o;

@@ -135,16 +135,16 @@ TEST_F(SimCapture, AJoinThatFailsMidwayStoresNothing) {
   ASSERT_EQ(cap.counters.size(), 2u);
   db.sql().exec(analysis_schema_sql());
   for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes",
-                            "analysis_join_checks", "analysis_join_files"})
+                            "analysis_join_proofs", "analysis_join_files"})
     db.sql().exec(std::string("DELETE FROM ") + table);  // an earlier test may have joined them
   db.sql().exec(
-      "CREATE TRIGGER fail_second BEFORE INSERT ON analysis_join_checks WHEN "
+      "CREATE TRIGGER fail_second BEFORE INSERT ON analysis_join_proofs WHEN "
       "NEW.counter_pass_id = " +
       std::to_string(cap.counters[1].pass_id) +
       " BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
   EXPECT_THROW(ensure_joins(db, cap), std::exception);
   for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes",
-                            "analysis_join_checks", "analysis_join_files"})
+                            "analysis_join_proofs", "analysis_join_files"})
     EXPECT_EQ(db.sql().execAndGet(std::string("SELECT count(*) FROM ") + table).getInt64(), 0)
         << table;
   EXPECT_FALSE(joins_current(db, cap));

@@ -128,5 +128,25 @@ TEST(BadCorpus, AHundredThousandColumnHeaderIsRead) {
   fs::remove_all(dir);
 }
 
+// A stats row whose durations wrapped past 2^64 (an unsigned end - start with the end first): the
+// row is rejected as ending before it starts, not as "expected an integer"; the good row arrives.
+// tests/data/ingest/wrapped_duration_kernel_stats.csv: the header and first row's figures of
+// uLLM-project component-m8_kernel_stats.csv (kernel names shortened), and a row written by hand
+// with 2^64 - 100 in its duration columns.
+TEST(BadCorpus, AWrappedDurationIsNamedAsEndingBeforeItStarts) {
+  const std::string path =
+      (fs::path(KPROF_TEST_DATA) / "ingest" / "wrapped_duration_kernel_stats.csv").string();
+  test::VectorSink sink;
+  const FileResult r = read_file(path, sink);
+  EXPECT_EQ(r.rows_read, 2);
+  EXPECT_EQ(r.rows_rejected, 1);
+  ASSERT_EQ(sink.stats.size(), 1u);
+  EXPECT_EQ(sink.stats[0].name, "gemm_kernel");
+  ASSERT_EQ(sink.bad.size(), 1u);
+  EXPECT_EQ(sink.bad[0].reason,
+            "line 3, column 'TotalDurationNs': ends before it starts: '18446744073709551516' is "
+            "past 2^63: a negative duration (an end before its start) written unsigned (-100 ns)");
+}
+
 }  // namespace
 }  // namespace kprof::ingest

@@ -99,6 +99,45 @@ TEST_F(CliIngest, LoadsPassesAndReingestReplaces) {
   EXPECT_EQ(db.row_counts(passes[1].id).counter_values, 32);
 }
 
+// One header-only file in a folder (rocprofv3 writes none; it was cut off) is left out with a
+// note, and the rest of the folder is loaded (it stopped the whole ingest).
+TEST_F(CliIngest, AHeaderOnlyFileInAFolderIsSkippedWithANote) {
+  std::ofstream(m_dir / "cap/host/1323859_kernel_stats.csv")
+      << "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\","
+         "\"MaxNs\",\"StdDev\"\n";
+  const Ran r = run("ingest " + m_db.string() + " " + (m_dir / "cap").string() + " --run r1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("note: skipped " + (m_dir / "cap/host/1323859_kernel_stats.csv").string() +
+                       ": a header and no rows"),
+            std::string::npos)
+      << r.out;
+  store::CaptureDb db(m_db, store::OpenMode::read_only);
+  const auto passes = db.list_passes(db.find_run_by_name("r1")->id);
+  ASSERT_EQ(passes.size(), 2u);
+  EXPECT_EQ(db.row_counts(passes[0].id).dispatches, 16);
+}
+
+// The uLLM SQ8 component folder, ingested and asked for its claims as JSON: each claim carries a
+// confidence; the counter pass whose Dispatch_Ids equal the trace's (same kernels and grids) is
+// joined by offset 0 with high confidence, and steps (22 dispatches that do not repeat) are
+// unknown with a reason.
+TEST_F(CliIngest, ClaimsOfAnIngestedCaptureCarryTheirConfidence) {
+  const fs::path profiler =
+      fs::path(KPROF_TEST_DATA) /
+      "captures/uLLM-project/2026-07-10/sq8-optimized-component-v0.1/profiler";
+  Ran r = run("ingest " + m_db.string() + " " + profiler.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  r = run("query " + m_db.string() + " claims --run 2 --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"topic\": \"join\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("22 of 22 counter dispatches mapped to trace dispatches (offset)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"confidence\": \"high\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"topic\": \"steps\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"confidence\": \"unknown\""), std::string::npos) << r.out;
+}
+
 TEST_F(CliIngest, BrokenFileLeavesDatabaseUntouched) {
   ASSERT_EQ(run("ingest " + m_db.string() + " " + (m_dir / "cap").string()).code, 0);
   const std::string before = bytes_of(m_db);
@@ -266,8 +305,10 @@ TEST_F(CliIngest, FileByFileEqualsTheFolder) {
     fs::copy_file(profiler / f, folder / f);
     files.push_back(folder / f);
   }
-  fs::copy_file(moe / "moe_hip_api_trace.csv", folder / "moe_hip_api_trace.csv");
-  files.push_back(folder / "moe_hip_api_trace.csv");
+  // Another capture's API trace, under this capture's prefix (under its own, `moe_`, it is a
+  // separate capture and a run of its own).
+  fs::copy_file(moe / "moe_hip_api_trace.csv", folder / "component-m8_hip_api_trace.csv");
+  files.push_back(folder / "component-m8_hip_api_trace.csv");
   fs::copy_file(profiler / "counters/component-m8_counter_collection.csv",
                 folder / "counters/component-m8_counter_collection.csv");
   files.push_back(folder / "counters/component-m8_counter_collection.csv");
@@ -305,7 +346,7 @@ TEST_F(CliIngest, FileByFileEqualsTheFolder) {
     EXPECT_EQ(count_of(db, "SELECT count(*) FROM counter_values"),
               static_cast<int64_t>(counters.rows.size()));
     EXPECT_EQ(count_of(db, "SELECT count(*) FROM api_calls"),
-              rows(folder / "moe_hip_api_trace.csv"));
+              rows(folder / "component-m8_hip_api_trace.csv"));
     EXPECT_EQ(count_of(db, "SELECT count(*) FROM memory_copies"),
               rows(folder / "component-m8_memory_copy_trace.csv"));
     EXPECT_EQ(count_of(db, "SELECT count(*) FROM kernel_stats"),

@@ -185,6 +185,14 @@ TEST(PerfettoExport, SimulatedRunHasOneSlicePerDispatchAndEveryStep) {
   EXPECT_EQ(c.cat.at("step"), 64);
   EXPECT_GE(c.cat.at("phase"), 2);
   EXPECT_TRUE(doc["otherData"]["simulated"].get<bool>());
+  // Each join mapping's claim, with its confidence.
+  ASSERT_TRUE(doc["otherData"]["claims"].is_array());
+  EXPECT_FALSE(doc["otherData"]["claims"].empty());
+  for (const auto& claim : doc["otherData"]["claims"]) {
+    EXPECT_EQ(claim["topic"], "join");
+    const std::string conf = claim["confidence"];
+    EXPECT_TRUE(conf == "high" || conf == "medium" || conf == "low") << conf;
+  }
   // A fused_moe_kernel decode dispatch carries its counters and derived metrics.
   bool found = false;
   for (const auto& e : doc["traceEvents"]) {
@@ -365,7 +373,7 @@ TEST(PerfettoExport, TheFirstExportStreamsTheCountersOfTheJoinItStored) {
     SQLite::Database(copy.db().string(), SQLite::OPEN_READWRITE)
         .exec(
             "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_unmatched; DROP "
-            "TABLE IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_checks; "
+            "TABLE IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_proofs; "
             "DROP TABLE IF EXISTS analysis_join_files;");
   };
   drop_joins();

@@ -172,7 +172,8 @@ INSTANTIATE_TEST_SUITE_P(
         // A folder of two invocations (without and with eviction) and their counter passes:
         // ingested as two runs; the report shows the latest (with eviction, 2 counter passes).
         Case{"ullm_sq8_component", u + "2026-07-10/sq8-optimized-component-v0.1/profiler", true},
-        // A run of marker, copy and stats files but no kernel trace (it was over 4 MiB): refused.
+        // Marker, copy and stats files but no kernel trace (it was over 4 MiB), and a counter
+        // capture of another prefix: two runs; the latest (counters only) is refused.
         Case{"ullm_sq8_phase1_no_kernel_trace",
              u + "2026-07-26/sq8-r9700-attention-phase1-v0.1/decode"},
         // PyTorch + FlyDSL flash attention on MI350X: "at::native::(anonymous namespace)::..."

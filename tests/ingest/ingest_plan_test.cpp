@@ -1,0 +1,109 @@
+// Which runs and passes a folder of rocprofv3 outputs becomes (core/ingest/ingest_plan.hpp):
+// separate captures stay separate runs whatever files they hold. Real files copied under other
+// prefixes into a temp tree, the way several rocprofv3 invocations (`-o %pid%`) share one output
+// folder.
+#include "core/ingest/ingest_plan.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace kprof::ingest {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path k_caps = fs::path(KPROF_TEST_DATA) / "captures" / "uLLM-project";
+const fs::path k_probe = k_caps /
+                         "2026-07-26/sq8_0-attention-optimization-u-v0.1/pmc/probe-raw-sq/data/"
+                         "homelab1-WRX80-Creator";
+const fs::path k_component = k_caps / "2026-07-10/sq8-optimized-component-v0.1/profiler";
+
+class IngestPlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_root = fs::temp_directory_path() /
+             ("kprof_ingest_plan_" + std::to_string(::getpid()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(m_root);
+    fs::create_directories(m_root / "host");
+  }
+  void TearDown() override { fs::remove_all(m_root); }
+  void copy(const fs::path& from, const std::string& name) {
+    fs::copy_file(from, m_root / "host" / name);
+  }
+  fs::path m_root;
+};
+
+// Three stats-only captures (three processes' kernel and domain stats, no kernel trace) in one
+// folder: three runs, each with its own files (they were one trace pass of one run).
+TEST_F(IngestPlanTest, StatsOnlyCapturesAreSeparateRuns) {
+  for (const char* pid : {"111", "222", "333"}) {
+    copy(k_component / "component-m8_kernel_stats.csv", std::string(pid) + "_kernel_stats.csv");
+    copy(k_component / "component-m8_domain_stats.csv", std::string(pid) + "_domain_stats.csv");
+  }
+  const IngestPlan plan = plan_ingest(discover({m_root.string()}), std::nullopt);
+  ASSERT_EQ(plan.runs.size(), 3u);
+  for (const auto& run : plan.runs) {
+    ASSERT_EQ(run.passes.size(), 1u) << run.label;
+    EXPECT_FALSE(run.passes[0].counters);
+    ASSERT_EQ(run.passes[0].input.files.size(), 2u) << run.label;
+    const std::string pid = run.label.substr(run.label.size() - 3);
+    for (const auto& f : run.passes[0].input.files)
+      EXPECT_EQ(fs::path(f.path).filename().string().substr(0, 3), pid) << run.label;
+  }
+}
+
+// Four counter-only captures of unrelated processes: four runs of one counter pass each (they were
+// passes 1-4 of one run).
+TEST_F(IngestPlanTest, CounterOnlyCapturesAreSeparateRuns) {
+  for (const char* pid : {"11", "22", "33", "44"}) {
+    copy(k_probe / "1323859_counter_collection.csv", std::string(pid) + "_counter_collection.csv");
+    copy(k_probe / "1323859_agent_info.csv", std::string(pid) + "_agent_info.csv");
+  }
+  const IngestPlan plan = plan_ingest(discover({m_root.string()}), std::nullopt);
+  ASSERT_EQ(plan.runs.size(), 4u);
+  for (const auto& run : plan.runs) {
+    ASSERT_EQ(run.passes.size(), 1u) << run.label;
+    EXPECT_TRUE(run.passes[0].counters);
+  }
+}
+
+// The counters of the trace's own prefix stay with it; a stats-only capture of another process in
+// the same folder is a run of its own.
+TEST_F(IngestPlanTest, ATraceKeepsItsOwnCountersOnly) {
+  copy(k_probe / "1323859_kernel_trace.csv", "1323859_kernel_trace.csv");
+  copy(k_probe / "1323859_agent_info.csv", "1323859_agent_info.csv");
+  copy(k_probe / "1323859_counter_collection.csv", "1323859_counter_collection.csv");
+  copy(k_component / "component-m8_kernel_stats.csv", "999_kernel_stats.csv");
+  const IngestPlan plan = plan_ingest(discover({m_root.string()}), std::nullopt);
+  ASSERT_EQ(plan.runs.size(), 2u);
+  EXPECT_EQ(plan.runs[0].passes.size(), 2u);  // trace + its counters
+  ASSERT_EQ(plan.runs[1].passes.size(), 1u);
+  EXPECT_EQ(fs::path(plan.runs[1].passes[0].input.files.at(0).path).filename(),
+            "999_kernel_stats.csv");
+}
+
+// A header-only file in a searched folder is left out with a note; the rest of the folder is read.
+TEST_F(IngestPlanTest, AHeaderOnlyFileIsSkippedWithANote) {
+  copy(k_probe / "1323859_kernel_trace.csv", "1323859_kernel_trace.csv");
+  {
+    std::ifstream in(k_component / "component-m8_kernel_stats.csv");
+    std::string header;
+    std::getline(in, header);
+    std::ofstream(m_root / "host" / "1323859_kernel_stats.csv") << header << "\n";
+  }
+  const Discovery found = discover({m_root.string()});
+  ASSERT_EQ(found.passes.size(), 1u);
+  ASSERT_EQ(found.passes[0].files.size(), 1u);
+  EXPECT_EQ(found.passes[0].files[0].format, Format::kernel_trace);
+  ASSERT_EQ(found.notes.size(), 1u);
+  EXPECT_NE(found.notes[0].find("1323859_kernel_stats.csv: a header and no rows"),
+            std::string::npos)
+      << found.notes[0];
+}
+
+}  // namespace
+}  // namespace kprof::ingest
