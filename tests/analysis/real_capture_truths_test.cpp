@@ -584,37 +584,11 @@ std::vector<Claim> claims_of(const FolderTruth& truth) {
 struct KnownWrong {
   std::string capture, claim, truth, why;
 };
-const std::string k_uv = "rocprof-unified-viewer";
+// What kprof still claims with confidence and the truth contradicts. The five wrong claims this
+// test was written to catch (the llama.cpp prefill's aligned joins, its "3 layers x 140" and its
+// "1 x 420 + 708 partial" step, the windowed decode's "not a generation loop", counter-only and
+// stats-only captures merged into one run) are fixed, and each fix removed its entry here.
 const std::vector<KnownWrong> kKnownConfidentWrongClaims = {
-    {k_uv + "/prefill_fetch_counter_collection.csv", "join: 51 of 54 matched (aligned)",
-     "trace id = counter id + 4512 for 51 of 54 (same kernel and grid); ids 1, 2, 2411 have none",
-     "the alignment pairs counter 161-428 with the 6th block (trace 5373-5780) and 2411 with "
-     "5795; the self-check bounds only trace-side jumps, by the wrongly detected 420-dispatch "
-     "step, and prints no warning"},
-    {k_uv + "/prefill_stall_counter_collection.csv", "join: 51 of 54 matched (aligned)",
-     "the same offset 4512 as the fetch pass (the same 54 launches)",
-     "the same alignment as the fetch pass"},
-    {k_uv + "/prefill_kernel_trace.csv", "layers: 3 x 140",
-     "32 layers in 1120 dispatches: 8 blocks of 140 = 3 linear-attention layers of 37 and one "
-     "full-attention layer of 29",
-     "flash_attn_tile, once per 4 layers, is taken as the per-layer kernel; the per-layer kernels "
-     "(rms_norm, 64 per pass) fail the 15% spacing rule (37 vs 29), and confidence comes from "
-     "the match rate alone"},
-    {k_uv + "/prefill_kernel_trace.csv", "steps: 1 x 420 + 708 partial",
-     "one prefill forward pass of 1128 dispatches, no repeated step",
-     "the 140-block repeats, 6.9 us host gaps are taken as step boundaries, and one forward pass "
-     "becomes a step of 3 blocks plus 708 'partial' dispatches; the model marks it low, but "
-     "the summary line (explain, phases, the HTML report) prints no confidence"},
-    {k_uv + "/decode_kernel_trace.csv", "not a generation loop",
-     "6 windows, windows 3-6 identical (24 kernels, names and grids), 923 ids apart: one step "
-     "per generated token",
-     "periods are searched only inside each window; no window holds a whole step"},
-    {k_uv,
-     "run: decode_fetch_counter_collection.csv + decode_stall_counter_collection.csv + "
-     "prefill_fetch_counter_collection.csv + prefill_stall_counter_collection.csv",
-     "four counter-only processes (2684191, 2684167, 3985140, 3985130), two workloads",
-     "ingest splits inputs into runs only when more than one kernel trace is among them; "
-     "counter-only invocations become passes 1-4 of one run"},
     {"uLLM-project/2026-07-28/gemma4-reader-attribution-v0.1/raw/rocprof-n128/"
      "homelab1-WRX80-Creator/4108606_kernel_trace.csv",
      "steps: 2 x 4610",
@@ -626,12 +600,6 @@ const std::vector<KnownWrong> kKnownConfidentWrongClaims = {
      "two documentation examples: another process, agent numbering and day",
      "files with no output prefix count as one invocation, so the counters become pass 1 of "
      "the trace's run; pids, times and agents are not compared"},
-    {"tinygrad-arkey/llama-kernel-residual-primitive-audit-20260619",
-     "run: rocprof_decode_d0/trace_kernel_stats.csv + rocprof_decode_d1024/trace_kernel_stats.csv "
-     "+ rocprof_prefill_pp512/trace_kernel_stats.csv",
-     "three stats-only runs (decode depth 0, decode depth 1024, prefill pp512)",
-     "no kernel trace among the inputs, so nothing is split: one trace pass of three stats "
-     "files"},
 };
 
 std::string describe(const Claim& c) {
