@@ -21,7 +21,8 @@ ProfilerVersion version_of_release(const RocprofRelease& release);
 // kernel replay |
 std::vector<std::string> release_support_rows();
 
-// The same facts in the README's few words, one markdown row per release after the header:
+// What release_support_rows() says, in the README's few words; one markdown row per release
+// after the header:
 // | release | ROCm | output | region | counter passes | kernel replay |
 std::vector<std::string> release_summary_rows();
 

@@ -224,9 +224,10 @@ void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
     if (const Invocation* to = agents_home(*a, heads))
       owned[to].second.push_back(a);
     else
-      plan.notes.push_back(describe(*a) +
-                           ": agent_info alone, of an invocation that wrote no trace, counters or "
-                           "statistics: not loaded");
+      plan.notes.push_back(
+          describe(*a) +
+          ": only the machine's description (agent_info), of no capture of its prefix: "
+          "not loaded");
   }
   const std::string root = common_root(all);
   for (const auto* h : heads) {

@@ -281,7 +281,7 @@ class CheckedNode : public Node {
     LaunchSpec s;
     const auto python = find_tool("python3");
     s.argv = {python->string(), (dir() / "runbooks" / "workloads" / "qwen3_generate.py").string(),
-              "--check"};
+              "--check", "--graph-mode", "eager"};  // the node's vLLM 0.9.2 predates "none"
     s.env = {{"PATH", bin().string() + ":" + python->parent_path().string() + ":/usr/bin:/bin"},
              {"PYTHONPATH", site().string()},
              {"HF_HOME", (dir() / "hf").string()},

@@ -16,18 +16,18 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-install-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# Runs "$@" with $build, then $src, hidden (the build folder may lie inside the source tree) and KPROF_CONFIG_DIR unset, in $tmp/work.
+# Runs "$@" with $build, then $src, hidden (the build folder may lie inside the source tree) and KPROF_CONFIG_DIR unset, in $tmp/cwd.
 hidden() {
-  mkdir -p "$tmp/work"
+  mkdir -p "$tmp/cwd"
   if unshare -rm true 2>/dev/null; then
-    (cd "$tmp/work" && env -u KPROF_CONFIG_DIR unshare -rm sh -c \
+    (cd "$tmp/cwd" && env -u KPROF_CONFIG_DIR unshare -rm sh -c \
       'mount -t tmpfs none "$1" && mount -t tmpfs none "$2" && shift 2 && exec "$@"' \
       hidden "$build" "$src" "$@")
   else
     # Without user namespaces the trees stay visible; the run still proves the prefix is
     # self-contained only as far as the lookups go, so say so.
     echo "note: unshare -rm is not permitted here; the source tree stays visible" >&2
-    (cd "$tmp/work" && env -u KPROF_CONFIG_DIR "$@")
+    (cd "$tmp/cwd" && env -u KPROF_CONFIG_DIR "$@")
   fi
 }
 
@@ -43,7 +43,7 @@ check_prefix() {  # PREFIX: files, then plan / validate / one-line simulated run
     fail "installed kprof plan failed: $(cat "$tmp/plan.txt")"
   grep -q '^passes: 3 ' "$tmp/plan.txt" || fail "unexpected plan: $(head -5 "$tmp/plan.txt")"
   # an installed runbook writes where the user runs it, never into the installation
-  grep -qF "in $tmp/work/qwen3-30b-a3b-sim.db, exactly" "$tmp/plan.txt" ||
+  grep -qF "in $tmp/cwd/qwen3-30b-a3b-sim.db, exactly" "$tmp/plan.txt" ||
     fail "installed runbook's database is not in the working directory: $(grep -A1 'commands of run' "$tmp/plan.txt")"
   hidden "$p/bin/kprof" counters --explain FETCH_SIZE >"$tmp/counters.txt" ||
     fail "installed kprof counters failed"
@@ -53,7 +53,7 @@ check_prefix() {  # PREFIX: files, then plan / validate / one-line simulated run
   grep -q 'query) opts=.*--wide' "$p/share/bash-completion/completions/kprof" ||
     fail "completion lacks query --wide"
   # one-line profiling with no runbook, on the installed test double
-  rm -rf "$tmp/work"
+  rm -rf "$tmp/cwd"
   hidden "$p/bin/kprof" run --simulate --quiet --metric-set roofline --kernels fused_moe -- true \
     >"$tmp/run.txt" 2>&1 || fail "installed one-line kprof run failed: $(tail -5 "$tmp/run.txt")"
   # replay: auto: the trace shows every fused-MoE variant reaching 30 launches of each of the 3

@@ -23,6 +23,20 @@ def write(path, text="", mode=0o644):
     os.chmod(path, mode)
 
 
+def roofline_counters():
+    """The counters of configs/metrics/roofline.yaml's `counters:` list."""
+    names, inside = [], False
+    with open(os.path.join(SOURCE, "configs", "metrics", "roofline.yaml")) as f:
+        for line in f:
+            if line.startswith("counters:"):
+                inside = True
+            elif inside and line.startswith("  - "):
+                names.append(line[4:].split("#")[0].strip())
+            elif inside and line.strip() and not line.startswith(" "):
+                break
+    return names
+
+
 class Check(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -30,7 +44,15 @@ class Check(unittest.TestCase):
         self.rocm = os.path.join(self.tmp.name, "rocm")
         write(os.path.join(self.site, "torch", "__init__.py"))
         write(os.path.join(self.site, "vllm", "__init__.py"), "raise SystemExit('imported')\n")
-        write(os.path.join(self.rocm, "bin", "rocprofv3"), "#!/bin/sh\nexit 0\n", 0o755)
+        # The node the other checks look for (a gfx942 GPU in a KFD topology folder, the weights,
+        # the roofline counters on --list-avail), so that only the checks under test can fail.
+        self.topology = os.path.join(self.tmp.name, "topology")
+        write(os.path.join(self.topology, "1", "properties"), "gfx_target_version 90402\n")
+        self.model = os.path.join(self.tmp.name, "model")
+        write(os.path.join(self.model, "model.safetensors"))
+        listed = "".join(f"echo 'Counter_Name: {c}'\n" for c in roofline_counters())
+        write(os.path.join(self.rocm, "bin", "rocprofv3"), "#!/bin/sh\n" + listed + "exit 0\n",
+              0o755)
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -40,7 +62,9 @@ class Check(unittest.TestCase):
               f"Metadata-Version: 2.1\nName: vllm\nVersion: {version}\n")
 
     def check(self, *args):
+        args = ("--model", self.model) + args
         env = {"PATH": os.path.join(self.rocm, "bin") + ":/usr/bin:/bin",
+               "QWEN3_GENERATE_KFD_TOPOLOGY": self.topology,
                "PYTHONPATH": self.site, "LD_LIBRARY_PATH": ROCTX, "ROCM_PATH": self.rocm,
                "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "PYTHONNOUSERSITE": "1"}
         r = subprocess.run([sys.executable, "-S", SCRIPT, "--check", *args], env=env,
