@@ -215,7 +215,10 @@ void write_html_report(std::ostream& o, const ReportModel& m) {
   page.open("explain", "Launch explanation");
   table_html(o, m.explain);
   o << "<h3>Phases</h3>\n";
-  table_html(o, m.phases);
+  // Both views end with the same structure summary and its evidence: the page shows it once.
+  Table phases = m.phases;
+  if (phases.notes == m.explain.notes) phases.notes.clear();
+  table_html(o, phases);
   o << "<h3>Claims</h3>\n";
   table_html(o, m.claims);
   page.close();

@@ -157,6 +157,20 @@ TEST(ReportHtml, EveryRowHasOneCellPerHeader) {
   EXPECT_GE(tables, 3u);
 }
 
+// The explain and phases views end with the same structure summary; the page prints it once.
+TEST(ReportHtml, TheStructureEvidenceAppearsOnce) {
+  ReportModel m = model(false);
+  const std::vector<std::string> notes = {
+      "found: 63 decode steps", "evidence:", "  steps: 63 repeated steps (confidence high): ..."};
+  m.explain.columns = m.phases.columns = {"family"};
+  m.explain.notes = m.phases.notes = notes;
+  EXPECT_EQ(count(html(m), "evidence:"), 1u);
+  m.phases.notes = {"phase notes of its own"};
+  const std::string page = html(m);
+  EXPECT_EQ(count(page, "evidence:"), 1u);
+  EXPECT_EQ(count(page, "phase notes of its own"), 1u);
+}
+
 TEST(ReportHtml, SaysWhyAChartIsMissing) {
   ReportModel m = model(false);
   m.timeline = {};
