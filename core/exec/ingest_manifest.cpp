@@ -89,14 +89,6 @@ int64_t run_for(store::CaptureDb& db, const std::string& name, const PassManifes
   return db.create_run(nr);
 }
 
-bool holds_capture(const fs::path& folder) {
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && !is_kprof_pass_file(it->path())) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 IngestedRun ingest_manifest_run(store::CaptureDb& db, const IngestRequest& request,
@@ -158,7 +150,7 @@ IngestedRun ingest_manifest_run(store::CaptureDb& db, const IngestRequest& reque
     }
     store::PassTransition t;
     t.state = store::PassState::failed;
-    if (!holds_capture(f.folder())) {
+    if (!holds_capture_file(f.folder())) {
       t.reason = "the task wrote no capture file (see " + m.log_path + ")";
     } else {
       ip.files = ingest_attempt(db, pass_id, f.folder(), region);

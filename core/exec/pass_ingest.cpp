@@ -13,18 +13,6 @@ namespace kprof::exec {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-bool holds_a_file(const fs::path& dir) {
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && !is_kprof_pass_file(it->path())) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 RegionCut region_cut(store::PassKind kind, const runbook::Runbook& rb,
                      const ProfilerBackend& backend) {
   if (kind == store::PassKind::counters && backend.counters_count_outside_regions())
@@ -39,7 +27,7 @@ std::vector<ingest::FileResult> ingest_attempt(
     store::CaptureDb& db, int64_t pass_id, const fs::path& dir,
     const std::optional<RegionContext>& region,
     const std::vector<std::vector<std::string>>& groups) {
-  if (!holds_a_file(dir)) return {};
+  if (!holds_capture_file(dir)) return {};
   ingest::Discovery found = ingest::discover({dir.string()});
   const std::map<int64_t, RegionWindow> windows =
       !region ? std::map<int64_t, RegionWindow>{}

@@ -42,6 +42,14 @@ bool is_kprof_pass_file(const fs::path& path) {
   return name == k_pass_manifest || name == k_release_file || name == k_ingest_log;
 }
 
+bool holds_capture_file(const fs::path& folder) {
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && !is_kprof_pass_file(it->path())) return true;
+  }
+  return false;
+}
+
 std::string manifest_json(const PassManifest& m) {
   json env = json::array();
   for (const auto& [k, v] : m.env) env.push_back({k, v});

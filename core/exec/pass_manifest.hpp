@@ -24,6 +24,10 @@ inline constexpr const char* k_ingest_log = "kprof-ingest.log";
 // Files kprof's batch tasks write into a pass folder beside the profiler's: never capture data.
 bool is_kprof_pass_file(const std::filesystem::path& path);
 
+// True when `folder` holds a regular file other than kprof's own pass files: something the
+// profiler wrote (rocprofv3 writes a file only for a domain that had records).
+bool holds_capture_file(const std::filesystem::path& folder);
+
 // How `kprof run` keeps a pass's rows to the runbook's region at ingest (driver_outcome.cpp):
 // not at all (the profiler's region switch did it), at the pass's own marker records (a release
 // without a region switch), or at the region found against the run's trace pass (a release whose

@@ -177,18 +177,12 @@ bool agents_only(const Invocation& inv) {
                      [](const InputFile& f) { return f.format == Format::agent_info; });
 }
 
-// The capture an agent_info-only invocation describes: the one of its own prefix. Under another
-// prefix it is another invocation of the tool (rocprofv3 writes agent_info for every one), and
-// joined to a capture it would give that run another process's machine.
-const Invocation* agents_home(const Invocation& a, const std::vector<const Invocation*>& heads) {
-  return owner_of(a, heads);
-}
-
 // One run per capture. Every trace invocation is one, with the counter-only and other invocations
 // of its prefix (owner_of); every other invocation is a capture of its own whatever files it
 // holds (a stats-only or counter-only capture is a separate run, not a pass of another's).
 // Invocations of agent_info alone describe the machine, not work: they go with the run of their
-// prefix (agents_home), else they are left out with a note.
+// own prefix, else they are left out with a note (under another prefix they are another
+// invocation of the tool, and would give a run another process's machine).
 void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
                    const std::vector<const Invocation*>& traces,
                    const std::vector<const Invocation*>& counter_only,
@@ -221,7 +215,7 @@ void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
     return;
   }
   for (const auto* a : agents) {
-    if (const Invocation* to = agents_home(*a, heads))
+    if (const Invocation* to = owner_of(*a, heads))
       owned[to].second.push_back(a);
     else
       plan.notes.push_back(

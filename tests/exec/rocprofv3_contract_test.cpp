@@ -306,25 +306,27 @@ TEST(Rocprofv3Contract, TheDoubleAcceptsAndRejectsWhatEachLauncherDid) {
 
 // docs/rocprofv3-releases.md shows what kprof does on each release: its table is the one
 // release_support_rows() derives from the option tables, row for row.
-TEST(Rocprofv3Contract, TheReleasesDocumentShowsTheTablesRows) {
-  const std::string doc = read_text(k_src / "docs" / "rocprofv3-releases.md");
-  const auto rows = release_support_rows();
-  ASSERT_EQ(rows.size(), 2 + release_names().size());
+// The rows of `rows` that `text` lacks as whole lines.
+std::string missing_rows(const std::string& text, const std::vector<std::string>& rows) {
   std::string missing;
   for (const auto& row : rows)
-    if (doc.find(row + "\n") == std::string::npos) missing += row + "\n";
-  EXPECT_EQ(missing, "") << "docs/rocprofv3-releases.md lacks these rows (or has them changed)";
+    if (text.find(row + "\n") == std::string::npos) missing += row + "\n";
+  return missing;
+}
+
+TEST(Rocprofv3Contract, TheReleasesDocumentShowsTheTablesRows) {
+  const auto rows = release_support_rows();
+  ASSERT_EQ(rows.size(), 2 + release_names().size());
+  EXPECT_EQ(missing_rows(read_text(k_src / "docs" / "rocprofv3-releases.md"), rows), "")
+      << "docs/rocprofv3-releases.md lacks these rows (or has them changed)";
 }
 
 // The README's short table of releases is release_summary_rows(), row for row.
 TEST(Rocprofv3Contract, TheReadmeShowsTheSummaryRows) {
-  const std::string readme = read_text(k_src / "README.md");
   const auto rows = release_summary_rows();
   ASSERT_EQ(rows.size(), 2 + release_names().size());
-  std::string missing;
-  for (const auto& row : rows)
-    if (readme.find(row + "\n") == std::string::npos) missing += row + "\n";
-  EXPECT_EQ(missing, "") << "README.md lacks these rows (or has them changed)";
+  EXPECT_EQ(missing_rows(read_text(k_src / "README.md"), rows), "")
+      << "README.md lacks these rows (or has them changed)";
 }
 
 }  // namespace

@@ -10,13 +10,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <string_view>
 
 #include "core/base/error.hpp"
 #include "core/exec/ingest_capture.hpp"
 #include "core/store/capture_db.hpp"
+#include "tests/fuzz/capture_input.hpp"
 
 namespace {
 
@@ -32,14 +32,10 @@ const fs::path& work_dir() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  const char* name = data[0] == 'c' ? "1_counter_collection.csv" : "1_kernel_trace.csv";
-  std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
-  if (!body.empty() && body.front() == '\n') body.remove_prefix(1);
   const fs::path dir = work_dir();
   fs::remove_all(dir);
-  fs::create_directories(dir / "cap" / "host");
-  std::ofstream(dir / "cap" / "host" / name, std::ios::binary)
-      .write(body.data(), static_cast<std::streamsize>(body.size()));
+  kprof::fuzz::write_capture(std::string_view(reinterpret_cast<const char*>(data), size),
+                             dir / "cap");
   kprof::exec::IngestRequest request;
   request.db = dir / "f.db";
   request.inputs = {(dir / "cap").string()};

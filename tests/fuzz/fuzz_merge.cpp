@@ -1,17 +1,15 @@
 // libFuzzer target: merge of two small capture databases. The input is two rocprofv3 files, each
-// opened by a format byte as in fuzz_csv_db ('c' a counter collection, anything else a kernel
-// trace) and separated by a line "====". Each is ingested into a database of its own as `kprof
-// ingest` does, then the second is merged into the first as `kprof merge A B` does
-// (core/exec/merge_captures.hpp). Whatever the rows, the merge ends in a merged database or in
-// kprof::Error (a refusal or a runtime error, never an internal one, never a crash), and the
-// first database passes PRAGMA quick_check afterwards either way.
+// in the csv_db target's shape (capture_input.hpp), separated by a line "====". Each is ingested
+// into a database of its own as `kprof ingest` does, then the second is merged into the first as
+// `kprof merge A B` does (core/exec/merge_captures.hpp). Whatever the rows, the merge ends in a
+// merged database or in kprof::Error (a refusal or a runtime error, never an internal one, never a
+// crash), and the first database passes PRAGMA quick_check afterwards either way.
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -19,6 +17,7 @@
 #include "core/exec/ingest_capture.hpp"
 #include "core/exec/merge_captures.hpp"
 #include "core/store/capture_db.hpp"
+#include "tests/fuzz/capture_input.hpp"
 
 namespace {
 
@@ -34,12 +33,7 @@ const fs::path& work_dir() {
 // ingest refused it (nothing to merge then).
 bool ingest_one(std::string_view part, const fs::path& folder, const fs::path& db) {
   if (part.empty()) return false;
-  const char* name = part.front() == 'c' ? "1_counter_collection.csv" : "1_kernel_trace.csv";
-  part.remove_prefix(1);
-  if (!part.empty() && part.front() == '\n') part.remove_prefix(1);
-  fs::create_directories(folder / "host");
-  std::ofstream(folder / "host" / name, std::ios::binary)
-      .write(part.data(), static_cast<std::streamsize>(part.size()));
+  kprof::fuzz::write_capture(part, folder);
   kprof::exec::IngestRequest request;
   request.db = db;
   request.inputs = {folder.string()};

@@ -6,6 +6,7 @@ tree is refused naming the rocprofv3 and --rocm-root to use.
 
 usage: qwen3_check_test.py SOURCE_DIR ROCTX_LIB_DIR
 """
+import importlib.util
 import os
 import subprocess
 import sys
@@ -24,17 +25,11 @@ def write(path, text="", mode=0o644):
 
 
 def roofline_counters():
-    """The counters of configs/metrics/roofline.yaml's `counters:` list."""
-    names, inside = [], False
-    with open(os.path.join(SOURCE, "configs", "metrics", "roofline.yaml")) as f:
-        for line in f:
-            if line.startswith("counters:"):
-                inside = True
-            elif inside and line.startswith("  - "):
-                names.append(line[4:].split("#")[0].strip())
-            elif inside and line.strip() and not line.startswith(" "):
-                break
-    return names
+    """The counters the script's own --check looks for on --list-avail (its roofline_counters)."""
+    spec = importlib.util.spec_from_file_location("qwen3_generate", SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script.roofline_counters()
 
 
 class Check(unittest.TestCase):
