@@ -122,11 +122,24 @@ std::vector<std::string> names_in(const fs::path& dir) {
 // whatever the mode bits say (CI runs the tests as root), so as root kprof runs as nobody
 // (setpriv(1), util-linux) on root's 0755 folder and 0644 file; any other user gets the folder and
 // the file made read-only.
+// As nobody, kprof and its configs run from copies in `dir`: the checkout they were built in may
+// lie in a folder only root may enter (a clone under mktemp -d, or /root).
 Out kprof_reader(const fs::path& dir, const std::vector<std::string>& args) {
   LaunchSpec s;
-  if (::geteuid() == 0)
+  fs::path exe = fs::path(KPROF_BIN_DIR) / "kprof";
+  if (::geteuid() == 0) {
+    const fs::path copy = dir / "reader";
+    if (!fs::exists(copy / "kprof")) {
+      fs::create_directories(copy);
+      fs::copy_file(exe, copy / "kprof");
+      fs::copy(fs::path(KPROF_SOURCE_DIR) / "configs", copy / "configs",
+               fs::copy_options::recursive);
+    }
+    exe = copy / "kprof";
+    s.env = {{"KPROF_CONFIG_DIR", (copy / "configs").string()}};
     s.argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
-  s.argv.push_back(std::string(KPROF_BIN_DIR) + "/kprof");
+  }
+  s.argv.push_back(exe.string());
   s.argv.insert(s.argv.end(), args.begin(), args.end());
   s.log_path = dir / "kprof.out";
   s.log_tail_bytes = 1 << 20;
