@@ -41,6 +41,23 @@ FamilyRules run_rules(const RunbookAnalysis& from_runbook, std::vector<std::stri
   return rules;
 }
 
+// `top` and `counters` of a run whose trace pass holds no dispatches, or that has no trace pass,
+// from the rows it does hold (streamed_views.hpp); nullopt when it has a trace to use.
+std::optional<Table> untraced_view(store::CaptureDb& db, const SessionOptions& options,
+                                   const std::string& view, const ViewOptions& o,
+                                   std::vector<std::string>& notes) {
+  const auto run = options.run_id ? db.find_run(*options.run_id) : db.find_last_run();
+  if (!run) return std::nullopt;  // find_run_trace says so
+  const auto passes = db.list_passes(run->id);
+  const store::PassInfo* trace = nullptr;
+  for (const auto& p : passes)
+    if (p.kind == store::PassKind::trace && (!trace || p.ordinal < trace->ordinal)) trace = &p;
+  if (trace && db.row_counts(trace->id).dispatches > 0) return std::nullopt;
+  if (view == "counters") return untraced_counters(db, *run, passes, o.limit);
+  if (view != "top" || !trace) return std::nullopt;
+  return stats_top(db, *run, *trace, run_rules(runbook_analysis(*run), notes), o.limit);
+}
+
 }  // namespace
 
 std::optional<Table> streamed_view(const std::filesystem::path& db, const SessionOptions& options,
@@ -49,6 +66,8 @@ std::optional<Table> streamed_view(const std::filesystem::path& db, const Sessio
   if ((view != "top" && view != "families" && view != "counters") || !o.family.empty() || o.phase)
     return std::nullopt;
   store::CaptureDb cdb(db, store::OpenMode::read_only);
+  if (view != "families")
+    if (auto t = untraced_view(cdb, options, view, o, notes)) return t;
   const RunTrace rt = find_run_trace(cdb, options.run_id);
   if (view == "counters") {
     // Only from a stored join that is current; else the session computes one on the model.

@@ -50,4 +50,13 @@ Table streamed_families(store::CaptureDb& db, const RunTrace& rt, const FamilyRu
 std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
                                        bool use_unreliable);
 
+// Views of a run without a kernel trace (its trace pass holds no dispatches, or it has none):
+// `top` from rocprofv3's kernel statistics (kernel_stats.csv) of the trace pass, and `counters`
+// from the counter passes' own rows, not joined. nullopt when the run holds no such rows.
+std::optional<Table> stats_top(store::CaptureDb& db, const store::RunInfo& run,
+                               const store::PassInfo& trace, const FamilyRules& rules,
+                               size_t limit);
+std::optional<Table> untraced_counters(store::CaptureDb& db, const store::RunInfo& run,
+                                       const std::vector<store::PassInfo>& passes, size_t limit);
+
 }  // namespace kprof::analysis

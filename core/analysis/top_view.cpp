@@ -73,4 +73,32 @@ Table streamed_top(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& 
   return t;
 }
 
+std::optional<Table> stats_top(store::CaptureDb& db, const store::RunInfo& run,
+                               const store::PassInfo& trace, const FamilyRules& rules,
+                               size_t limit) {
+  // rocprofv3 writes kernel_stats.csv from the same dispatches it would trace: per kernel name,
+  // Calls and TotalDurationNs (ROCm/rocprofiler-sdk source/lib/output/generateCSV.cpp,
+  // write_stats). Summed per name, in case two statistics files of the pass name one kernel.
+  std::map<std::string, DurationStats> by_name;
+  for (const auto& s : db.kernel_stats(trace.id, "kernel_stats")) {
+    DurationStats& n = by_name[s.name];
+    n.count += s.calls;
+    n.total_ns += s.total_ns;
+  }
+  if (by_name.empty()) return std::nullopt;
+  std::vector<TopRow> rows;
+  for (const auto& [name, s] : by_name) rows.push_back({name, rules.family_of(name), s});
+  Table t;
+  t.title = "kernels by summed duration, from rocprofv3's kernel statistics, no trace";
+  t.simulated = run.simulated;
+  t.run_id = run.id;
+  t = top_table(std::move(t), std::move(rows));
+  t.notes.back() =
+      "share_pct: of summed kernel duration in rocprofv3's kernel statistics (kernel_stats.csv), "
+      "not of wall time; the run holds no kernel trace, so nothing per dispatch (phases, "
+      "variants, joined counters)";
+  apply_limit(t, limit);
+  return t;
+}
+
 }  // namespace kprof::analysis

@@ -61,8 +61,12 @@ std::string kinds_text(const Invocation& inv) {
   return "no kernel trace or counters";
 }
 
+// What tells an invocation apart from the others of its folder: its prefix, or for files split
+// off by their rows, their own name.
+const std::string& id_of(const Invocation& inv) { return inv.name.empty() ? inv.prefix : inv.name; }
+
 std::string describe(const Invocation& inv) {
-  return "invocation '" + (inv.prefix.empty() ? std::string("(no prefix)") : inv.prefix) + "' in " +
+  return "invocation '" + (id_of(inv).empty() ? std::string("(no prefix)") : id_of(inv)) + "' in " +
          inv.folder + " (" + kinds_text(inv) + ")";
 }
 
@@ -136,11 +140,13 @@ PlannedRun make_run(const Invocation* trace, const std::vector<const Invocation*
 // folder first), else the longest trace prefix its own prefix extends ("m8-evicted" for
 // "m8-evicted-fetch"); nullptr when none.
 const Invocation* owner_of(const Invocation& inv, const std::vector<const Invocation*>& traces) {
+  if (inv.apart) return nullptr;
   const Invocation* best = nullptr;
   for (const auto* t : traces)
-    if (t->prefix == inv.prefix && (!best || t->folder == inv.folder)) best = t;
+    if (!t->apart && t->prefix == inv.prefix && (!best || t->folder == inv.folder)) best = t;
   if (best) return best;
   for (const auto* t : traces) {
+    if (t->apart) continue;
     const std::string& p = t->prefix;
     if (p.empty() || inv.prefix.size() <= p.size() || inv.prefix.compare(0, p.size(), p) != 0)
       continue;
@@ -168,8 +174,8 @@ std::string common_root(const std::vector<Invocation>& invs) {
 std::string label_of(const Invocation& inv, const std::string& root) {
   std::string rel = fs::path(inv.folder).lexically_relative(root).string();
   if (rel == ".") rel.clear();
-  if (inv.prefix.empty()) return rel.empty() ? std::string(".") : rel;
-  return rel.empty() ? inv.prefix : rel + "/" + inv.prefix;
+  if (id_of(inv).empty()) return rel.empty() ? std::string(".") : rel;
+  return rel.empty() ? id_of(inv) : rel + "/" + id_of(inv);
 }
 
 bool agents_only(const Invocation& inv) {
@@ -253,9 +259,69 @@ void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
         std::to_string(plan.runs.size()) + " runs");
 }
 
+// rocprofv3's default output prefix, `%pid%`: the files are of that one process.
+bool pid_prefix(const std::string& prefix) {
+  return !prefix.empty() &&
+         std::all_of(prefix.begin(), prefix.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
+std::string file_stem(const std::string& path) { return fs::path(path).stem().string(); }
+
+// An invocation whose prefix names no process may hold a kernel trace and counters of different
+// processes (files copied or renamed into one folder): each counter file whose rows rule out the
+// trace's process (capture_stamp.hpp) leaves it as an invocation of its own, apart from the trace.
+void split_by_rows(std::vector<Invocation>& all, const StampReader& stamp,
+                   std::vector<std::string>& notes) {
+  std::vector<Invocation> split;
+  for (auto& inv : all) {
+    if (inv.pass_number > 0 || pid_prefix(inv.prefix) || !inv.has(Format::kernel_trace) ||
+        !inv.counts())
+      continue;
+    std::optional<InputFile> trace;
+    std::vector<InputFile> agents;
+    for (const auto& f : inv.files) {
+      if (f.format == Format::kernel_trace && !trace) trace = f;
+      if (f.format == Format::agent_info) agents.push_back(f);
+    }
+    const CaptureStamp of_trace = stamp(*trace, agents);
+    for (auto it = inv.files.begin(); it != inv.files.end();) {
+      std::vector<std::string> reasons;
+      if (it->format == Format::counter_collection)
+        reasons = separate_capture_reasons(of_trace, stamp(*it, agents));
+      if (reasons.empty()) {
+        ++it;
+        continue;
+      }
+      notes.push_back(file_name(it->path) + " and " + file_name(trace->path) + " in " + inv.folder +
+                      " are separate captures, although " +
+                      (inv.prefix.empty() ? std::string("neither name has an output prefix")
+                                          : "both names have the prefix '" + inv.prefix + "'") +
+                      ": " + join(reasons, "; ") + "; loaded as separate runs");
+      Invocation apart;
+      apart.folder = inv.folder;
+      apart.prefix = inv.prefix;
+      apart.apart = true;
+      apart.name = file_stem(it->path);
+      apart.files.push_back(*it);
+      // The agents resolve its "GPU N" ids; which process they describe is not known, so they
+      // are stored with the trace only.
+      for (auto a : agents) {
+        a.context = true;
+        apart.files.push_back(a);
+      }
+      split.push_back(std::move(apart));
+      inv.name = file_stem(trace->path);
+      it = inv.files.erase(it);
+    }
+  }
+  for (auto& inv : split) all.push_back(std::move(inv));
+}
+
 }  // namespace
 
-IngestPlan plan_ingest(const Discovery& found, std::optional<store::PassKind> forced_kind) {
+IngestPlan plan_ingest(const Discovery& found, std::optional<store::PassKind> forced_kind,
+                       const StampReader& stamp) {
   IngestPlan plan;
   if (forced_kind) {
     PlannedRun run;
@@ -272,7 +338,8 @@ IngestPlan plan_ingest(const Discovery& found, std::optional<store::PassKind> fo
     return plan;
   }
 
-  const std::vector<Invocation> all = invocations_of(found);
+  std::vector<Invocation> all = invocations_of(found);
+  split_by_rows(all, stamp, plan.notes);
   std::vector<const Invocation*> traces, counter_only, others;
   std::map<int, std::vector<const Invocation*>> pass_folders;
   for (const auto& inv : all) {

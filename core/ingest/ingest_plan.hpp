@@ -1,5 +1,6 @@
 // Which pass of which run each discovered file belongs to, decided by the file's kind and by the
-// profiler invocation that wrote it (pure: no I/O beyond what discover() did, no SQL).
+// profiler invocation that wrote it (no SQL; no I/O beyond what discover() did, except the stamps
+// of capture_stamp.hpp where the file names do not tell the process).
 //
 // rocprofv3 names every file of one invocation `<prefix>_<domain>.csv` in one folder, the prefix
 // being `%pid%` unless `-o NAME` sets it (ROCm/rocprofiler-sdk source/lib/output/output_config.cpp,
@@ -18,12 +19,17 @@
 // prefix (or the longest prefix of its own: `-o m8-evicted-fetch` counters go with `-o
 // m8-evicted`); one that no trace invocation owns is a run of its own. Invocations of agent_info
 // alone go with the run of their prefix, else with the first run.
+// A prefix that is not a pid (none at all, or one `-o` chose) does not make files one process: a
+// kernel trace and a counter collection under it are compared by their rows (capture_stamp.hpp),
+// and counters that no dispatch of the trace's process can have written are a run of their own.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/ingest/capture_stamp.hpp"
 #include "core/ingest/discover.hpp"
 
 namespace kprof::ingest {
@@ -34,6 +40,10 @@ struct Invocation {
   std::string prefix;  // "1323859", "component-m8", "" (files named just kernel_trace.csv)
   int pass_number = 0;
   std::vector<InputFile> files;
+  // Files of a prefix split off because their rows show another process: a capture of its own,
+  // owned by no trace of the prefix; `name` then tells it apart ("counter_collection").
+  bool apart = false;
+  std::string name;
   bool has(Format f) const;
   bool traces() const { return has(Format::kernel_trace) || has(Format::rocpd); }
   bool counts() const { return has(Format::counter_collection); }
@@ -62,8 +72,13 @@ struct IngestPlan {
   std::vector<std::string> notes;  // how the inputs were split, for the user
 };
 
+// Reads one file's stamp; the agent_info files of its invocation come with it.
+using StampReader =
+    std::function<CaptureStamp(const InputFile&, const std::vector<InputFile>& agents)>;
+
 // `forced_kind` (--pass-kind) keeps the old behaviour: one pass per discovered pass folder, of
-// that kind.
-IngestPlan plan_ingest(const Discovery& found, std::optional<store::PassKind> forced_kind);
+// that kind. `stamp` reads the files whose invocation must be told apart by their rows.
+IngestPlan plan_ingest(const Discovery& found, std::optional<store::PassKind> forced_kind,
+                       const StampReader& stamp = read_stamp);
 
 }  // namespace kprof::ingest

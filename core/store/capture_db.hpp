@@ -251,6 +251,8 @@ class CaptureDb {
   std::vector<IngestFileInfo> ingest_files(int64_t pass_id);
   std::vector<AgentRow> agents(int64_t pass_id);             // by node_id
   std::vector<KernelStatRow> kernel_stats(int64_t pass_id);  // in file order
+  // Those of the pass's files of one kind ("kernel_stats": not hip_api_stats, domain_stats ...).
+  std::vector<KernelStatRow> kernel_stats(int64_t pass_id, const std::string& file_kind);
   // In (pid, dispatch_id) order. The callbacks' rows are valid only during the call.
   void for_each_dispatch(int64_t pass_id, const std::function<void(const DispatchRow&)>& fn);
   void for_each_counter(int64_t pass_id, const std::function<void(const CounterRow&)>& fn);

@@ -97,6 +97,21 @@ std::vector<KernelStatRow> CaptureDb::kernel_stats(int64_t pass_id) {
                                   "ORDER BY t.rowid", pass_id);
 }
 
+std::vector<KernelStatRow> CaptureDb::kernel_stats(int64_t pass_id, const std::string& file_kind) {
+  return guarded(*m_impl, "reading kernel_stats", [&] {
+    SQLite::Statement st(
+        m_impl->db,
+        columns::select_sql(columns::kernel_stats,
+                            "WHERE t.pass_id = ? AND t.file_id IN (SELECT id FROM ingest_stats "
+                            "WHERE pass_id = t.pass_id AND kind = ?) ORDER BY t.rowid"));
+    st.bind(1, pass_id);
+    st.bind(2, file_kind);
+    std::vector<KernelStatRow> out;
+    while (st.executeStep()) read_row(st, columns::kernel_stats, out.emplace_back());
+    return out;
+  });
+}
+
 void CaptureDb::for_each_dispatch(int64_t pass_id,
                                   const std::function<void(const DispatchRow&)>& fn) {
   guarded(*m_impl, "reading dispatches", [&] {

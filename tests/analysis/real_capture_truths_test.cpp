@@ -329,10 +329,22 @@ FolderTruth flydsl_first() {
   return t;
 }
 
-// ROCm/rocprofiler-sdk source/docs/data: two examples of the documentation, not one run: the
-// kernel trace (8 dispatches on two queues, thread 21228, agent "2", times 2414192765...) and the
-// counter collection (4 dispatches, pid 15606, "Agent 1", times 3200098838..., about 9 days
-// later). Two captures; a kernel test (four arithmetic kernels), no model.
+// ROCm/rocprofiler-sdk source/docs/data: two examples of the documentation, not one run, although
+// neither file name has an output prefix to tell them apart:
+//   python3 -c "import csv;t=list(csv.DictReader(open('kernel_trace.csv')));
+//     c=list(csv.DictReader(open('counter_collection.csv')));
+//     f=lambda r,k:{x[k] for x in r};s=lambda r:(min(int(x['Start_Timestamp']) for x in r),
+//     max(int(x['End_Timestamp']) for x in r));
+//     print(len(t),f(t,'Thread_Id'),f(t,'Agent_Id'),s(t),'Process_Id' in t[0]);
+//     print(len(c),f(c,'Process_Id'),f(c,'Thread_Id'),f(c,'Agent_Id'),s(c))"
+//   -> 8 {'21228'} {'2'} (2414192765353337, 2414192765784969) False
+//      4 {'15606'} {'15606'} {'Agent 1'} (3200098838431081, 3200098838927550)
+// The trace has no Process_Id column; its dispatches were launched by thread 21228, the counted
+// ones by thread 15606 of pid 15606, on another agent in another notation ("Agent 1" is the ROCm
+// 7 form, the bare "2" that of ROCm <= 6.4), 9.1 days (786 * 10^12 ns) after the trace's last
+// dispatch ended. One process writes the same thread, agent and times of a dispatch to both files
+// (ROCm/rocprofiler-sdk source/lib/output/generateCSV.cpp), so these are two captures; a kernel
+// test (four arithmetic kernels), no model.
 const FolderTruth k_sdk_docs{"rocprofiler-sdk-docs",
                              {},
                              {{"kernel_trace.csv"}, {"counter_collection.csv"}},
@@ -587,7 +599,8 @@ struct KnownWrong {
 // What kprof still claims with confidence and the truth contradicts. The five wrong claims this
 // test was written to catch (the llama.cpp prefill's aligned joins, its "3 layers x 140" and its
 // "1 x 420 + 708 partial" step, the windowed decode's "not a generation loop", counter-only and
-// stats-only captures merged into one run) are fixed, and each fix removed its entry here.
+// stats-only captures merged into one run) are fixed, and each fix removed its entry here, as did
+// the fix that keeps prefix-less files of different processes apart (rocprofiler-sdk-docs).
 const std::vector<KnownWrong> kKnownConfidentWrongClaims = {
     {"uLLM-project/2026-07-28/gemma4-reader-attribution-v0.1/raw/rocprof-n128/"
      "homelab1-WRX80-Creator/4108606_kernel_trace.csv",
@@ -596,10 +609,6 @@ const std::vector<KnownWrong> kKnownConfidentWrongClaims = {
      "window, 1 full attention) of the first 15",
      "a block of layers repeats with host gaps between blocks (the per-token attention "
      "loop), and a block is taken for a step (confidence medium, printed without any)"},
-    {"rocprofiler-sdk-docs", "run: counter_collection.csv + kernel_trace.csv",
-     "two documentation examples: another process, agent numbering and day",
-     "files with no output prefix count as one invocation, so the counters become pass 1 of "
-     "the trace's run; pids, times and agents are not compared"},
 };
 
 std::string describe(const Claim& c) {

@@ -86,6 +86,39 @@ TEST_F(IngestPlanTest, ATraceKeepsItsOwnCountersOnly) {
             "999_kernel_stats.csv");
 }
 
+// kernel_trace.csv and counter_collection.csv with no output prefix, of two processes (the SDK's
+// documentation examples: thread 21228 on agent 2, and pid 15606 on "Agent 1" 9 days later; see
+// tests/analysis/real_capture_truths_test.cpp): two runs, each one pass, and a note that says why.
+TEST_F(IngestPlanTest, PrefixlessFilesOfTwoProcessesAreSeparateRuns) {
+  const fs::path docs = fs::path(KPROF_TEST_DATA) / "captures" / "rocprofiler-sdk-docs";
+  copy(docs / "kernel_trace.csv", "kernel_trace.csv");
+  copy(docs / "counter_collection.csv", "counter_collection.csv");
+  const IngestPlan plan = plan_ingest(discover({m_root.string()}), std::nullopt);
+  ASSERT_EQ(plan.runs.size(), 2u);
+  ASSERT_EQ(plan.runs[0].passes.size(), 1u);
+  ASSERT_EQ(plan.runs[1].passes.size(), 1u);
+  EXPECT_FALSE(plan.runs[0].passes[0].counters);
+  EXPECT_TRUE(plan.runs[1].passes[0].counters);
+  EXPECT_NE(plan.runs[0].label, plan.runs[1].label);  // run names must differ
+  ASSERT_FALSE(plan.notes.empty());
+  const std::string& note = plan.notes.front();
+  for (const char* why : {"separate captures", "neither name has an output prefix", "15606",
+                          "21228", "agent 1", "outside the trace's"})
+    EXPECT_NE(note.find(why), std::string::npos) << why << " in: " << note;
+}
+
+// One process's trace and counters under a prefix `-o` chose (copies of 1323859's files: the same
+// thread, agent and times): one run, the counters its counter pass.
+TEST_F(IngestPlanTest, NamedPrefixFilesOfOneProcessStayOneRun) {
+  copy(k_probe / "1323859_kernel_trace.csv", "results_kernel_trace.csv");
+  copy(k_probe / "1323859_counter_collection.csv", "results_counter_collection.csv");
+  copy(k_probe / "1323859_agent_info.csv", "results_agent_info.csv");
+  const IngestPlan plan = plan_ingest(discover({m_root.string()}), std::nullopt);
+  ASSERT_EQ(plan.runs.size(), 1u);
+  ASSERT_EQ(plan.runs[0].passes.size(), 2u);
+  EXPECT_TRUE(plan.runs[0].passes[1].counters);
+}
+
 // A header-only file in a searched folder is left out with a note; the rest of the folder is read.
 TEST_F(IngestPlanTest, AHeaderOnlyFileIsSkippedWithANote) {
   copy(k_probe / "1323859_kernel_trace.csv", "1323859_kernel_trace.csv");
