@@ -230,10 +230,14 @@ struct VariantInfo {
   uint32_t name = 0;
   int64_t grid[3] = {0, 1, 1}, wg[3] = {0, 1, 1};
   std::string grid_quoted, wg_quoted;  // json_quote(dims(grid)), json_quote(dims(wg))
+  // The slice's name as people say it, the family and the variant number ("fused_moe_kernel v3"):
+  // Perfetto shows a slice's name on it, and a demangled name starts with its return type and
+  // namespaces ("std::enable_if<..."). The args' "kernel" holds the full name.
+  std::string short_quoted;
 };
 class Variants {
  public:
-  uint32_t of(const store::DispatchRow& r, uint32_t name) {
+  uint32_t of(const store::DispatchRow& r, uint32_t name, const std::string& family) {
     const Key key{r.kernel_id,
                   name,
                   r.grid_x,
@@ -254,9 +258,11 @@ class Variants {
                         {r.grid_x, r.grid_y, r.grid_z},
                         {r.wg_x, r.wg_y, r.wg_z},
                         {},
+                        {},
                         {}});
       m_list.back().grid_quoted = json_quote(dims(m_list.back().grid));
       m_list.back().wg_quoted = json_quote(dims(m_list.back().wg));
+      m_list.back().short_quoted = json_quote(family + " v" + std::to_string(m_list.back().index));
     }
     return it->second;
   }
@@ -455,13 +461,14 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
     a += ",\"workgroup\":";
     a += v.wg_quoted;
     a += '}';
-    w.event_quoted(kernels.quoted_name(v.name), "X", p.pid, tid, p.start - o.base_ns, p.duration(),
-                   dispatch_cat, a);
+    w.event_quoted(v.short_quoted, "X", p.pid, tid, p.start - o.base_ns, p.duration(), dispatch_cat,
+                   a);
     ++sum.dispatch_slices;
   });
   stream_pass(*m_db, o.trace_pass_id, trace_order, [&](const store::DispatchRow& r) {
     Pending p = pending(r);
-    p.what = variants.of(r, kernels.id(r.kernel_name));
+    const uint32_t name = kernels.id(r.kernel_name);
+    p.what = variants.of(r, name, kernels.family(name));
     if (const auto* seg = o.segment_of(r.pid, r.agent, r.dispatch_id)) {
       p.phase = seg->phase;
       p.step = seg->step;
@@ -497,7 +504,7 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
       append_int(a, c.ordinal);
       if (sum.simulated) a += ",\"simulated\":true";
       a += '}';
-      w.event_quoted(kernels.quoted_name(p.what), "X", it->second, tid, p.start - c.base_ns,
+      w.event_quoted(kernels.quoted_family(p.what), "X", it->second, tid, p.start - c.base_ns,
                      p.duration(), pass_cat, a);
       ++sum.counter_pass_slices;
     });
