@@ -108,6 +108,11 @@ class Writer {
       b += ",\"dur\":";
       append_us(b, dur_ns);
     }
+    if (ph[0] == 'i') {  // an instant event on its thread's track ("s":"t")
+      b += ",\"ts\":";
+      append_us(b, ts_ns);
+      b += ",\"s\":\"t\"";
+    }
     if (!args.empty()) {
       b += ",\"args\":";
       b += args;
@@ -331,22 +336,26 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
   // intrinsicTimeUnit), and kernels last microseconds or less; Perfetto ignores it and only counts
   // it (google/perfetto src/trace_processor/importers/json/json_trace_tokenizer.cc
   // JsonTraceTokenizer::HandleDictionaryKey, info stat json_display_time_unit).
-  // The join mappings' claims, with their confidence (analysis/claims.hpp); the structure's
-  // claims need the phase model, which the streamed export does not hold.
-  json claims = json::array();
+  // Every structural claim (analysis/claims.hpp) with its confidence, evidence, alternatives and,
+  // when unknown, why: the phase model's (from the outline) and each join mapping's. In otherData
+  // for a program, and as instant events at the trace's start on the "phases and steps" thread
+  // for a reader of the UI, who sees the args of one when selecting it.
+  std::vector<an::Claim> all_claims = o.structure_claims;
   const auto joins =
       o.joins_computed.empty() ? analysis::read_joins(*m_db, o.counts) : o.joins_computed;
-  for (const auto& c : analysis::join_claims(joins))
+  for (auto& c : analysis::join_claims(joins)) all_claims.push_back(std::move(c));
+  json claims = json::array();
+  for (const auto& c : all_claims)
     claims.push_back({{"topic", c.topic},
                       {"subject", c.subject},
                       {"claim", c.claim},
                       {"confidence", c.confidence},
                       {"evidence", c.evidence},
-                      {"alternatives", c.alternatives}});
+                      {"alternatives", c.alternatives},
+                      {"reason", c.reason}});
   os << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
      << dump(json{{"kprof_run", o.run.id},
                   {"claims", claims},
-                  {"structure_claims", "kprof query DB claims --run " + std::to_string(o.run.id)},
                   {"run_name", o.run.name},
                   {"simulated", sum.simulated},
                   {"figures", sum.simulated ? "SIMULATED: rocprofv3 test double, not measured"
@@ -359,6 +368,11 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
   std::set<int64_t> named{o.main_pid};
   w.name_process(o.main_pid, "process " + std::to_string(o.main_pid) + " trace pass" + sim, 0);
   w.name_thread(o.main_pid, 1, "phases and steps", 0);
+  for (size_t i = 0; i < all_claims.size(); ++i) {
+    const auto& c = all_claims[i];
+    w.event(analysis::claim_line(c), "i", o.main_pid, 1, 0, 0, "claim", dump(claims[i]));
+    ++sum.claim_events;
+  }
   for_each_enclosing(o, [&](const EnclosingSlice& s) {
     w.event(s.name, "X", o.main_pid, 1, s.start_ns, s.dur_ns, s.cat, s.args);
     ++sum.step_slices;
