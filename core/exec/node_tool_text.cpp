@@ -91,7 +91,8 @@ std::vector<GpuAgent> gpus_from_rocm_smi(std::string_view text) {
     if (close == std::string::npos) continue;
     const std::string index = line.substr(4, close - 4);
     const auto [colon, rest] = key_value(std::string_view(line).substr(close + 1));
-    if (!colon.empty() || rest.empty()) continue;  // "GPU[0] XCP[1]\t: ...": a partition, not another GPU
+    if (!colon.empty() || rest.empty())
+      continue;  // "GPU[0] XCP[1]\t: ...": a partition, not another GPU
     const auto [key, value] = key_value(rest);
     auto it =
         std::find_if(gpus.begin(), gpus.end(), [&](const auto& g) { return g.first == index; });
