@@ -199,7 +199,9 @@ TEST(PerfettoExport, SimulatedRunHasOneSlicePerDispatchAndEveryStep) {
     EXPECT_EQ(claim["confidence"], cell_text(held.rows[i][3])) << claim.dump();
     const std::string conf = claim["confidence"];
     EXPECT_TRUE(conf == "high" || conf == "medium" || conf == "low" || conf == "unknown") << conf;
-    if (conf == "unknown") EXPECT_FALSE(claim["reason"].get<std::string>().empty());
+    if (conf == "unknown") {
+      EXPECT_FALSE(claim["reason"].get<std::string>().empty());
+    }
     topics.insert(claim["topic"].get<std::string>());
   }
   for (const char* t : {"steps", "join"}) EXPECT_TRUE(topics.count(t)) << t;
