@@ -12,6 +12,8 @@
 
 #include "core/analysis/run_outline.hpp"
 
+#include "core/analysis/claims.hpp"
+
 namespace kprof::analysis {
 namespace {
 
@@ -50,7 +52,7 @@ PassData pass_of(const PassCount& pc, const char* kind) {
 
 RunOutline compute_outline_bounded(store::CaptureDb& db, const RunTrace& rt,
                                    const RunCounts& counts, size_t memory_bytes,
-                                   size_t* step_period) {
+                                   size_t* step_period, std::vector<Claim>* structure_claims) {
   const int64_t tp = counts.trace.pass_id;
   // The main stream: the (pid, agent) with the most dispatches, the first in (pid, agent) order on
   // a tie, as detect_phases(const PassData&) chooses it.
@@ -98,6 +100,7 @@ RunOutline compute_outline_bounded(store::CaptureDb& db, const RunTrace& rt,
       detect_phases(trace, std::move(order), std::move(process_ids), &names, memory_bytes);
 
   if (step_period) *step_period = pm.step_period;
+  if (structure_claims) *structure_claims = claims_of(pm, {});
   RunOutline ro;
   ro.main_pid = pm.main_pid;
   ro.main_agent = pm.main_agent;

@@ -39,6 +39,7 @@ QueryRequest query_request(const QueryArgs& a) {
   r.options.metric_sets = a.metric_sets;
   r.options.structured = a.structured;
   r.all = a.all;
+  r.options.compact = !a.all && !a.structured;
   if (a.sql) {
     if (!a.view.empty())
       throw Error::input("give a view or --sql, not both", "see 'kprof query --help'");

@@ -21,6 +21,8 @@
 
 namespace kprof::analysis {
 
+struct Claim;  // claims.hpp
+
 // A pass with dispatches: its count when outlined, its clock, and the most earlier dispatches of
 // one process (in Dispatch_Id order) that start after one dispatch (report/start_order.hpp).
 struct OutlinePass {
@@ -72,10 +74,13 @@ RunOutline compute_outline(const Capture& cap, const PhaseModel& pm);
 // window. Equal to compute_outline(load_capture(...)) (`ctest -R GoldenCapture` compares them on
 // every real capture).
 // `step_period`, when given, receives the phase model's step length (PhaseModel::step_period: the
-// join's jump bound, join_jump_bound).
+// join's jump bound, join_jump_bound); `structure_claims`, the phase model's claims (claims.hpp
+// claims_of without joins: windows, steps, prefill, decode, layers), for the Perfetto export,
+// which holds no phase model.
 RunOutline compute_outline_bounded(store::CaptureDb& db, const RunTrace& rt,
                                    const RunCounts& counts, size_t memory_bytes,
-                                   size_t* step_period = nullptr);
+                                   size_t* step_period = nullptr,
+                                   std::vector<Claim>* structure_claims = nullptr);
 
 // Whether a phase is one of a step (numbered): prefill, decode, step, irregular.
 bool is_step(Phase p);

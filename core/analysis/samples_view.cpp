@@ -44,6 +44,7 @@ struct Moments {
 // times constants, so the mean of the figure is the figure of the means) and flagged: no launch
 // was measured with all its inputs.
 Table QueryContext::samples(const ViewOptions& o) {
+  if (o.compact) return samples_by_family(o);
   Table t = base_table("counter samples per variant: n, mean, standard deviation");
   t.columns = {"variant", "family", "counter", "passes", "n", "mean", "sd", "se", "how"};
   // Machine formats: `how` as fields. basis: per_launch (each launch's own value) or
@@ -146,6 +147,89 @@ Table QueryContext::samples(const ViewOptions& o) {
   t.notes.push_back(
       "n: counted launches; sd: sample standard deviation over them; se = sd / sqrt(n); two "
       "means agree within the noise when they differ by less than a few se of each");
+  add_join_notes(t);
+  return t;
+}
+
+// The terminal's default `samples`: what a reader decides from the samples is how much was
+// measured (launches), what one launch does (FLOPs, bytes, their ratio) and whether the counts are
+// steady enough to trust (the largest relative standard error among the group's counters), once
+// per family and phase. FLOPs and bytes are taken per launch where a launch carried every counter
+// of its variant, else from the group's counter means (basis "means"), as the full view does.
+Table QueryContext::samples_by_family(const ViewOptions& o) {
+  Table t = base_table("counter samples per family and phase");
+  t.columns = {"family", "phase",         "launches",    "flops",
+               "bytes",  "flop_per_byte", "max_rse_pct", "basis"};
+  const auto& jc = joined();
+  const auto* tgt = target();
+  using Key = std::pair<std::string, std::string>;  // (family, phase)
+  struct Group {
+    std::map<uint32_t, Moments> counters;
+    Moments flops, bytes;
+    std::set<std::pair<size_t, std::pair<int64_t, int64_t>>> launches;  // (dispatch, pass, launch)
+  };
+  std::map<Key, Group> groups;
+  std::map<int, std::set<uint32_t>> names;  // counters each variant has
+  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
+    if (!keep(k, o)) continue;
+    for (const auto& s : jc.by_dispatch[k]) names[m_model.variant_of[k]].insert(s.counter);
+  }
+  JoinedCounters one;
+  one.counters = jc.counters;
+  one.by_dispatch.resize(1);
+  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
+    if (!keep(k, o) || jc.by_dispatch[k].empty()) continue;
+    const int v = m_model.variant_of[k];
+    Group& g =
+        groups[{m_model.variants[size_t(v)].family, std::string(to_string(m_model.phase_of[k]))}];
+    std::map<std::pair<int64_t, int64_t>, std::vector<CounterSample>> launches;
+    for (const auto& s : jc.by_dispatch[k]) {
+      g.counters[s.counter].add(s.value, s.pass_id);
+      launches[{s.pass_id, s.launch}].push_back(s);
+    }
+    for (auto& [key, ss] : launches) {
+      g.launches.insert({k, key});
+      if (!tgt || ss.size() < names[v].size()) continue;
+      one.by_dispatch[0] = std::move(ss);
+      const DispatchMetrics m = dispatch_metrics(*tgt, one, 0);
+      if (m.has_flops()) g.flops.add(m.flops(), key.first);
+      if (m.has_bytes()) g.bytes.add(m.bytes(), key.first);
+    }
+  }
+  for (const auto& [key, g] : groups) {
+    std::optional<double> flops, bytes;
+    std::string basis = "launch";
+    if (g.flops.n > 0) flops = g.flops.mean();
+    if (g.bytes.n > 0) bytes = g.bytes.mean();
+    if (tgt && (!flops || !bytes)) {
+      JoinedCounters means;
+      means.by_dispatch.resize(1);
+      for (const auto& [id, m] : g.counters)
+        means.by_dispatch[0].push_back(
+            {means.counters.intern(jc.counters.name(id)), m.mean(), *m.passes.begin()});
+      const DispatchMetrics mm = dispatch_metrics(*tgt, means, 0);
+      if (!flops && mm.has_flops()) flops = mm.flops(), basis = "means";
+      if (!bytes && mm.has_bytes()) bytes = mm.bytes(), basis = "means";
+    }
+    if (!flops && !bytes) basis.clear();
+    std::optional<double> rse;
+    for (const auto& [id, m] : g.counters) {
+      const auto sd = m.sd();
+      if (!sd || m.mean() == 0) continue;
+      const double r = 100.0 * *sd / std::sqrt(double(m.n)) / std::abs(m.mean());
+      rse = std::max(rse.value_or(0.0), r);
+    }
+    std::optional<double> intensity;
+    if (flops && bytes && *bytes > 0) intensity = *flops / *bytes;
+    t.rows.push_back({key.first, key.second, static_cast<int64_t>(g.launches.size()), opt(flops),
+                      opt(bytes), opt(intensity), opt(rse), basis.empty() ? Cell() : Cell(basis)});
+  }
+  if (groups.empty()) t.notes.push_back(k_no_joined_counters);
+  t.notes.push_back(
+      "launches: counter-pass launches counted; flops, bytes: per launch; max_rse_pct: the largest "
+      "standard error of a counter's mean, as % of the mean; basis: launch (each launch had every "
+      "input) or means (from the counters' means). --all shows every variant and counter with n, "
+      "mean, sd and se");
   add_join_notes(t);
   return t;
 }

@@ -49,6 +49,10 @@ struct ViewOptions {
   // and evidence of the phase) instead of one prose string per family; `phases` adds each phase's
   // role_established, confidence and evidence.
   bool structured = false;
+  // `samples` in the terminal's default form: one row per family and phase with the launches
+  // counted, FLOPs and bytes per launch, intensity and the noise (compact_views.hpp); `--all` and
+  // every machine format keep the per-variant, per-counter rows.
+  bool compact = false;
 };
 
 const std::vector<std::string>& view_names();
@@ -84,6 +88,7 @@ class QueryContext {
   Table metric_sets(const ViewOptions& o);
   Table passes(const ViewOptions& o);
   Table samples(const ViewOptions& o);
+  Table samples_by_family(const ViewOptions& o);
   Table base_table(const std::string& title) const;
   bool keep(size_t dispatch_index, const ViewOptions& o) const;
 

@@ -104,14 +104,21 @@ void runbook_checks(DoctorReport& report, runbook::Runbook& rb, const DoctorRequ
     const auto counters = planned_counters(*plan);
     if (!found) {
       report.checks.push_back({CheckState::skipped, "counters: no rocprofv3 to list them", {}});
-    } else if (!backend->version().table().has("--list-avail")) {
-      report.checks.push_back({CheckState::skipped,
-                               "counters: rocprofv3 " + backend->version().release +
-                                   " has no --list-avail; kprof's " + rb.target.arch.value +
-                                   " table is all there is to check them against",
-                               {}});
     } else {
-      report.checks.push_back(check_counters(backend->executable(), env, counters));
+      // Releases before 6.4 list the counters with -L/--list-metrics (configs/rocprofv3 tables).
+      const auto& table = backend->version().table();
+      const std::string list = table.has("--list-avail")     ? "--list-avail"
+                               : table.has("--list-metrics") ? "--list-metrics"
+                                                             : "";
+      if (list.empty())
+        report.checks.push_back({CheckState::skipped,
+                                 "counters: rocprofv3 " + backend->version().release +
+                                     " has neither --list-avail nor --list-metrics; kprof's " +
+                                     rb.target.arch.value +
+                                     " table is all there is to check them against",
+                                 {}});
+      else
+        report.checks.push_back(check_counters(backend->executable(), list, env, counters));
     }
   }
   report.checks.push_back(check_free_disk(rb.captures.value, request.min_free_bytes));

@@ -33,7 +33,8 @@ std::string gib(std::uint64_t bytes) {
 std::string describe(const std::vector<GpuAgent>& gpus) {
   std::vector<std::pair<std::string, int>> kinds;
   for (const auto& g : gpus) {
-    const std::string k = g.name.empty() ? g.arch : g.arch + " (" + g.name + ")";
+    const std::string a = g.arch.empty() ? "GPU of unnamed architecture" : g.arch;
+    const std::string k = g.name.empty() ? a : a + " (" + g.name + ")";
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& p) { return p.first == k; });
     if (it == kinds.end())
       kinds.emplace_back(k, 1);
@@ -184,13 +185,27 @@ DoctorCheck check_gpus(const std::string& arch, const store::EnvDelta& env) {
       tried.push_back("amd-smi static --asic (" + r.ended + ")");
     }
   }
+  // rocm-smi, which ROCm ships without rocminfo in some containers and before amd-smi.
+  if (gpus.empty()) {
+    if (const auto smi = find_tool("rocm-smi", env)) {
+      const ToolOutput r = run_tool({smi->string(), "--showproductname"}, env);
+      gpus = gpus_from_rocm_smi(r.text);
+      from = "rocm-smi --showproductname";
+      tried.push_back("rocm-smi --showproductname (" + r.ended + ")");
+    }
+  }
   if (tried.empty())
-    return failed("GPUs: neither rocminfo nor amd-smi is on PATH",
+    return failed("GPUs: none of rocminfo, amd-smi or rocm-smi is on PATH",
                   "install ROCm (its rocminfo package) or add /opt/rocm/bin to PATH");
   if (gpus.empty())
     return failed("GPUs: no GPU agent listed by " + join(tried, ", "),
                   "check that the amdgpu driver is loaded and that this user may open "
                   "/dev/kfd (groups render and video); rocminfo run by hand says why");
+  if (!arch.empty() &&
+      std::all_of(gpus.begin(), gpus.end(), [](const GpuAgent& g) { return g.arch.empty(); }))
+    return failed("GPUs: " + std::to_string(gpus.size()) + " listed by " + from +
+                      ", which gives no architecture to hold against target.arch " + arch,
+                  "install rocminfo (ROCm's rocminfo package) or amd-smi, which name it");
   const std::string found = "GPUs: " + describe(gpus) + ", from " + from;
   const bool match = arch.empty() || std::any_of(gpus.begin(), gpus.end(),
                                                  [&](const GpuAgent& g) { return g.arch == arch; });
@@ -272,10 +287,10 @@ DoctorCheck check_free_disk(const fs::path& captures, std::uint64_t min_free_byt
   return passed(what);
 }
 
-DoctorCheck check_counters(const std::string& profiler, const store::EnvDelta& env,
-                           const std::set<std::string>& counters) {
-  const ToolOutput r = run_tool({profiler, "--list-avail"}, env, std::chrono::seconds(120));
-  const std::string asked = "'" + profiler + " --list-avail'";
+DoctorCheck check_counters(const std::string& profiler, const std::string& list,
+                           const store::EnvDelta& env, const std::set<std::string>& counters) {
+  const ToolOutput r = run_tool({profiler, list}, env, std::chrono::seconds(120));
+  const std::string asked = "'" + profiler + " " + list + "'";
   if (!r.ok)
     return failed("counters: " + asked + " failed (" + r.ended + ")",
                   "run " + asked + " by hand to see why (a GPU the tool cannot open fails it)");

@@ -19,8 +19,8 @@ namespace kprof::exec {
 // The runbook's workload environment (workload.env) as the tools are run with it.
 store::EnvDelta workload_env(const runbook::Runbook& rb);
 
-// The GPUs from `rocminfo`, else `amd-smi static --asic`; passes when one has `arch` (any GPU
-// when `arch` is empty).
+// The GPUs from `rocminfo`, else `amd-smi static --asic`, else `rocm-smi --showproductname`; passes
+// when one has `arch` (any GPU when `arch` is empty).
 DoctorCheck check_gpus(const std::string& arch, const store::EnvDelta& env);
 
 // PyTorch and vLLM of the workload's python (its argv[0] when it is a python), found without
@@ -34,8 +34,9 @@ std::optional<DoctorCheck> check_model_weights(const runbook::Runbook& rb);
 // Free space on the file system that will hold `captures` (its nearest existing folder).
 DoctorCheck check_free_disk(const std::filesystem::path& captures, std::uint64_t min_free_bytes);
 
-// Each of `counters` on the list `<profiler> --list-avail` prints.
-DoctorCheck check_counters(const std::string& profiler, const store::EnvDelta& env,
-                           const std::set<std::string>& counters);
+// Each of `counters` on the list `<profiler> <list>` prints (`list`: --list-avail, or the
+// --list-metrics of releases before it; node_tool_text.hpp reads both forms).
+DoctorCheck check_counters(const std::string& profiler, const std::string& list,
+                           const store::EnvDelta& env, const std::set<std::string>& counters);
 
 }  // namespace kprof::exec

@@ -82,11 +82,44 @@ std::vector<GpuAgent> gpus_from_amd_smi(std::string_view text) {
   return blocks;
 }
 
+std::vector<GpuAgent> gpus_from_rocm_smi(std::string_view text) {
+  std::vector<std::pair<std::string, GpuAgent>> gpus;  // (index, agent) in order met
+  for (const auto& raw : split(text, '\n')) {
+    const std::string line = trimmed(raw);
+    if (!starts_with(line, "GPU[")) continue;
+    const size_t close = line.find(']');
+    if (close == std::string::npos) continue;
+    const std::string index = line.substr(4, close - 4);
+    const auto [colon, rest] = key_value(std::string_view(line).substr(close + 1));
+    if (!colon.empty() || rest.empty())
+      continue;  // "GPU[0] XCP[1]\t: ...": a partition, not another GPU
+    const auto [key, value] = key_value(rest);
+    auto it =
+        std::find_if(gpus.begin(), gpus.end(), [&](const auto& g) { return g.first == index; });
+    if (it == gpus.end()) {
+      gpus.emplace_back(index, GpuAgent{});
+      it = gpus.end() - 1;
+    }
+    const std::string k = lower(key);
+    if (k == "gfx version" && starts_with(value, "gfx")) it->second.arch = value;
+    if (k == "card series" && value != "N/A") it->second.name = value;
+  }
+  std::vector<GpuAgent> out;
+  for (auto& g : gpus) out.push_back(std::move(g.second));
+  return out;
+}
+
 std::set<std::string> counters_from_list_avail(std::string_view text) {
   std::set<std::string> out;
   for (const auto& raw : split(text, '\n')) {
     const auto [key, value] = key_value(raw);
-    if (lower(key) == "counter_name" && !value.empty()) out.insert(value);
+    if (value.empty()) continue;
+    if (lower(key) == "counter_name") out.insert(value);
+    const std::string_view agent(key);
+    if (starts_with(agent, "gpu-agent") && agent.size() > 9 &&
+        std::all_of(agent.begin() + 9, agent.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      out.insert(value);
   }
   return out;
 }

@@ -25,8 +25,18 @@ std::vector<GpuAgent> gpus_from_rocminfo(std::string_view text);
 // --asic` example). A block without a target version is left out.
 std::vector<GpuAgent> gpus_from_amd_smi(std::string_view text);
 
-// Every `Counter_Name` of `rocprofv3 --list-avail` (or `rocprofv3-avail list`), whatever the
-// agent (ROCm/rocm-systems projects/rocprofiler-sdk/source/bin/rocprofv3_avail_module/avail.py).
+// The GPUs of `rocm-smi --showproductname`: lines "GPU[N]\t\t: Key: \t\tvalue" (rocm_smi.py
+// printLog), of which "Card Series" names the card and "GFX Version" its target ("gfx" and the
+// KFD target version: getTargetGfxVersion), per GPU index in order met (ROCm/rocm_smi_lib
+// python_smi_tools/rocm_smi.py, showProduct). A rocm-smi older than the "GFX Version" line gives
+// its GPUs with an empty arch; "N/A" (a target the library could not read) is empty too.
+std::vector<GpuAgent> gpus_from_rocm_smi(std::string_view text);
+
+// Every counter name of `rocprofv3 --list-avail` (or `rocprofv3-avail list`), whatever the
+// agent, in either release's form: 7.0's `Counter_Name: NAME` lines (ROCm/rocm-systems
+// projects/rocprofiler-sdk/source/bin/rocprofv3_avail_module/avail.py), and before 7.0 one block
+// per counter headed `gpu-agentN:\tNAME` (ROCm/rocprofiler-sdk
+// source/lib/rocprofiler-sdk-tool/tool.cpp, list_metrics_iterate_agents, as of rocm-6.2.x).
 std::set<std::string> counters_from_list_avail(std::string_view text);
 
 }  // namespace kprof::exec

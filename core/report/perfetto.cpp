@@ -108,6 +108,11 @@ class Writer {
       b += ",\"dur\":";
       append_us(b, dur_ns);
     }
+    if (ph[0] == 'i') {  // an instant event on its thread's track ("s":"t")
+      b += ",\"ts\":";
+      append_us(b, ts_ns);
+      b += ",\"s\":\"t\"";
+    }
     if (!args.empty()) {
       b += ",\"args\":";
       b += args;
@@ -230,10 +235,14 @@ struct VariantInfo {
   uint32_t name = 0;
   int64_t grid[3] = {0, 1, 1}, wg[3] = {0, 1, 1};
   std::string grid_quoted, wg_quoted;  // json_quote(dims(grid)), json_quote(dims(wg))
+  // The slice's name as people say it, the family and the variant number ("fused_moe_kernel v3"):
+  // Perfetto shows a slice's name on it, and a demangled name starts with its return type and
+  // namespaces ("std::enable_if<..."). The args' "kernel" holds the full name.
+  std::string short_quoted;
 };
 class Variants {
  public:
-  uint32_t of(const store::DispatchRow& r, uint32_t name) {
+  uint32_t of(const store::DispatchRow& r, uint32_t name, const std::string& family) {
     const Key key{r.kernel_id,
                   name,
                   r.grid_x,
@@ -254,9 +263,11 @@ class Variants {
                         {r.grid_x, r.grid_y, r.grid_z},
                         {r.wg_x, r.wg_y, r.wg_z},
                         {},
+                        {},
                         {}});
       m_list.back().grid_quoted = json_quote(dims(m_list.back().grid));
       m_list.back().wg_quoted = json_quote(dims(m_list.back().wg));
+      m_list.back().short_quoted = json_quote(family + " v" + std::to_string(m_list.back().index));
     }
     return it->second;
   }
@@ -325,22 +336,26 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
   // intrinsicTimeUnit), and kernels last microseconds or less; Perfetto ignores it and only counts
   // it (google/perfetto src/trace_processor/importers/json/json_trace_tokenizer.cc
   // JsonTraceTokenizer::HandleDictionaryKey, info stat json_display_time_unit).
-  // The join mappings' claims, with their confidence (analysis/claims.hpp); the structure's
-  // claims need the phase model, which the streamed export does not hold.
-  json claims = json::array();
+  // Every structural claim (analysis/claims.hpp) with its confidence, evidence, alternatives and,
+  // when unknown, why: the phase model's (from the outline) and each join mapping's. In otherData
+  // for a program, and as instant events at the trace's start on the "phases and steps" thread
+  // for a reader of the UI, who sees the args of one when selecting it.
+  std::vector<an::Claim> all_claims = o.structure_claims;
   const auto joins =
       o.joins_computed.empty() ? analysis::read_joins(*m_db, o.counts) : o.joins_computed;
-  for (const auto& c : analysis::join_claims(joins))
+  for (auto& c : analysis::join_claims(joins)) all_claims.push_back(std::move(c));
+  json claims = json::array();
+  for (const auto& c : all_claims)
     claims.push_back({{"topic", c.topic},
                       {"subject", c.subject},
                       {"claim", c.claim},
                       {"confidence", c.confidence},
                       {"evidence", c.evidence},
-                      {"alternatives", c.alternatives}});
+                      {"alternatives", c.alternatives},
+                      {"reason", c.reason}});
   os << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
      << dump(json{{"kprof_run", o.run.id},
                   {"claims", claims},
-                  {"structure_claims", "kprof query DB claims --run " + std::to_string(o.run.id)},
                   {"run_name", o.run.name},
                   {"simulated", sum.simulated},
                   {"figures", sum.simulated ? "SIMULATED: rocprofv3 test double, not measured"
@@ -353,6 +368,11 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
   std::set<int64_t> named{o.main_pid};
   w.name_process(o.main_pid, "process " + std::to_string(o.main_pid) + " trace pass" + sim, 0);
   w.name_thread(o.main_pid, 1, "phases and steps", 0);
+  for (size_t i = 0; i < all_claims.size(); ++i) {
+    const auto& c = all_claims[i];
+    w.event(analysis::claim_line(c), "i", o.main_pid, 1, 0, 0, "claim", dump(claims[i]));
+    ++sum.claim_events;
+  }
   for_each_enclosing(o, [&](const EnclosingSlice& s) {
     w.event(s.name, "X", o.main_pid, 1, s.start_ns, s.dur_ns, s.cat, s.args);
     ++sum.step_slices;
@@ -455,13 +475,14 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
     a += ",\"workgroup\":";
     a += v.wg_quoted;
     a += '}';
-    w.event_quoted(kernels.quoted_name(v.name), "X", p.pid, tid, p.start - o.base_ns, p.duration(),
-                   dispatch_cat, a);
+    w.event_quoted(v.short_quoted, "X", p.pid, tid, p.start - o.base_ns, p.duration(), dispatch_cat,
+                   a);
     ++sum.dispatch_slices;
   });
   stream_pass(*m_db, o.trace_pass_id, trace_order, [&](const store::DispatchRow& r) {
     Pending p = pending(r);
-    p.what = variants.of(r, kernels.id(r.kernel_name));
+    const uint32_t name = kernels.id(r.kernel_name);
+    p.what = variants.of(r, name, kernels.family(name));
     if (const auto* seg = o.segment_of(r.pid, r.agent, r.dispatch_id)) {
       p.phase = seg->phase;
       p.step = seg->step;
@@ -497,7 +518,7 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
       append_int(a, c.ordinal);
       if (sum.simulated) a += ",\"simulated\":true";
       a += '}';
-      w.event_quoted(kernels.quoted_name(p.what), "X", it->second, tid, p.start - c.base_ns,
+      w.event_quoted(kernels.quoted_family(p.what), "X", it->second, tid, p.start - c.base_ns,
                      p.duration(), pass_cat, a);
       ++sum.counter_pass_slices;
     });

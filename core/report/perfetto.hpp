@@ -44,6 +44,7 @@ struct PerfettoSummary {
   int64_t step_slices = 0;          // steps and phases
   int64_t counter_pass_slices = 0;  // counter-pass dispatches
   int64_t overlap_lanes = 0;        // extra lanes opened for overlapping dispatches
+  int64_t claim_events = 0;         // structural claims, one instant event each
   bool simulated = false;
 };
 

@@ -76,7 +76,9 @@ void outline_from_capture(store::CaptureDb& db, std::optional<int64_t> run_id, P
   std::optional<store::CaptureDb> rw;
   if (an::writable_database(db.path())) rw.emplace(db.path(), store::OpenMode::read_write);
   outline_counters(db, rw ? &*rw : nullptr, cap, o);
-  an::RunOutline ro = an::compute_outline(cap);
+  const an::PhaseModel pm = an::detect_phases(cap.trace, &cap.names);
+  o.structure_claims = an::claims_of(pm, {});
+  an::RunOutline ro = an::compute_outline(cap, pm);
   // Stored only once the join is: a stored outline is used only with a current join.
   if (!rw || !an::joins_current(*rw, o.counts) || !an::try_store_outline(*rw, ro))
     o.notes.push_back(
@@ -95,7 +97,8 @@ bool outline_bounded(store::CaptureDb& db, store::CaptureDb* rw, const an::RunTr
                      an::RunCounts counts, bool join_first, PerfettoOutline& o) {
   const size_t memory = spill_memory_bytes(size_t{4} << 20);
   size_t step_period = 0;
-  an::RunOutline ro = an::compute_outline_bounded(db, rt, counts, memory, &step_period);
+  an::RunOutline ro =
+      an::compute_outline_bounded(db, rt, counts, memory, &step_period, &o.structure_claims);
   if (join_first) {
     const auto joined =
         rw ? an::try_join_stored(*rw, counts,
@@ -164,6 +167,11 @@ PerfettoOutline outline_run(store::CaptureDb& db, std::optional<int64_t> run_id,
     o.run = rt.run;
     o.from_store = true;
     o.stream_joined = !counts.counters.empty();
+    // The stored outline holds the segments, not the phase model its claims come from: the
+    // detection runs again, in the same bounded memory as the first export (one read of the
+    // trace's rows, as the slices take anyway), for the claims alone.
+    (void)an::compute_outline_bounded(db, rt, counts, spill_memory_bytes(size_t{4} << 20), nullptr,
+                                      &o.structure_claims);
     o.counts = std::move(counts);
     apply(std::move(*stored), o);
   } else {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/analysis/analysis_db.hpp"
+#include "core/analysis/claims.hpp"
 #include "core/analysis/family.hpp"
 #include "core/analysis/phases.hpp"
 #include "core/analysis/run_outline.hpp"
@@ -62,6 +63,9 @@ struct PerfettoOutline {
   std::vector<std::pair<int64_t, int64_t>> joined_keys;
   analysis::JoinedCounters joined;
   std::vector<analysis::JoinSummary> joins_computed;  // joins this export computed
+  // The phase model's claims (windows, steps, prefill, decode, layers) with their confidence,
+  // evidence and reasons, as `kprof query DB claims` gives them; the join claims are read apart.
+  std::vector<analysis::Claim> structure_claims;
   std::vector<std::string> notes;
   analysis::FamilyRules rules;       // the run's runbook's first, then configs/families
   std::optional<hw::Target> target;  // empty without a hardware file for the arch

@@ -249,6 +249,11 @@ Roofline roofline(an::QuerySession& session, const Table& metrics,
     RoofPoint p;
     p.variant = text(row[cv]);
     p.family = text(row[cf]);
+    // The metrics view numbers variants as the trace model does (1-based, Variant::index).
+    const auto& variants = session.model().variants;
+    const auto vi = static_cast<size_t>(number(row[cv]).value_or(0));
+    if (vi >= 1 && vi <= variants.size() && session.model().names)
+      p.kernel = session.model().names->name(variants[vi - 1].name);
     const auto phase = an::parse_phase(text(row[cp]));  // the view writes to_string(Phase)
     assert(phase);
     p.phase = phase.value_or(an::Phase::unknown);

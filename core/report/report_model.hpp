@@ -75,6 +75,7 @@ struct RoofPoint {
   double flop_per_byte = 0, flops_per_s = 0, bytes_per_s = 0;
   bool mixed = false;       // FLOPs and bytes from different counter passes
   bool above_peak = false;  // above the HBM roof or every compute roof: not physically possible
+  std::string kernel;       // the full (demangled) kernel name, for the point's details
 };
 struct Roof {
   std::string name;  // "matrix BF16"

@@ -38,6 +38,11 @@ std::string si(double v, const std::string& unit) {
   return format_number(v) + " " + prefixes[i] + unit;
 }
 
+// A roofline point as people say it: the kernel's family and the variant number the metrics and
+// variants views use ("fused_moe_kernel v20"); the marker's shape says the phase and the <title>
+// holds the full kernel name.
+std::string point_name(const RoofPoint& p) { return shorten(p.family, 32) + " v" + p.variant; }
+
 }  // namespace
 
 std::string duration_text(double ns) {
@@ -219,11 +224,12 @@ std::string roofline_svg(const Roofline& r, const FamilyColours& colours) {
     if (p.mixed) cls += " mixed";
     if (p.above_peak) cls += " above-peak";
     std::ostringstream title;
-    title << "variant " << p.variant << " " << p.family << " (" << analysis::to_string(p.phase)
+    title << p.family << " v" << p.variant << " (" << analysis::to_string(p.phase)
           << "): " << format_number(p.flop_per_byte) << " FLOP/B, " << si(p.flops_per_s, "FLOP/s")
           << ", " << p.launches << " launches"
           << (p.mixed ? "; FLOPs and bytes from different counter passes" : "")
-          << (p.above_peak ? "; ABOVE A PHYSICAL PEAK" : "");
+          << (p.above_peak ? "; ABOVE A PHYSICAL PEAK" : "")
+          << (p.kernel.empty() ? "" : "; kernel " + p.kernel);
     o << "<g class=\"" << cls << "\" data-phase=\"" << analysis::to_string(p.phase) << "\"><title>"
       << escape(title.str()) << "</title>";
     const std::string fill = p.mixed ? "none" : colours.of(p.family);
@@ -237,8 +243,7 @@ std::string roofline_svg(const Roofline& r, const FamilyColours& colours) {
     const bool right_side = x > left + pw - 80;
     o << "<text class=\"point-label\" x=\"" << num(right_side ? x - 8 : x + 8) << "\" y=\""
       << num(ly) << "\" text-anchor=\"" << (right_side ? "end" : "start") << "\">"
-      << (p.above_peak ? "! " : "") << "v" << escape(p.variant) << " "
-      << analysis::to_string(p.phase) << "</text></g>\n";
+      << (p.above_peak ? "! " : "") << escape(point_name(p)) << "</text></g>\n";
   }
   o << "</svg>\n";
   return o.str();

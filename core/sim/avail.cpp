@@ -60,4 +60,30 @@ std::string list_avail_text(const Model& model, const hw::Target& target) {
   return out;
 }
 
+std::string list_metrics_text(const Model& model, const hw::Target& target) {
+  std::string out;
+  const int xcc = model.num_xcd;
+  for (const auto& a : model.agents) {
+    if (!a.gpu) continue;
+    const std::string head = "gpu-agent" + std::to_string(a.logical_node_id) + ":\t";
+    for (const auto& name : target.counter_names()) {
+      if (const auto* b = target.base(name)) {
+        const hw::Block* blk = target.block(b->block);
+        const int inst = blk ? blk->instances : 1;
+        out += head + name + "\n";
+        out += "Description:\t" + b->description + "\n";
+        out += "Block:\t" + b->block + "\n";
+        out += "Dimensions:\tDIMENSION_XCC[0:" + std::to_string(xcc - 1) +
+               "]\tDIMENSION_INSTANCE[0:" + std::to_string(inst - 1) + "]\n\n";
+      } else if (const auto* d = target.derived(name)) {
+        out += head + name + "\n";
+        out += "Description: " + d->description + "\n";
+        out += "Expression: " + d->expression + "\n";
+        out += "Dimensions: DIMENSION_INSTANCE[0:0]\n\n";
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace kprof::sim

@@ -96,6 +96,8 @@ void apply(Options& o, const Spec& s, const std::vector<std::string>& values,
     j.agent_index = one();
   else if (d == "list_avail")
     o.list_avail = on;
+  else if (d == "list_metrics")
+    o.list_metrics = on;
   else if (d == "replay_mode")
     j.replay_mode = one();
   else if (d == "kernel_replay_beta_enabled")

@@ -65,6 +65,7 @@ struct Options {
   JobOptions cli;
   std::optional<std::string> input_file;
   bool list_avail = false;
+  bool list_metrics = false;  // -L/--list-metrics of the releases before --list-avail
   bool version = false;
   bool help = false;
   std::vector<std::string> app;  // argv after the first "--"

@@ -100,6 +100,10 @@ Outcome run_tool(const std::vector<std::string>& args) {
       std::cout << list_avail_text(model, target);
       return {0, 0};
     }
+    if (o.list_metrics) {
+      std::cout << list_metrics_text(model, target);
+      return {0, 0};
+    }
     if (o.app.empty()) throw CliFailure(1, "Fatal error: No application provided\n");
     const int layout = env("ROCPROF_SIM_LAYOUT", "7") == "6" ? 6 : 7;
     const uint64_t seed = static_cast<uint64_t>(env_int("ROCPROF_SIM_SEED").value_or(0));

@@ -11,10 +11,13 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <sstream>
 
 #include "core/analysis/analysis_db.hpp"
 #include "core/analysis/explain.hpp"
+#include "core/analysis/query.hpp"
 #include "core/analysis/session.hpp"
+#include "core/analysis/table.hpp"
 #include "core/analysis/views.hpp"
 #include "tests/analysis/metrics_cache_check.hpp"
 #include "tests/analysis/sim_capture_fixture.hpp"
@@ -225,6 +228,71 @@ TEST(SimCaptureRoofline, BytesFromHbmRequestCountersMatchFetchSize) {
 
 // The query use case: a run recorded with its runbook; the session joins once and applies the
 // runbook's family rule (wvSplitK_hf_* kernels are one family only through that rule).
+// Distinct Dispatch_Ids of the counter_collection CSVs under `dir`: the launches a counter pass
+// counted, read from the raw rows (one row per dispatch and counter).
+size_t counted_launches(const fs::path& dir) {
+  std::set<std::string> ids;
+  for (const auto& f : files_in(dir)) {
+    if (f.find("counter_collection") == std::string::npos) continue;
+    std::ifstream in(f);
+    std::string line;
+    std::getline(in, line);
+    size_t col = 0;
+    std::istringstream head(line);
+    for (std::string h; std::getline(head, h, ',') && h != "\"Dispatch_Id\"";) ++col;
+    while (std::getline(in, line)) {
+      std::istringstream row(line);
+      std::string cell;
+      for (size_t i = 0; i <= col; ++i) std::getline(row, cell, ',');
+      ids.insert(cell);
+    }
+  }
+  return ids.size();
+}
+
+// `kprof query DB samples` on a terminal: one row per family and phase, the columns that matter,
+// fitting 80 columns as a table (not one record per row); --all keeps a row per variant and
+// counter. The launches counted are those of the two counter passes' raw rows: each fused_moe
+// launch of pass 1 and of pass 2 counts once (the passes are separate runs of the application).
+TEST_F(SimCapture, SamplesFitEightyColumnsWithOneRowPerFamilyAndPhase) {
+  QueryArgs a;
+  a.db = s_db->path().string();
+  a.view = "samples";
+  a.run = 1;  // the suite's run (a test below adds another)
+  const QueryResult r = run_query(query_request(a));
+  const Table& t = r.table;
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"family", "phase", "launches", "flops", "bytes",
+                                                 "flop_per_byte", "max_rse_pct", "basis"}));
+  std::set<std::pair<std::string, std::string>> keys;
+  int64_t launches = 0;
+  for (const auto& row : t.rows) {
+    EXPECT_TRUE(keys.insert({cell_text(row[0]), cell_text(row[1])}).second) << cell_text(row[0]);
+    EXPECT_EQ(cell_text(row[0]), "fused_moe_kernel");
+    launches += std::get<int64_t>(row[2]);
+    EXPECT_GT(std::get<double>(row[3]), 0);  // FLOPs per launch, from the MFMA counter
+    EXPECT_GT(std::get<double>(row[4]), 0);  // bytes, FETCH_SIZE and WRITE_SIZE
+  }
+  ASSERT_FALSE(t.rows.empty());
+  EXPECT_EQ(static_cast<size_t>(launches),
+            counted_launches(s_db->dir() / "c1") + counted_launches(s_db->dir() / "c2"));
+  PrintOptions po;
+  po.layout.width = 80;
+  std::ostringstream out, err;
+  po.err = &err;
+  print(out, t, Format::table, po);
+  std::istringstream lines(out.str());
+  size_t n = 0;
+  for (std::string line; std::getline(lines, line); ++n)
+    EXPECT_LE(display_width(line), 80u) << line;
+  EXPECT_LE(n, t.rows.size() + 12) << out.str();  // a table with its notes, not records
+  EXPECT_NE(out.str().find("\nfamily "), std::string::npos) << out.str();
+
+  a.all = true;
+  const QueryResult all = run_query(query_request(a));
+  EXPECT_EQ(all.table.columns[2], "counter");
+  EXPECT_GT(all.table.rows.size(), t.rows.size());
+}
+
 TEST_F(SimCapture, QuerySessionJoinsOnceAndUsesTheStoredRunbook) {
   const fs::path rb_path = fs::path(KPROF_SOURCE_DIR) / "runbooks" / "qwen3-30b-a3b-sim.yaml";
   std::ifstream in(rb_path);

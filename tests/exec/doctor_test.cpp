@@ -1,10 +1,12 @@
-// `kprof doctor` on a node-like environment made of stand-ins: `rocminfo` and `amd-smi` print
-// real output kept in tests/data/doctor, `rocprofv3` is the test double under rocprofv3's name,
-// and PyTorch, vLLM and the model's weights are folders shaped as pip and the Hugging Face cache
-// leave them. Every check passes there; each failed check is then caused, and fixed again.
+// `kprof doctor` on a node-like environment made of stand-ins: `rocminfo`, `amd-smi` and
+// `rocm-smi` print output kept in tests/data/doctor, `rocprofv3` is the test double under
+// rocprofv3's name, and PyTorch, vLLM and the model's weights are folders shaped as pip and the
+// Hugging Face cache leave them. Every check passes there; each failed check is then caused, and
+// fixed again.
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <set>
 
 #include "core/exec/node_tool_text.hpp"
 #include "core/exec/tool_probe.hpp"
@@ -45,6 +47,43 @@ TEST(DoctorText, ListAvailGivesEveryCounterName) {
   EXPECT_TRUE(counters.count("SQ_WAVES"));
   EXPECT_FALSE(counters.count("GPU"));
   EXPECT_GT(counters.size(), 50u);
+}
+
+// rocm-smi --showproductname (tests/data/doctor, in the format of ROCm/rocm_smi_lib
+// python_smi_tools/rocm_smi.py showProduct): two MI300X, each with its "GFX Version" line.
+TEST(DoctorText, RocmSmiProductNameGivesEachGpuAndItsTarget) {
+  const auto gpus = gpus_from_rocm_smi(read_text(k_data / "rocm-smi-showproductname-mi300x.txt"));
+  ASSERT_EQ(gpus.size(), 2u);
+  for (const auto& g : gpus) {
+    EXPECT_EQ(g.arch, "gfx942");
+    EXPECT_EQ(g.name, "AMD Instinct MI300X");
+  }
+  // A rocm-smi from before the "GFX Version" line still lists its GPUs, without an arch; a
+  // partition's "GPU[0] XCP[1]" lines are not GPUs of their own.
+  const auto old = gpus_from_rocm_smi(
+      "GPU[0]\t\t: Card series: \t\t0x738c\nGPU[0] XCP[1]\t: GFX Version: gfx942\n"
+      "GPU[1]\t\t: Card series: \t\t0x738c\n");
+  ASSERT_EQ(old.size(), 2u);
+  EXPECT_EQ(old[0].arch, "");
+  EXPECT_EQ(old[1].name, "0x738c");
+}
+
+// Before 7.0, rocprofv3 -L/--list-metrics printed one "gpu-agentN:\tNAME" block per counter
+// (ROCm/rocprofiler-sdk source/lib/rocprofiler-sdk-tool/tool.cpp, list_metrics_iterate_agents):
+// the excerpt in tests/data/doctor has the names SQ_WAVES, GRBM_COUNT, GRBM_GUI_ACTIVE (basic) and
+// GPU_UTIL (derived), on one agent; descriptions, blocks and expressions are not counters.
+TEST(DoctorText, ListMetricsBefore70GivesEveryCounterName) {
+  const auto counters =
+      counters_from_list_avail(read_text(k_data / "rocprofv3-list-metrics-6.2.txt"));
+  EXPECT_EQ(counters,
+            (std::set<std::string>{"GPU_UTIL", "GRBM_COUNT", "GRBM_GUI_ACTIVE", "SQ_WAVES"}));
+  // The double in a 6.3 role lists, in that form, the counters it lists in 7.0's.
+  const std::string sim = std::string(KPROF_BIN_DIR) + "/rocprofv3-sim";
+  const auto now = counters_from_list_avail(run_tool({sim, "--list-avail"}).text);
+  const ToolOutput r = run_tool({sim, "--list-metrics"}, {{"ROCPROF_SIM_VERSION", "6.3"}});
+  ASSERT_TRUE(r.ok) << r.ended;
+  EXPECT_EQ(r.text.find("Counter_Name"), std::string::npos);
+  EXPECT_EQ(counters_from_list_avail(r.text), now);
 }
 
 // The node: bin/ (rocminfo, rocprofv3), site/ (torch, vllm), hf/ (the weights), the runbook.
@@ -135,7 +174,7 @@ std::vector<Breakage> breakages() {
          write_script(n.bin() / "amd-smi",
                       "cat '" + (k_data / "amd-smi-static-asic-mi308x.txt").string() + "'\n");
        },
-       "✘ GPUs: neither rocminfo nor amd-smi is on PATH"},
+       "✘ GPUs: none of rocminfo, amd-smi or rocm-smi is on PATH"},
       {"another GPU",
        [rocminfo](const Node& n) {
          write_script(n.bin() / "rocminfo", "sed 's/gfx942/gfx90a/' '" + rocminfo + "'\n");
@@ -174,6 +213,18 @@ std::vector<Breakage> breakages() {
          fs::create_symlink(fs::path(KPROF_BIN_DIR) / "rocprofv3-sim", n.bin() / "rocprofv3");
        },
        "✘ counters: "},
+      {"rocm-smi without GFX Version",
+       [](const Node& n) {
+         fs::remove(n.bin() / "rocminfo");
+         write_script(n.bin() / "rocm-smi",
+                      "grep -v 'GFX Version' '" +
+                          (k_data / "rocm-smi-showproductname-mi300x.txt").string() + "'\n");
+       },
+       [](const Node& n) {  // rocm-smi alone answers when it names the target
+         write_script(n.bin() / "rocm-smi",
+                      "cat '" + (k_data / "rocm-smi-showproductname-mi300x.txt").string() + "'\n");
+       },
+       "✘ GPUs: 2 listed by rocm-smi --showproductname, which gives no architecture"},
       {"invalid runbook",
        [](const Node& n) { write_file(n.runbook(), read_text(n.runbook()) + "colour: blue\n"); },
        [](const Node& n) {
@@ -199,6 +250,18 @@ TEST(Doctor, EachFailedCheckIsCausedThenFixed) {
     const auto fixed = node.doctor(b.extra);
     EXPECT_EQ(fixed.code, 0) << fixed.text;
   }
+}
+
+// A 6.3 rocprofv3 has no --list-avail: its counters are read from --list-metrics instead.
+TEST(Doctor, CountersOfARelease63AreCheckedOnListMetrics) {
+  Node node;
+  fs::remove(node.bin() / "rocprofv3");
+  write_script(
+      node.bin() / "rocprofv3",
+      "ROCPROF_SIM_VERSION=6.3 exec '" + std::string(KPROF_BIN_DIR) + "/rocprofv3-sim' \"$@\"\n");
+  const auto r = node.doctor();
+  EXPECT_NE(r.text.find("✔ counters: all "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("rocprofv3 --list-metrics' ("), std::string::npos) << r.text;
 }
 
 TEST(Doctor, TooLittleFreeDiskFails) {

@@ -170,6 +170,41 @@ TEST(KprofCountersCli, ListsAndExplains) {
   EXPECT_NE(bad.out.find("did you mean 'FETCH_SIZE'"), std::string::npos) << bad.out;
 }
 
+// A misspelt command, and a misspelt option of every command, each name its nearest by edit
+// distance. The commands and their options are read from kprof's own bash completion (made from
+// the --help texts); each command's longest option loses its middle letter, which is one edit
+// from that option and not the prefix of another.
+TEST(KprofCli, EveryCommandAndEveryCommandsOptionsSuggestTheNearestName) {
+  CliResult cmd = run("qeury out.db top");
+  EXPECT_EQ(cmd.rc, 2) << cmd.out;
+  EXPECT_NE(cmd.out.find("unknown command 'qeury'"), std::string::npos) << cmd.out;
+  EXPECT_NE(cmd.out.find("did you mean 'query'"), std::string::npos) << cmd.out;
+  CliResult comp = run("__completion");
+  ASSERT_EQ(comp.rc, 0) << comp.out;
+  std::istringstream lines(comp.out);
+  std::string line;
+  size_t checked = 0;
+  while (std::getline(lines, line)) {
+    const auto close = line.find(") opts=\"");
+    if (close == std::string::npos || line.rfind("    ", 0) != 0) continue;
+    const std::string command = line.substr(4, close - 4);
+    std::istringstream words(line.substr(close + 8, line.rfind('"') - close - 8));
+    std::string word, longest;
+    while (words >> word)
+      if (word.rfind("--", 0) == 0 && word != "--help" && word.size() > longest.size())
+        longest = word;
+    if (longest.size() < 6) continue;  // a command with no option worth misspelling
+    std::string typo = longest;
+    typo.erase(2 + (longest.size() - 2) / 2, 1);
+    SCOPED_TRACE(command + " " + typo);
+    CliResult r = run(command + " " + typo);
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_NE(r.out.find("did you mean '" + longest + "'"), std::string::npos) << r.out;
+    ++checked;
+  }
+  EXPECT_GE(checked, 12u) << comp.out;
+}
+
 }  // namespace
 
 // `--db` moves the captures with the database: two databases made from one runbook each keep

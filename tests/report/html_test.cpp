@@ -51,9 +51,9 @@ ReportModel model(bool simulated) {
   m.roofline.hbm_bytes_per_s = 5.3e12;
   m.roofline.compute = {{"matrix BF16/FP16", 1.3e15}, {"vector FP32", 1.6e14}};
   m.roofline.points = {
-      {"1", k_hostile, analysis::Phase::decode, 64, 2.0, 5e12, 5e12, false, false},
-      {"1", k_hostile, analysis::Phase::prefill, 1, 300.0, 4e14, 1e12, true, false},
-      {"2", "other_family", analysis::Phase::decode, 64, 10.0, 9e15, 1e15, false, true}};
+      {"1", k_hostile, analysis::Phase::decode, 64, 2.0, 5e12, 5e12, false, false, k_hostile},
+      {"1", k_hostile, analysis::Phase::prefill, 1, 300.0, 4e14, 1e12, true, false, k_hostile},
+      {"2", "other_family", analysis::Phase::decode, 64, 10.0, 9e15, 1e15, false, true, "k2"}};
   m.metrics.columns = {"variant", "family", "tbps", "suspect"};
   m.metrics.rows = {{int64_t{1}, k_hostile, 1.0, Cell()},
                     {int64_t{2}, std::string("x"), 1000.0, std::string("tbps above the HBM peak")}};
@@ -125,6 +125,31 @@ TEST(ReportHtml, ChartsHaveOneMarkPerValue) {
   // Prefill points are squares, others circles.
   EXPECT_EQ(count(roof, "<rect x="), 1u);
   EXPECT_EQ(count(roof, "<circle"), 2u);
+}
+
+// A roofline point is labelled as people say the kernel, its family and variant number, and its
+// <title> holds the full demangled name, which a label would show from its return type on.
+TEST(ReportHtml, RooflinePointsCarryShortNamesAndTheFullNameInTheirTitle) {
+  ReportModel m = model(true);
+  const std::string full =
+      "std::enable_if<(4)==(4), void>::type vllm::paged_attention_v1_kernel<__hip_bfloat16, "
+      "__hip_bfloat16, 128, 16, 128, (vllm::Fp8KVCacheDataType)0, false>(float*, int)";
+  m.roofline.points = {{"20", "vllm::paged_attention_v1_kernel", analysis::Phase::prefill, 4, 2.0,
+                        5e12, 5e12, false, false, full}};
+  const std::string roof = roofline_svg(m.roofline, FamilyColours(m.families));
+  const std::regex label("<text class=\"point-label\"[^>]*>([^<]*)</text>");
+  const std::regex title("<g class=\"roof-point\"[^>]*><title>([^<]*)</title>");
+  std::smatch ml, mt;
+  ASSERT_TRUE(std::regex_search(roof, ml, label)) << roof;
+  EXPECT_EQ(ml[1].str(), "vllm::paged_attention_v1_kernel v20");
+  ASSERT_TRUE(std::regex_search(roof, mt, title)) << roof;
+  EXPECT_NE(mt[1].str().find("vllm::paged_attention_v1_kernel v20 (prefill)"), std::string::npos)
+      << mt[1].str();
+  // The title is XML-escaped: (4)==(4) keeps its text, '<' and '>' become entities.
+  EXPECT_NE(mt[1].str().find("kernel std::enable_if&lt;(4)==(4), void&gt;::type "
+                             "vllm::paged_attention_v1_kernel&lt;__hip_bfloat16"),
+            std::string::npos)
+      << mt[1].str();
 }
 
 TEST(ReportHtml, FlagsFiguresAbovePeaksAndOversubscribedBlocks) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/analysis/metrics.hpp"
@@ -185,14 +186,34 @@ TEST(PerfettoExport, SimulatedRunHasOneSlicePerDispatchAndEveryStep) {
   EXPECT_EQ(c.cat.at("step"), 64);
   EXPECT_GE(c.cat.at("phase"), 2);
   EXPECT_TRUE(doc["otherData"]["simulated"].get<bool>());
-  // Each join mapping's claim, with its confidence.
+  // Every claim `kprof query DB claims` makes, in otherData and as an instant event on the
+  // "phases and steps" thread: the structure's (steps, phases, layers, windows) and each
+  // join mapping's, with confidence, evidence and reason.
+  const auto held = s.view("claims", {});
   ASSERT_TRUE(doc["otherData"]["claims"].is_array());
-  EXPECT_FALSE(doc["otherData"]["claims"].empty());
-  for (const auto& claim : doc["otherData"]["claims"]) {
-    EXPECT_EQ(claim["topic"], "join");
+  ASSERT_EQ(doc["otherData"]["claims"].size(), held.rows.size());
+  std::set<std::string> topics;
+  for (size_t i = 0; i < held.rows.size(); ++i) {
+    const auto& claim = doc["otherData"]["claims"][i];
+    EXPECT_EQ(claim["topic"], cell_text(held.rows[i][0])) << claim.dump();
+    EXPECT_EQ(claim["confidence"], cell_text(held.rows[i][3])) << claim.dump();
     const std::string conf = claim["confidence"];
-    EXPECT_TRUE(conf == "high" || conf == "medium" || conf == "low") << conf;
+    EXPECT_TRUE(conf == "high" || conf == "medium" || conf == "low" || conf == "unknown") << conf;
+    if (conf == "unknown") {
+      EXPECT_FALSE(claim["reason"].get<std::string>().empty());
+    }
+    topics.insert(claim["topic"].get<std::string>());
   }
+  for (const char* t : {"steps", "join"}) EXPECT_TRUE(topics.count(t)) << t;
+  size_t instants = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e.value("cat", "") != "claim") continue;
+    EXPECT_EQ(e["ph"], "i");
+    EXPECT_EQ(e["tid"], 1);
+    EXPECT_EQ(e["args"], doc["otherData"]["claims"][instants]) << e.dump();
+    ++instants;
+  }
+  EXPECT_EQ(instants, held.rows.size());
   // A fused_moe_kernel decode dispatch carries its counters and derived metrics.
   bool found = false;
   for (const auto& e : doc["traceEvents"]) {
@@ -244,7 +265,10 @@ TEST(PerfettoExport, StreamedSlicesSayWhatTheTraceModelSays) {
     const size_t k = it->second;
     const auto& d = cap.trace.dispatches[k];
     const auto& v = m.variants[static_cast<size_t>(m.variant_of[k])];
-    EXPECT_EQ(e["name"], cap.names.name(d.name));
+    // The slice is named as people say the kernel, its family and variant; the args carry the
+    // full name, and the name never starts with a demangled signature's return type.
+    EXPECT_EQ(e["name"], v.family + " v" + std::to_string(v.index)) << e.dump();
+    EXPECT_EQ(e["name"].get<std::string>().find("std::"), std::string::npos) << e.dump();
     EXPECT_EQ(a["kernel"], cap.names.name(d.name));
     EXPECT_EQ(a["family"], v.family) << e.dump();
     EXPECT_EQ(a["variant"], v.index) << e.dump();

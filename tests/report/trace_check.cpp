@@ -106,6 +106,18 @@ TraceCheck check_trace(const nlohmann::json& doc) {
       ++c.cat[e.value("cat", "")];
       const int64_t ts = perfetto_ns(e["ts"]);
       slices[key].push_back({ts, ts + perfetto_ns(e["dur"])});
+    } else if (ph == "i") {
+      // An instant event (kprof's claims): a finite ts and a scope Perfetto knows, t(hread),
+      // p(rocess) or g(lobal) (google/perfetto src/trace_processor/importers/json/
+      // json_trace_parser_impl.cc, case 'i'/'I').
+      const std::string scope = e.value("s", "t");
+      if (!e.contains("ts") || !e["ts"].is_number() || !std::isfinite(e["ts"].get<double>()) ||
+          (scope != "t" && scope != "p" && scope != "g")) {
+        problem("instant event without a finite ts and a scope t, p or g: " + e.dump());
+        continue;
+      }
+      used_threads.insert(key);
+      ++c.cat[e.value("cat", "")];
     } else {
       problem("unexpected phase '" + ph + "'");
     }

@@ -20,7 +20,7 @@ namespace kprof::report::test {
 
 struct TraceCheck {
   std::vector<std::string> problems;   // empty when the document passes
-  std::map<std::string, int64_t> cat;  // complete events per "cat"
+  std::map<std::string, int64_t> cat;  // complete and instant events per "cat"
   int64_t threads = 0, processes = 0;
 };
 
