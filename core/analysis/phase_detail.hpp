@@ -69,9 +69,16 @@ struct WindowScan {
 WindowScan find_windows(const MainStream& order, const SpillVector<int64_t>& process_ids);
 
 // Whether host gaps one period apart mark the repetition's boundaries, on [b, e).
+// The gaps at the best offset must stand out from the median gap and from the largest gaps at any
+// other offset of the period (the rival boundary, which a host that stops after every layer makes
+// as large).
 struct GapStats {
-  double between = 0;  // the boundary gap (upper quantile at the best offset)
-  double inside = 0;   // the median gap elsewhere
+  double between = 0;         // the boundary gap (upper quantile at the best offset)
+  double inside = 0;          // the median gap elsewhere
+  double rival = 0;           // the same upper quantile at the best other offset
+  size_t offset = 0;          // the best offset, from the start of [b, e), modulo the period
+  size_t rival_offset = 0;    // the rival's, likewise
+  size_t rival_distance = 0;  // dispatches between the two offsets (the shorter way round)
   int64_t threshold = 0;
   bool marks_steps = false;
 };

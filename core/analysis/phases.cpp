@@ -252,6 +252,17 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     if (LE - LB < 2 * P) {
       pm.notes.push_back(
           not_established(Topic::steps, what + ", but no window holds two repetitions to compare"));
+    } else if (gb >= 3 * std::max(gi, 1.0) && gb < 3 * gs.rival) {
+      // The host stops as long at another place of each repetition: its gaps cut smaller units
+      // (the layers of one pass, each followed by a host sync), and one pass's blocks of alike
+      // layers repeat like steps.
+      pm.notes.push_back(not_established(
+          Topic::steps,
+          what + ", but host gaps as long as those at its best boundary (" + fmt_ns(gb) +
+              ") also sit " + num(gs.rival_distance) + " dispatches from it (" + fmt_ns(gs.rival) +
+              ", against " + fmt_ns(gi) +
+              " inside): they mark smaller units within each repetition, not its boundaries; the "
+              "repeating unit may be a block of layers of one forward pass, not a step"));
     } else {
       pm.notes.push_back(not_established(
           Topic::steps, what + ", but no host gap marks its boundaries (median " + fmt_ns(gb) +

@@ -455,6 +455,59 @@ TEST(Phases, OneForwardPassOfManyLayersHasNoStepsOnlyLayerLikeBlocks) {
   }
 }
 
+// One forward pass of 15 layers in 3 blocks of 5 (4 sliding-window layers, each attending token by
+// token, then 1 full-attention layer), the host waiting 2 ms after every layer (a sync per layer,
+// as an engine that reads each layer's result does) and 200 ns between kernels. The 5-layer block
+// repeats and its boundary has host gaps far above the in-layer ones, but so do the 4 layer
+// boundaries inside it: the gaps mark layers, not steps, and one pass is not a generation loop.
+TEST(Phases, BlocksOfLayersWithAHostSyncAfterEveryLayerAreNotSteps) {
+  NameTable names;
+  PassData p;
+  p.pass_id = 1;
+  p.kind = "trace";
+  int64_t t = 1'000'000, id = 1;
+  auto emit = [&](const char* name, int64_t grid) {
+    Dispatch d;
+    d.dispatch_id = id++;
+    d.pid = 7;
+    d.start_ns = t;
+    d.end_ns = t + 1000;
+    t = d.end_ns + 200;
+    KernelShape s;
+    s.name = names.intern(name);
+    s.grid[0] = grid;
+    s.wg[0] = 256;
+    p.add(d, s, 2);
+  };
+  emit("embed", 4096);
+  for (int block = 0; block < 3; ++block) {
+    for (int layer = 0; layer < 5; ++layer) {
+      emit("norm", 4096);
+      emit("qkv_matmul", 8192);
+      if (layer < 4) {
+        for (int token = 0; token < 8; ++token) {
+          emit("kv_write", 256);
+          emit("sliding_attn", 256);
+        }
+      } else {
+        emit("full_attn", 2048);
+      }
+      emit("o_matmul", 8192);
+      emit("mlp_matmul", 8192);
+      t += 2'000'000;  // the host reads the layer's result before it launches the next
+    }
+  }
+  emit("lm_head", 4096);
+  const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
+  EXPECT_EQ(pm.step_period, 0u);
+  EXPECT_EQ(pm.whole_steps(), 0);
+  EXPECT_FALSE(has_finding(pm, Topic::steps));
+  EXPECT_TRUE(not_established_about(pm, Topic::steps));
+  EXPECT_TRUE(note_mentions(pm, "may be a block of layers of one forward pass, not a step"))
+      << (pm.notes.empty() ? std::string() : pm.notes.front().line());
+}
+
 TEST(Phases, TooFewDispatchesSayWhy) {
   NameTable names;
   PassData p;
