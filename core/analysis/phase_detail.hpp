@@ -113,6 +113,7 @@ struct PrefillChoice {
   std::optional<size_t> split;  // where in that segment the prefill starts, when not at its begin
   std::string why;              // the evidence, or why the best candidate failed ("": none)
   Confidence confidence = Confidence::low;
+  std::vector<Alternative> rejected;  // the candidates that failed, with why
 };
 PrefillChoice find_prefill(const Detector& det, const std::vector<Seg>& segs, size_t ref,
                            size_t step_len, int layers);
@@ -127,8 +128,11 @@ void order_findings(PhaseModel& pm);
 // The steps, prefill and decode findings and the notes on irregular, partial and unknown
 // stretches, once phases are assigned. `prefill_evidence` is null when no prefill was established;
 // `prefill_why` then says why the best candidate failed (empty: there was none).
+// `se` and `step_alts`: the counted evidence and runner-ups of the steps finding;
+// `prefill_alts`: the prefill candidates that failed.
 void step_findings(PhaseModel& pm, bool timed, size_t period, size_t step_len, double period_match,
-                   const GapStats& gs, const std::string* prefill_evidence,
-                   const std::string& prefill_why, Confidence prefill_conf);
+                   const GapStats& gs, const StepEvidence& se, std::vector<Alternative> step_alts,
+                   const std::string* prefill_evidence, const std::string& prefill_why,
+                   Confidence prefill_conf, std::vector<Alternative> prefill_alts);
 
 }  // namespace kprof::analysis::detail

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/analysis/claims.hpp"
 #include "tests/analysis/synthetic.hpp"
 
 namespace kprof::analysis {
@@ -506,6 +507,107 @@ TEST(Phases, BlocksOfLayersWithAHostSyncAfterEveryLayerAreNotSteps) {
   EXPECT_TRUE(not_established_about(pm, Topic::steps));
   EXPECT_TRUE(note_mentions(pm, "may be a block of layers of one forward pass, not a step"))
       << (pm.notes.empty() ? std::string() : pm.notes.front().line());
+}
+
+// Confidence follows counted evidence, each count able to lower it on its own.
+TEST(Confidence, StepsAreHighOnlyWhenEveryCountSupportsThem) {
+  StepEvidence e;
+  e.timed = true;
+  e.regular = 63;
+  e.irregular = 0;
+  e.identical = 63;
+  e.explained = 53361;
+  e.dispatches = 54194;
+  e.gap_ratio = 40;
+  e.close_periods = 0;
+  EXPECT_EQ(step_confidence(e), Confidence::high);
+  auto with = [&](auto change) {
+    StepEvidence x = e;
+    change(x);
+    return step_confidence(x);
+  };
+  EXPECT_EQ(with([](StepEvidence& x) { x.timed = false; }), Confidence::low);
+  EXPECT_EQ(with([](StepEvidence& x) { x.regular = x.identical = 2; }), Confidence::medium);
+  EXPECT_EQ(with([](StepEvidence& x) { x.identical = 50; }), Confidence::medium);  // grids differ
+  EXPECT_EQ(with([](StepEvidence& x) { x.explained = 20000; }), Confidence::medium);
+  EXPECT_EQ(with([](StepEvidence& x) { x.close_periods = 1; }), Confidence::medium);
+  EXPECT_EQ(with([](StepEvidence& x) { x.gap_ratio = 5; }), Confidence::medium);
+  EXPECT_EQ(with([](StepEvidence& x) { x.gap_ratio = 2; }), Confidence::low);
+  EXPECT_EQ(with([](StepEvidence& x) { x.regular = x.identical = 1; }), Confidence::low);
+  EXPECT_EQ(with([](StepEvidence& x) { x.irregular = 64; }), Confidence::low);
+}
+
+TEST(Confidence, LayersNeedEveryKernelAccountedForAndNoRivalCount) {
+  const LayerEvidence e{48, 0.98, 48 * 17, 847, true, 0};
+  EXPECT_EQ(layer_confidence(e), Confidence::high);
+  LayerEvidence x = e;
+  x.accounted = false;
+  EXPECT_EQ(layer_confidence(x), Confidence::low);
+  x = e;
+  x.rival_layers = 36;
+  EXPECT_EQ(layer_confidence(x), Confidence::medium);
+  x = e;
+  x.covered = 400;  // the layers hold under 80% of the step
+  EXPECT_EQ(layer_confidence(x), Confidence::medium);
+  x = e;
+  x.match = 0.6;
+  EXPECT_EQ(layer_confidence(x), Confidence::medium);
+}
+
+// The period search reports the candidates it weighed: here the layer period, which fits 6 times
+// in the step.
+TEST(Period, ReportsTheCandidatesItWeighed) {
+  std::vector<uint32_t> names;
+  for (int step = 0; step < 10; ++step) {
+    names.push_back(100);
+    for (int l = 0; l < 6; ++l) names.insert(names.end(), {1, 2, 3});
+    names.push_back(200);
+  }
+  const SpillVector<uint32_t> s(names);
+  std::vector<PeriodCandidate> considered;
+  EXPECT_EQ(detect_period(s, 0, s.size(), 4, &considered), 20u);
+  const bool layer = std::any_of(considered.begin(), considered.end(),
+                                 [](const PeriodCandidate& c) { return c.period == 3; });
+  EXPECT_TRUE(layer);
+}
+
+// The layer fit names the kernels that agree with it and the runner-up count with why it lost.
+TEST(Layers, AgreementAndTheRunnerUp) {
+  // 48 layers of (1 2 1 3 4 5 4): 2, 3 and 5 launch once per layer, 7 apart; 1 and 4 twice per
+  // layer at distances 2 and 5 (irregular).
+  std::vector<uint32_t> t = {100};
+  for (int l = 0; l < 48; ++l) t.insert(t.end(), {1, 2, 1, 3, 4, 5, 4});
+  t.insert(t.end(), {200, 201});
+  const LayerFit f = detect_layers(t);
+  EXPECT_EQ(f.layers, 48);
+  EXPECT_EQ(f.agreeing, 3u);
+  EXPECT_EQ(f.rival_layers, 96);
+  EXPECT_FALSE(f.rival_fits);
+  EXPECT_NE(f.rival_why.find("irregular distances (2 to 5)"), std::string::npos) << f.rival_why;
+}
+
+// The claims carry the detector's alternatives, not fixed text.
+TEST(Claims, AlternativesAreTheRunnerUpsTheDetectorWeighed) {
+  PhaseModel pm;
+  pm.main_pid = 1;
+  pm.main_agent = 2;
+  pm.findings.push_back({Topic::steps,
+                         "5 repeated steps of 35 dispatches",
+                         "counts",
+                         Confidence::medium,
+                         {{"a period of 7 dispatches (99% match)", "it fits 5 times in a step"},
+                          {"one forward pass (no loop)", "5 whole repetitions"}},
+                         "5 of the 5 regular steps alike"});
+  pm.notes.push_back(not_established(Topic::layers, "why not"));
+  const auto claims = claims_of(pm, {});
+  ASSERT_EQ(claims.size(), 2u);
+  EXPECT_EQ(claims[0].confidence, "medium");
+  EXPECT_EQ(claims[0].evidence, "counts; 5 of the 5 regular steps alike");
+  EXPECT_EQ(claims[0].alternatives,
+            "a period of 7 dispatches (99% match): lost, it fits 5 times in a step; one forward "
+            "pass (no loop): lost, 5 whole repetitions");
+  EXPECT_EQ(claims[1].confidence, "unknown");
+  EXPECT_EQ(claims[1].reason, "why not");
 }
 
 TEST(Phases, TooFewDispatchesSayWhy) {
