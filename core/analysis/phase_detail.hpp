@@ -92,9 +92,11 @@ struct Seg {
   int window = 0;
 };
 // Splits [b, e) into a lead, steps (boundaries at host gaps >= threshold one period apart, or at
-// period multiples without timing) and a trail. `ref_begin`: a step-long stretch to compare with.
+// period multiples without timing) and a trail. `ref_begin`: a step-long stretch to compare with;
+// `ref_starts_run`: it starts the longest run of repetitions (the cut starts there when the window
+// holds it).
 std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t period,
-                            int64_t threshold, int window, size_t ref_begin);
+                            int64_t threshold, int window, size_t ref_begin, bool ref_starts_run);
 
 struct PrefillTest {
   bool established = false;

@@ -303,21 +303,38 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     return pm;
   }
 
-  // Reference step: the first P-long stretch of the longest window, starting at a boundary, that
-  // repeats one period later.
+  // Reference step: the start of the longest run of P-long stretches of the longest window, each
+  // starting at a boundary and repeated one period later. Not the first: warm-up (a warm-up
+  // request, set-up launches) may repeat a few times before the measured steps, at other
+  // boundaries. Without timing every position is a boundary, so the first repeated stretch is
+  // taken (its steps fall on period multiples from there). The runs weighed are bounded, so a
+  // trace with many short runs costs what the first-match search did.
   size_t ref_begin = LB;
-  for (size_t i = LB; i + 2 * P <= LE; ++i) {
-    if (i != LB && det.timed && det.gap[i] < threshold) continue;
-    if (aligned_match(det.names, i, i + P, P) >= 0.9) {
-      ref_begin = i;
-      break;
+  bool ref_starts_run = false;
+  {
+    auto repeats = [&](size_t i) { return aligned_match(det.names, i, i + P, P) >= 0.9; };
+    auto boundary = [&](size_t i) { return i == LB || !det.timed || det.gap[i] >= threshold; };
+    size_t best_run = 0, runs = 0;
+    for (size_t i = LB; i + 2 * P <= LE && runs < 256; ++i) {
+      if (!boundary(i) || !repeats(i)) continue;
+      ref_starts_run = true;
+      if (!det.timed) {
+        ref_begin = i;
+        break;
+      }
+      // A start inside a run already weighed is no run of its own.
+      if (i >= LB + P && boundary(i - P) && repeats(i - P)) continue;
+      ++runs;
+      size_t run = 1;
+      for (size_t j = i + P; j + 2 * P <= LE && boundary(j) && repeats(j); j += P) ++run;
+      if (run > best_run) best_run = run, ref_begin = i;
     }
   }
 
   std::vector<Seg> segs;
   for (size_t wi = 0; wi < pm.windows.size(); ++wi) {
     auto s = cut_window(det, pm.windows[wi].begin, pm.windows[wi].end, P, threshold,
-                        static_cast<int>(wi), ref_begin);
+                        static_cast<int>(wi), ref_begin, ref_starts_run);
     segs.insert(segs.end(), s.begin(), s.end());
   }
   // The regular step length: the most common step length.

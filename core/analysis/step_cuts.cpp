@@ -170,7 +170,7 @@ GapStats gap_stats(const Detector& det, size_t P, size_t LB, size_t LE) {
 }
 
 std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t P, int64_t threshold,
-                            int window, size_t ref_begin) {
+                            int window, size_t ref_begin, bool ref_starts_run) {
   const auto& names = det.names;
   const auto& gap = det.gap;
   std::vector<Seg> out;
@@ -196,9 +196,23 @@ std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t P, i
     }
     if (!found) r0 = best_r;
   }
-  // A boundary: the position in [r0, r0 + P) whose host gaps one period apart are largest.
-  // Untimed traces cut at r0.
-  const size_t c0 = det.timed ? best_offset(det, r0, e, P, 1).first : r0;
+  // A boundary: the reference step's start when this window holds it after a host gap (the start
+  // of the longest run of repetitions); otherwise the position in [r0, r0 + P) whose host gaps one
+  // period apart are largest, moved on by whole periods to the first such position with a gap that
+  // marks a boundary (warm-up before the steps has none there, and a cut started inside it would
+  // leave every step after it in one lead). Untimed traces cut at r0.
+  size_t c0 = r0;
+  if (det.timed && ref_starts_run && b < ref_begin && ref_begin < e &&
+      gap[ref_begin] >= threshold) {
+    c0 = ref_begin;
+  } else if (det.timed) {
+    c0 = best_offset(det, r0, e, P, 1).first;
+    for (size_t y = c0; y < e; y += P)
+      if (gap[y] >= threshold) {
+        c0 = y;
+        break;
+      }
+  }
   // A boundary near `nominal` in [lo, hi]: the host gap >= threshold closest to it, within a
   // quarter period. The window's own ends b and e count as boundaries (nothing was traced beyond
   // them), so a step that fills the rest of a window exactly ends there.

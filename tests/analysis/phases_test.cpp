@@ -509,6 +509,76 @@ TEST(Phases, BlocksOfLayersWithAHostSyncAfterEveryLayerAreNotSteps) {
       << (pm.notes.empty() ? std::string() : pm.notes.front().line());
 }
 
+// Warm-up before the measured work: the steps must still be found. Here 40 set-up launches
+// (kernels of their own, 30 us host gaps between them, as weight uploads are), a warm-up request
+// (1 prefill + 2 decode steps of 1 + 4 x 8 + 2 = 35 dispatches, 50 us host gaps between steps),
+// 2 ms idle, one buffer fill, then the measured request (1 prefill + 12 decode steps). The fill
+// puts the measured steps one dispatch off the warm-up's boundaries, so the offset with the
+// longest host gaps one period apart (the measured steps') falls inside the set-up launches in
+// the first period; the cut must start at the longest run of repetitions instead.
+TEST(Phases, WarmUpBeforeTheStepsDoesNotHideThem) {
+  NameTable names;
+  const test::Workload w = test::moe_like(4, 12);
+  test::Workload warm = w;
+  warm.decode_steps = 2;
+  const PassData request = test::build(warm, names);
+  const PassData measured = test::build(w, names);
+  PassData p;
+  p.pass_id = 1;
+  p.kind = "trace";
+  int64_t id = 1, t = 1'000'000;
+  auto launch = [&](const std::string& name, int64_t grid, int64_t gap_after) {
+    Dispatch d;
+    d.dispatch_id = id++;
+    d.pid = static_cast<int32_t>(w.pid);
+    d.start_ns = t;
+    d.end_ns = t + 2000;
+    t = d.end_ns + gap_after;
+    KernelShape s;
+    s.name = names.intern(name);
+    s.grid[0] = grid;
+    s.wg[0] = 64;
+    p.add(d, s, w.agent);
+  };
+  for (int i = 0; i < 40; ++i)
+    launch("setup_kernel_" + std::to_string(i % 7), 64 * (i + 1), 30'000);
+  auto append = [&](const PassData& part) {
+    const int64_t shift = t - part.dispatches.front().start_ns;
+    for (Dispatch d : part.dispatches) {
+      const KernelShape s = part.shape(d);
+      d.dispatch_id = id++;
+      d.start_ns += shift;
+      d.end_ns += shift;
+      t = d.end_ns;
+      p.add(d, s, w.agent);
+    }
+  };
+  append(request);
+  t += 2'000'000;
+  launch("fill", 1024, 200);
+  append(measured);
+  const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
+  const size_t per_step = 1 + 4 * 8 + 2;
+  EXPECT_EQ(pm.step_period, per_step);
+  // The measured request's 13 passes are whole steps, the last 12 regular ones.
+  ASSERT_GE(pm.steps.size(), 13u);
+  for (size_t i = pm.steps.size() - 12; i < pm.steps.size(); ++i) {
+    const Step& s = pm.steps[i];
+    EXPECT_TRUE(s.phase == Phase::decode || s.phase == Phase::step) << i;
+    EXPECT_EQ(s.end - s.begin, per_step) << i;
+  }
+  EXPECT_EQ(pm.steps.back().end, pm.order.size());
+  // The set-up launches belong to no step.
+  EXPECT_EQ(pm.steps.front().phase, Phase::unknown);
+  EXPECT_GE(pm.steps.front().end - pm.steps.front().begin, 40u);
+  const Finding* steps = nullptr;
+  for (const auto& f : pm.findings)
+    if (f.topic == Topic::steps) steps = &f;
+  ASSERT_NE(steps, nullptr);
+  EXPECT_NE(steps->confidence, Confidence::low);
+}
+
 // Confidence follows counted evidence, each count able to lower it on its own.
 TEST(Confidence, StepsAreHighOnlyWhenEveryCountSupportsThem) {
   StepEvidence e;
