@@ -248,10 +248,11 @@ LayerFit detect_layers(std::vector<uint32_t> step_names) {
     best.rival_period = v.period;
     best.rival_anchor = v.name;
     best.rival_fits = v.why.empty();
-    best.rival_why = !v.why.empty()           ? v.why
-                     : v.layers < best.layers ? "fewer launches (" + std::to_string(v.layers) +
-                                                    " against " + std::to_string(best.layers) + ")"
-                                              : "a longer period at the same count";
+    // A candidate that fits has fewer launches than the best (which has the most of those that
+    // fit); one that does not fit says why.
+    best.rival_why = !v.why.empty() ? v.why
+                                    : "fewer launches (" + std::to_string(v.layers) + " against " +
+                                          std::to_string(best.layers) + ")";
   }
   if (best.layers > 0) check_every_kernel(t, pos, best);
   return best;
