@@ -3,31 +3,13 @@
 namespace kprof::analysis {
 namespace {
 
-// What else a finding of `topic` was weighed against, and why it lost (the tests the detector
-// applies before it states the finding: phases.hpp).
-std::string alternatives_of(Topic topic, const PhaseModel& pm) {
-  switch (topic) {
-    case Topic::windows:
-      return pm.windowed() ? "one continuous trace: lost, Dispatch_Ids of the process are missing "
-                             "between the windows"
-                           : "a windowed trace: lost, no Dispatch_Id of the process is missing";
-    case Topic::steps:
-      return pm.method == "period+gaps"
-                 ? "a layer or an inner loop of one pass: lost, host gaps mark the repetition's "
-                   "boundaries; one forward pass: lost, at least two whole repetitions"
-                 : "a layer or an inner loop of one pass: not ruled out, the trace has no "
-                   "timestamps to show host gaps";
-    case Topic::prefill:
-      return "warm-up or set-up work: lost, it runs the steps' layer structure with larger grids";
-    case Topic::decode:
-      return "repeated forward passes of separate requests: lost, they follow an established "
-             "prefill";
-    case Topic::layers:
-      return "another kernel as the once-per-layer anchor: lost, fewer launches or irregular "
-             "distances; layers of two kinds in each block: lost, no kernel splits a layer into "
-             "alike stretches";
-  }
-  return {};
+// What else a finding was weighed against, and why it lost: the detector's runner-up candidates.
+std::string alternatives_of(const Finding& f) {
+  if (f.alternatives.empty()) return "none weighed";
+  std::string out;
+  for (const auto& a : f.alternatives)
+    out += (out.empty() ? "" : "; ") + a.candidate + ": lost, " + a.why_lost;
+  return out;
 }
 
 std::string subject_of(const PhaseModel& pm) { return "main stream " + pm.stream_name(); }
@@ -66,9 +48,9 @@ std::vector<Claim> claims_of(const PhaseModel& pm, const std::vector<JoinSummary
   std::vector<Claim> out;
   const std::string subject = subject_of(pm);
   for (const auto& f : pm.findings)
-    out.push_back({std::string(to_string(f.topic)), subject, f.claim,
-                   std::string(to_string(f.confidence)), f.evidence, alternatives_of(f.topic, pm),
-                   ""});
+    out.push_back(
+        {std::string(to_string(f.topic)), subject, f.claim, std::string(to_string(f.confidence)),
+         f.counts.empty() ? f.evidence : f.evidence + "; " + f.counts, alternatives_of(f), ""});
   for (const auto& n : pm.notes) {
     if (n.kind != NoteKind::not_established || !n.topic) continue;
     out.push_back({std::string(to_string(*n.topic)), subject, "", "unknown", "", "", n.text});

@@ -3,11 +3,15 @@
 // (join.hpp) establish things or say why they could not; a Claim puts each in one form for
 // `kprof query DB claims`, the explanation, the HTML report and the Perfetto export.
 //
-// Confidence is the detector's own, from its evidence (several steps, host gaps far above the
-// in-step ones, period match, pairs proven), never from one rate: "unknown" when the evidence does
-// not decide, with the reason. A join mapping is high only when every pair is proven (same
-// invocation, or a constant Dispatch_Id offset under which every pair has the same kernel and
-// launch shape), medium when aligned by launch order and passing its self-check, low otherwise.
+// Confidence is the detector's own, from counted evidence (repetitions seen, steps that agree in
+// names and grids, dispatches explained, host gaps against the in-step and rival ones, other
+// candidates within a margin: phases.hpp step_confidence and layer_confidence), never from one
+// rate: "unknown" when the evidence does not decide, with the reason. The alternatives are the
+// runner-up candidates the detector weighed (the next-best period with its match, the rival
+// boundary with its gaps, the next layer count with why it failed). A join mapping is high only
+// when every pair is proven (same invocation, or a constant Dispatch_Id offset under which every
+// pair has the same kernel and launch shape), medium when aligned by launch order and passing its
+// self-check, low otherwise.
 #pragma once
 
 #include <string>

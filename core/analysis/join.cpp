@@ -89,11 +89,18 @@ struct Stream {
 // holds, and each process's streams by agent (only the dispatches of `keep` names when given).
 // A stream holds one block in memory while it is appended (about memory_bytes / 7), the rest
 // spilled, so the streams of every process fit beside the pair being aligned.
+// The runs of consecutive Dispatch_Ids a process's rows hold (every kernel, every agent): the
+// windows of its trace. Ids outside them were not traced. At most k_max_runs per process: a trace
+// with holes everywhere (a kernel filter) keeps none, and its whole id range counts as traced.
+using IdRuns = std::vector<std::pair<int64_t, int64_t>>;
+constexpr size_t k_max_runs = 4096;
+
 struct PassScan {
   std::vector<Process> processes;  // in start order
   std::unordered_set<uint32_t> names;
   size_t size = 0;
   std::map<int64_t, std::map<int64_t, Stream>> streams;  // pid -> agent -> stream
+  std::map<int64_t, IdRuns> traced;                      // pid -> its id runs (see IdRuns)
 };
 
 PassScan scan(const JoinInput& in, const std::unordered_set<uint32_t>* keep, Identities& ids,
@@ -110,6 +117,13 @@ PassScan scan(const JoinInput& in, const std::unordered_set<uint32_t>* keep, Ide
     ++p.size;  // process size counts every dispatch, so pairing does not depend on the filter
     out.names.insert(r.name);
     ++out.size;
+    if (auto& runs = out.traced[r.pid]; runs.size() <= k_max_runs) {
+      if (!runs.empty() && r.dispatch_id >= runs.back().first &&
+          r.dispatch_id <= runs.back().second + 1)
+        runs.back().second = std::max(runs.back().second, r.dispatch_id);
+      else
+        runs.push_back({r.dispatch_id, r.dispatch_id});
+    }
     if (keep && !keep->count(r.name)) continue;
     if (!agents || agents_pid != r.pid) {  // rows come process by process
       agents = &out.streams[r.pid];
@@ -216,19 +230,27 @@ void check_join(JoinResult& r, int64_t jump_bound) {
   }
 }
 
-// Whether every counter dispatch whose id shifted by `d` falls within the trace stream's ids has a
-// trace dispatch of that id with its identity (the trace stream holds only the counter pass's
-// kernels, so an id missing there ran another kernel or was not traced: no proof either way, and
-// the offset is refused). `agree`: the pairs proven. Stops at the first pair that fails.
-bool offset_holds(const Stream& ts, const Stream& cs, int64_t d, size_t& agree) {
+// Whether every counter dispatch whose id shifted by `d` was traced has a trace dispatch of that id
+// with its identity (the trace stream holds only the counter pass's kernels, so a traced id
+// missing there ran another kernel: the offset is refused). An id is traced when it lies in one of
+// the trace process's runs of consecutive ids (`traced`, its windows; null or empty: between its
+// first and last id): an id in a hole between windows ran but was not traced, no proof either
+// way. `agree`: the pairs proven. Stops at the first pair that fails.
+bool offset_holds(const Stream& ts, const Stream& cs, int64_t d, const IdRuns* traced,
+                  size_t& agree) {
   agree = 0;
   const size_t na = ts.ids.size();
   if (na == 0) return false;
   const int64_t lo = ts.ids.front(), hi = ts.ids.back();
-  size_t i = 0;
+  const bool runs = traced && !traced->empty() && traced->size() <= k_max_runs;
+  size_t i = 0, run = 0;
   for (size_t j = 0; j < cs.ids.size(); ++j) {
     const int64_t want = cs.ids[j] + d;
     if (want < lo || want > hi) continue;
+    if (runs) {
+      while (run < traced->size() && (*traced)[run].second < want) ++run;
+      if (run == traced->size() || want < (*traced)[run].first) continue;  // not traced
+    }
     while (i < na && ts.ids[i] < want) ++i;
     if (i == na || ts.ids[i] != want || ts.identity[i] != cs.identity[j]) return false;
     ++agree;
@@ -239,12 +261,16 @@ bool offset_holds(const Stream& ts, const Stream& cs, int64_t d, size_t& agree) 
 // The constant Dispatch_Id offset that maps the counter stream onto the trace stream exactly, if
 // one does: tried are 0 (a rerun numbers as the trace did) and the offsets that pair one of the
 // first counter dispatches with one of the first trace dispatches of its identity (a rerun that
-// launched some kernels more or fewer before). It must prove at least half of the shorter stream;
-// the most pairs win, then the smallest offset.
-std::optional<int64_t> exact_offset(const Stream& ts, const Stream& cs) {
+// launched some kernels more or fewer before). It must prove at least half of the shorter stream.
+// Offset 0 wins whenever it holds: the same program numbers the same launch with the same id, and
+// an offset of a whole step that proves a pair more is the next step's launches, not these. Among
+// the others the most pairs win, then the smallest offset.
+std::optional<int64_t> exact_offset(const Stream& ts, const Stream& cs, const IdRuns* traced) {
   constexpr size_t k_heads = 4, k_occurrences = 16;
   const size_t na = ts.ids.size(), nb = cs.ids.size();
   if (na == 0 || nb == 0) return std::nullopt;
+  if (size_t agree = 0; offset_holds(ts, cs, 0, traced, agree) && 2 * agree >= std::min(na, nb))
+    return 0;
   std::set<int64_t> candidates{0};
   for (size_t j = 0; j < std::min(nb, k_heads); ++j) {
     size_t found = 0;
@@ -258,7 +284,7 @@ std::optional<int64_t> exact_offset(const Stream& ts, const Stream& cs) {
   size_t best_agree = 0;
   for (const int64_t d : candidates) {
     size_t agree = 0;
-    if (!offset_holds(ts, cs, d, agree) || 2 * agree < std::min(na, nb)) continue;
+    if (!offset_holds(ts, cs, d, traced, agree) || 2 * agree < std::min(na, nb)) continue;
     const auto closer = [&] { return d < 0 ? -d < std::abs(*best) : d < std::abs(*best); };
     if (!best || agree > best_agree || (agree == best_agree && closer())) {
       best = d;
@@ -295,12 +321,12 @@ void match_by_offset(const Stream& ts, const Stream& cs, int64_t d, int64_t trac
 
 // Aligns one agent's stream of a counter process onto the trace process's (empty when the trace
 // process never used that agent), by a constant offset when one proves itself.
-void align_stream(const Stream& ts, const Stream& cs, int64_t trace_pid, int64_t counter_pid,
-                  int64_t agent, JoinResult& r) {
+void align_stream(const Stream& ts, const Stream& cs, const IdRuns* traced, int64_t trace_pid,
+                  int64_t counter_pid, int64_t agent, JoinResult& r) {
   const size_t na = ts.identity.size(), nb = cs.identity.size();
   // A stream k times the trace's (a repeated request) is aligned chunk by chunk below.
   if (nb < 2 * na || na == 0)
-    if (const auto d = exact_offset(ts, cs)) {
+    if (const auto d = exact_offset(ts, cs, traced)) {
       match_by_offset(ts, cs, *d, trace_pid, counter_pid, agent, r);
       return;
     }
@@ -370,7 +396,9 @@ JoinResult join_pass(const JoinInput& trace, const JoinInput& counters, int64_t 
     const auto& cstreams = streams(cs, c->pid);
     for (const auto& [agent, cseq] : cstreams) {
       auto it = tstreams.find(agent);
-      align_stream(it == tstreams.end() ? no_stream : it->second, cseq, t->pid, c->pid, agent, r);
+      const auto runs = ts.traced.find(t->pid);
+      align_stream(it == tstreams.end() ? no_stream : it->second, cseq,
+                   runs == ts.traced.end() ? nullptr : &runs->second, t->pid, c->pid, agent, r);
     }
     // Trace agents the counter process never used are unmatched trace work too.
     for (const auto& [agent, tseq] : tstreams) {

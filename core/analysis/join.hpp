@@ -21,9 +21,12 @@
 // as the trace did, or shifted by the launches one run made before the other (lazy
 // initialisation). So each (process, agent) stream first tries constant Dispatch_Id offsets
 // (0, and those that pair an early counter dispatch with a trace dispatch of its identity); an
-// offset under which every counter dispatch whose shifted id falls in the trace's range finds a
-// trace dispatch of that id with the same kernel, grid and workgroup is the mapping (method
-// "offset"), proven pair by pair. Only streams without one are aligned.
+// offset under which every counter dispatch whose shifted id the trace recorded (inside one of its
+// windows of consecutive ids: an id in a hole between windows ran untraced) finds a trace dispatch
+// of that id with the same kernel, grid and workgroup is the mapping (method "offset"), proven pair
+// by pair. Offset 0 is taken whenever it holds (the same program gives the same launch the same
+// id; an offset of a whole step may prove as many pairs, with the next step's launches). Only
+// streams without one are aligned.
 //
 // Self-check: an alignment of two runs may still pair launches far apart (a long run of unmatched
 // kernels, a different step count). Between consecutive matched counter dispatches the trace must

@@ -91,7 +91,8 @@ size_t detect_period(const std::vector<uint32_t>& names, size_t k) {
   return detect_period(s, 0, s.size(), k);
 }
 
-size_t detect_period(const SpillVector<uint32_t>& s, size_t b, size_t e, size_t k) {
+size_t detect_period(const SpillVector<uint32_t>& s, size_t b, size_t e, size_t k,
+                     std::vector<PeriodCandidate>* considered) {
   const size_t n = e - b;
   if (n < 8) return 0;
   if (k == 0) k = std::clamp<size_t>(n / 16, 4, 32);
@@ -118,12 +119,25 @@ size_t detect_period(const SpillVector<uint32_t>& s, size_t b, size_t e, size_t 
   std::vector<std::pair<size_t, size_t>> cand(hist.begin(), hist.end());  // (distance, count)
   std::sort(cand.begin(), cand.end(), [](auto& x, auto& y) { return x.first > y.first; });
   int evaluated = 0;
+  size_t chosen = 0;
+  int after = 0;  // candidates weighed after the chosen one, for the alternatives only
   for (auto [d, c] : cand) {
     if (d < 2 || d * 2 > n || c < k) continue;
     if (++evaluated > 64) break;
-    if (match_rate(s, d, b, e - d) >= 0.5) return d;
+    const double m = match_rate(s, d, b, e - d);
+    if (chosen) {
+      considered->push_back({d, m});
+      if (++after >= 4) break;
+      continue;
+    }
+    if (m >= 0.5) {
+      chosen = d;
+      if (!considered) break;
+      continue;
+    }
+    if (considered) considered->push_back({d, m});
   }
-  return 0;
+  return chosen;
 }
 
 namespace {
@@ -177,9 +191,17 @@ LayerFit detect_layers(std::vector<uint32_t> step_names) {
   std::unordered_map<uint32_t, std::vector<size_t>> pos;
   for (size_t i = 0; i < m; ++i) pos[t[i]].push_back(i);
   LayerFit best;
+  // Every candidate's verdict, for the agreement and the runner-up once the best is known.
+  struct Verdict {
+    uint32_t name;
+    int layers;
+    size_t period;
+    std::string why;  // empty: it fits
+  };
+  std::vector<Verdict> verdicts;
   // Candidates in name order, so that ties resolve the same way on every platform.
   std::map<uint32_t, const std::vector<size_t>*> ordered;
-  for (const auto& [name, p] : pos) ordered[name] = &p;
+  for (const auto& [name, pp] : pos) ordered[name] = &pp;
   for (const auto& [name, pp] : ordered) {
     const auto& p = *pp;
     if (p.size() < 2) continue;
@@ -187,17 +209,50 @@ LayerFit detect_layers(std::vector<uint32_t> step_names) {
     for (size_t i = 1; i < p.size(); ++i) dist.push_back(p[i] - p[i - 1]);
     const size_t d = median_of(dist);
     if (d < 2) continue;  // back-to-back launches are not a layer structure
-    const double tol = 0.15 * static_cast<double>(d) + 0.5;
-    bool regular = true;
-    for (size_t x : dist)
-      regular &= std::abs(static_cast<double>(x) - static_cast<double>(d)) <= tol;
-    if (!regular) continue;
-    if (p.size() * d * 2 < m) continue;  // covers less than half the step
     const int layers = static_cast<int>(p.size());
-    if (layers < best.layers || (layers == best.layers && d >= best.period)) continue;
+    const double tol = 0.15 * static_cast<double>(d) + 0.5;
+    const auto [lo, hi] = std::minmax_element(dist.begin(), dist.end());
+    if (std::abs(static_cast<double>(*lo) - static_cast<double>(d)) > tol ||
+        std::abs(static_cast<double>(*hi) - static_cast<double>(d)) > tol) {
+      verdicts.push_back({name, layers, d,
+                          "launches at irregular distances (" + std::to_string(*lo) + " to " +
+                              std::to_string(*hi) + ")"});
+      continue;
+    }
+    if (p.size() * d * 2 < m) {
+      verdicts.push_back({name, layers, d, "covers less than half the step"});
+      continue;
+    }
     const double match = match_rate(t, d, p.front(), p.back());
-    if (match < 0.5) continue;
-    best = {layers, d, name, match};
+    if (match < 0.5) {
+      verdicts.push_back({name, layers, d, "its stretch repeats at " + pct(match) + " only"});
+      continue;
+    }
+    verdicts.push_back({name, layers, d, ""});
+    if (layers < best.layers || (layers == best.layers && d >= best.period)) continue;
+    best = LayerFit{};
+    best.layers = layers;
+    best.period = d;
+    best.anchor = name;
+    best.match = match;
+  }
+  // Agreement: kernels that fit with the same count and distance. The runner-up: the candidate
+  // with the most launches that gives another count (fitting or not), and why it lost.
+  for (const auto& v : verdicts) {
+    if (v.why.empty() && v.layers == best.layers && v.period == best.period) {
+      ++best.agreeing;
+      continue;
+    }
+    if (v.layers == best.layers || v.layers <= best.rival_layers) continue;
+    best.rival_layers = v.layers;
+    best.rival_period = v.period;
+    best.rival_anchor = v.name;
+    best.rival_fits = v.why.empty();
+    // A candidate that fits has fewer launches than the best (which has the most of those that
+    // fit); one that does not fit says why.
+    best.rival_why = !v.why.empty() ? v.why
+                                    : "fewer launches (" + std::to_string(v.layers) + " against " +
+                                          std::to_string(best.layers) + ")";
   }
   if (best.layers > 0) check_every_kernel(t, pos, best);
   return best;

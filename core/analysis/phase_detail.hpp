@@ -69,9 +69,16 @@ struct WindowScan {
 WindowScan find_windows(const MainStream& order, const SpillVector<int64_t>& process_ids);
 
 // Whether host gaps one period apart mark the repetition's boundaries, on [b, e).
+// The gaps at the best offset must stand out from the median gap and from the largest gaps at any
+// other offset of the period (the rival boundary, which a host that stops after every layer makes
+// as large).
 struct GapStats {
-  double between = 0;  // the boundary gap (upper quantile at the best offset)
-  double inside = 0;   // the median gap elsewhere
+  double between = 0;         // the boundary gap (upper quantile at the best offset)
+  double inside = 0;          // the median gap elsewhere
+  double rival = 0;           // the same upper quantile at the best other offset
+  size_t offset = 0;          // the best offset, from the start of [b, e), modulo the period
+  size_t rival_offset = 0;    // the rival's, likewise
+  size_t rival_distance = 0;  // dispatches between the two offsets (the shorter way round)
   int64_t threshold = 0;
   bool marks_steps = false;
 };
@@ -85,9 +92,11 @@ struct Seg {
   int window = 0;
 };
 // Splits [b, e) into a lead, steps (boundaries at host gaps >= threshold one period apart, or at
-// period multiples without timing) and a trail. `ref_begin`: a step-long stretch to compare with.
+// period multiples without timing) and a trail. `ref_begin`: a step-long stretch to compare with;
+// `ref_starts_run`: it starts the longest run of repetitions (the cut starts there when the window
+// holds it).
 std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t period,
-                            int64_t threshold, int window, size_t ref_begin);
+                            int64_t threshold, int window, size_t ref_begin, bool ref_starts_run);
 
 struct PrefillTest {
   bool established = false;
@@ -106,6 +115,7 @@ struct PrefillChoice {
   std::optional<size_t> split;  // where in that segment the prefill starts, when not at its begin
   std::string why;              // the evidence, or why the best candidate failed ("": none)
   Confidence confidence = Confidence::low;
+  std::vector<Alternative> rejected;  // the candidates that failed, with why
 };
 PrefillChoice find_prefill(const Detector& det, const std::vector<Seg>& segs, size_t ref,
                            size_t step_len, int layers);
@@ -120,8 +130,11 @@ void order_findings(PhaseModel& pm);
 // The steps, prefill and decode findings and the notes on irregular, partial and unknown
 // stretches, once phases are assigned. `prefill_evidence` is null when no prefill was established;
 // `prefill_why` then says why the best candidate failed (empty: there was none).
+// `se` and `step_alts`: the counted evidence and runner-ups of the steps finding;
+// `prefill_alts`: the prefill candidates that failed.
 void step_findings(PhaseModel& pm, bool timed, size_t period, size_t step_len, double period_match,
-                   const GapStats& gs, const std::string* prefill_evidence,
-                   const std::string& prefill_why, Confidence prefill_conf);
+                   const GapStats& gs, const StepEvidence& se, std::vector<Alternative> step_alts,
+                   const std::string* prefill_evidence, const std::string& prefill_why,
+                   Confidence prefill_conf, std::vector<Alternative> prefill_alts);
 
 }  // namespace kprof::analysis::detail

@@ -1,5 +1,7 @@
 // The sentences of phase detection's findings.
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <map>
 
 #include "core/analysis/phase_detail.hpp"
@@ -36,6 +38,22 @@ Note observation(std::optional<Topic> topic, std::string text) {
   return {NoteKind::observation, topic, std::move(text)};
 }
 
+Confidence step_confidence(const StepEvidence& e) {
+  if (!e.timed) return Confidence::low;
+  if (e.regular >= 3 && e.irregular * 10 <= e.regular && e.identical * 10 >= e.regular * 9 &&
+      e.gap_ratio >= 10 && e.explained * 2 >= e.dispatches && e.close_periods == 0)
+    return Confidence::high;
+  if (e.regular >= 2 && e.irregular <= e.regular && e.gap_ratio >= 3) return Confidence::medium;
+  return Confidence::low;
+}
+
+Confidence layer_confidence(const LayerEvidence& e) {
+  if (!e.accounted || e.layers < 2) return Confidence::low;
+  if (e.match >= 0.9 && e.layers >= 4 && e.covered * 10 >= e.step * 8 && e.rival_layers == 0)
+    return Confidence::high;
+  return e.match >= 0.5 ? Confidence::medium : Confidence::low;
+}
+
 std::string PhaseModel::stream_name() const {
   const std::string agent = "agent " + std::to_string(main_agent);
   return main_pid == 0 ? agent +
@@ -50,7 +68,7 @@ namespace kprof::analysis::detail {
 
 Finding windows_finding(const std::vector<Window>& windows, const WindowScan& scan) {
   std::string ev;
-  Finding f{Topic::windows, "", "", Confidence::high};
+  Finding f{Topic::windows, "", "", Confidence::high, {}, ""};
   const auto& w0 = windows.front();
   const int64_t scattered_holes = scan.scattered_holes, scattered_missing = scan.scattered_missing;
   {
@@ -81,6 +99,23 @@ Finding windows_finding(const std::vector<Window>& windows, const WindowScan& sc
                     "missing in " + std::to_string(scattered_holes) +
                     " small holes spread over the trace (a kernel filter, not windows)";
     }
+    // The other reading of the same ids, and why it lost.
+    if (windows.size() > 1) {
+      int64_t smallest = INT64_MAX;
+      for (size_t i = 1; i < windows.size(); ++i)
+        smallest = std::min(smallest, windows[i].missing_before);
+      f.alternatives.push_back(
+          {"one continuous trace", std::to_string(windows.size() - 1) +
+                                       " runs of missing Dispatch_Ids, the smallest of " +
+                                       std::to_string(smallest) + ", cut it"});
+    } else {
+      f.alternatives.push_back(
+          {"a windowed trace",
+           scattered_holes ? std::to_string(scattered_holes) + " holes of " +
+                                 std::to_string(scattered_missing) +
+                                 " ids in all, spread over the trace, none large enough to cut it"
+                           : std::string("no Dispatch_Id of the process is missing")});
+    }
     if (w0.missing_before > 0) {
       f.evidence += "; the trace starts at Dispatch_Id " + std::to_string(w0.first_id) + ": " +
                     std::to_string(w0.missing_before) +
@@ -98,8 +133,9 @@ void order_findings(PhaseModel& pm) {
 }
 
 void step_findings(PhaseModel& pm, bool timed, size_t P, size_t step_len, double period_match,
-                   const GapStats& gs, const std::string* prefill_evidence,
-                   const std::string& prefill_why, Confidence prefill_conf) {
+                   const GapStats& gs, const StepEvidence& se, std::vector<Alternative> step_alts,
+                   const std::string* prefill_evidence, const std::string& prefill_why,
+                   Confidence prefill_conf, std::vector<Alternative> prefill_alts) {
   const bool have_prefill = prefill_evidence != nullptr;
   const size_t regular = pm.decode_steps + pm.role_unknown_steps;
   std::string ev = "the kernel-name sequence repeats every " + num(P) + " dispatches (" +
@@ -110,28 +146,37 @@ void step_findings(PhaseModel& pm, bool timed, size_t P, size_t step_len, double
   } else {
     ev += "; the trace has no timestamps, so boundaries are assumed at period multiples";
   }
-  // High: several regular steps, few irregular ones, boundaries far above the in-step gaps.
-  const size_t irregular = static_cast<size_t>(pm.irregular_steps);
-  Confidence c = Confidence::low;
-  if (timed && regular >= 3 && irregular * 10 <= regular &&
-      gs.between >= 10 * std::max(gs.inside, 1.0) && period_match >= 0.9)
-    c = Confidence::high;
-  else if (timed && regular >= 2 && irregular <= regular)
-    c = Confidence::medium;
+  std::string counts = num(se.identical) + " of the " + num(regular) +
+                       " regular steps launch the reference step's kernels with its grids and "
+                       "workgroups; " +
+                       num(se.explained) + " of the stream's " + num(se.dispatches) +
+                       " dispatches lie in regular steps; " + num(se.irregular) + " irregular";
+  if (timed) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.1f", se.gap_ratio);
+    counts += "; boundary gaps " + std::string(ratio) +
+              "x the larger of the in-step median and the next-best boundary's";
+  }
+  counts += "; " + num(se.close_periods) + " other period" + (se.close_periods == 1 ? "" : "s") +
+            " within 5 points of the match";
   pm.findings.push_back({Topic::steps,
                          num(regular) + " repeated steps of " + num(step_len) + " dispatches" +
                              (pm.windowed() ? " in " + num(pm.windows.size()) + " windows" : ""),
-                         ev, c});
+                         ev, step_confidence(se), std::move(step_alts), counts});
   if (have_prefill) {
     const auto& p = *std::find_if(pm.steps.begin(), pm.steps.end(),
                                   [](const Step& s) { return s.phase == Phase::prefill; });
     pm.findings.push_back({Topic::prefill,
                            "1 prefill step of " + num(p.end - p.begin) + " dispatches", prefill_why,
-                           prefill_conf});
+                           prefill_conf, std::move(prefill_alts), ""});
     pm.findings.push_back(
-        {Topic::decode, num(pm.decode_steps) + " decode steps",
+        {Topic::decode,
+         num(pm.decode_steps) + " decode steps",
          "the regular repeated steps after the prefill (one forward pass per generated token)",
-         prefill_conf});
+         prefill_conf,
+         {{"repeated forward passes of separate requests",
+           "the " + num(pm.decode_steps) + " steps follow the established prefill"}},
+         ""});
   } else {
     pm.notes.push_back(not_established(
         Topic::prefill,

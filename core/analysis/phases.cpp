@@ -5,6 +5,8 @@
 #include "core/analysis/phases.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -89,6 +91,14 @@ size_t alike_windows(const PhaseModel& pm, const Detector& det, size_t& length) 
     if (same > best) best = same, length = len;
   }
   return best >= 2 ? best : 0;
+}
+
+// "12x": how many times `a` is `b`, for a sentence.
+std::string times(double a, double b) {
+  char buf[32];
+  const double r = a / std::max(b, 1.0);
+  std::snprintf(buf, sizeof buf, r >= 10 ? "%.0fx" : "%.1fx", r);
+  return buf;
 }
 
 // Why a layer count that does not account for every kernel is not established: the count, the
@@ -181,6 +191,7 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
   // The period from the longest window (a period across a window boundary means nothing), else
   // from the next longest that has one.
   size_t P = 0;
+  std::vector<PeriodCandidate> considered;  // the other periods weighed in the chosen window
   if (n >= 8) {
     std::vector<size_t> by_size(pm.windows.size());
     for (size_t i = 0; i < by_size.size(); ++i) by_size[i] = i;
@@ -190,7 +201,8 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     for (size_t wi : by_size) {
       const auto& w = pm.windows[wi];
       if (w.end - w.begin < 8) break;
-      P = detect_period(det.names, w.begin, w.end);
+      considered.clear();
+      P = detect_period(det.names, w.begin, w.end, 0, &considered);
       if (P) {
         longest = wi;
         break;
@@ -252,6 +264,17 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     if (LE - LB < 2 * P) {
       pm.notes.push_back(
           not_established(Topic::steps, what + ", but no window holds two repetitions to compare"));
+    } else if (gb >= 3 * std::max(gi, 1.0) && gb < 3 * gs.rival) {
+      // The host stops as long at another place of each repetition: its gaps cut smaller units
+      // (the layers of one pass, each followed by a host sync), and one pass's blocks of alike
+      // layers repeat like steps.
+      pm.notes.push_back(not_established(
+          Topic::steps,
+          what + ", but host gaps as long as those at its best boundary (" + fmt_ns(gb) +
+              ") also sit " + num(gs.rival_distance) + " dispatches from it (" + fmt_ns(gs.rival) +
+              ", against " + fmt_ns(gi) +
+              " inside): they mark smaller units within each repetition, not its boundaries; the "
+              "repeating unit may be a block of layers of one forward pass, not a step"));
     } else {
       pm.notes.push_back(not_established(
           Topic::steps, what + ", but no host gap marks its boundaries (median " + fmt_ns(gb) +
@@ -271,28 +294,47 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
                  std::to_string(lf.layers) + " times; the stretch repeats with that period (" +
                  pct(lf.match) +
                  " match). These may be the layers of one forward pass or an inner loop",
-             Confidence::low});
+             Confidence::low,
+             {{"steps of " + num(P) + " dispatches", "no host gap marks their boundaries"}},
+             ""});
       }
     }
     finish();
     return pm;
   }
 
-  // Reference step: the first P-long stretch of the longest window, starting at a boundary, that
-  // repeats one period later.
+  // Reference step: the start of the longest run of P-long stretches of the longest window, each
+  // starting at a boundary and repeated one period later. Not the first: warm-up (a warm-up
+  // request, set-up launches) may repeat a few times before the measured steps, at other
+  // boundaries. Without timing every position is a boundary, so the first repeated stretch is
+  // taken (its steps fall on period multiples from there). The runs weighed are bounded, so a
+  // trace with many short runs costs what the first-match search did.
   size_t ref_begin = LB;
-  for (size_t i = LB; i + 2 * P <= LE; ++i) {
-    if (i != LB && det.timed && det.gap[i] < threshold) continue;
-    if (aligned_match(det.names, i, i + P, P) >= 0.9) {
-      ref_begin = i;
-      break;
+  bool ref_starts_run = false;
+  {
+    auto repeats = [&](size_t i) { return aligned_match(det.names, i, i + P, P) >= 0.9; };
+    auto boundary = [&](size_t i) { return i == LB || !det.timed || det.gap[i] >= threshold; };
+    size_t best_run = 0, runs = 0;
+    for (size_t i = LB; i + 2 * P <= LE && runs < 256; ++i) {
+      if (!boundary(i) || !repeats(i)) continue;
+      ref_starts_run = true;
+      if (!det.timed) {
+        ref_begin = i;
+        break;
+      }
+      // A start inside a run already weighed is no run of its own.
+      if (i >= LB + P && boundary(i - P) && repeats(i - P)) continue;
+      ++runs;
+      size_t run = 1;
+      for (size_t j = i + P; j + 2 * P <= LE && boundary(j) && repeats(j); j += P) ++run;
+      if (run > best_run) best_run = run, ref_begin = i;
     }
   }
 
   std::vector<Seg> segs;
   for (size_t wi = 0; wi < pm.windows.size(); ++wi) {
     auto s = cut_window(det, pm.windows[wi].begin, pm.windows[wi].end, P, threshold,
-                        static_cast<int>(wi), ref_begin);
+                        static_cast<int>(wi), ref_begin, ref_starts_run);
     segs.insert(segs.end(), s.begin(), s.end());
   }
   // The regular step length: the most common step length.
@@ -353,13 +395,34 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     if (lf.layers > 0 && !lf.accounted()) {
       pm.notes.push_back(not_established(Topic::layers, layer_conflict(det, lf)));
     } else if (lf.layers > 0) {
+      // A rival count that fits as regularly and is no divisor of this one contradicts it.
+      const bool rival = lf.rival_fits && lf.rival_layers > 0 && lf.layers % lf.rival_layers != 0;
+      const LayerEvidence le{lf.layers, lf.match, static_cast<size_t>(lf.layers) * lf.period,
+                             step_len,  true,     rival ? lf.rival_layers : 0};
+      std::vector<Alternative> alts;
+      if (lf.rival_layers > 0)
+        alts.push_back(
+            {std::to_string(lf.rival_layers) + " layers (" + det.name_of(lf.rival_anchor) +
+                 " launches " + std::to_string(lf.rival_layers) + " times, every " +
+                 num(lf.rival_period) + " dispatches)",
+             lf.rival_fits && !rival ? std::to_string(lf.layers / lf.rival_layers) +
+                                           " layers apart: a kernel of every " +
+                                           std::to_string(lf.layers / lf.rival_layers) + "th layer"
+                                     : lf.rival_why});
+      alts.push_back({"layers of two kinds in each of the " + std::to_string(lf.layers),
+                      "no kernel launches a whole number of times per layer at uneven distances "
+                      "between alike stretches"});
       pm.findings.push_back(
           {Topic::layers,
            std::to_string(lf.layers) + " layers per step, " + num(lf.period) + " dispatches each",
            det.name_of(lf.anchor) + " launches every " + num(lf.period) + " dispatches, " +
                std::to_string(lf.layers) + " times per step; that stretch of the step repeats " +
                "with the same period (" + pct(lf.match) + " match)",
-           lf.match >= 0.9 ? Confidence::high : Confidence::medium});
+           layer_confidence(le), std::move(alts),
+           num(lf.agreeing) + " kernel" + (lf.agreeing == 1 ? "" : "s") +
+               " launch once per layer at that distance; the layers hold " + num(le.covered) +
+               " of the step's " + num(step_len) + " dispatches; every kernel of the layers " +
+               "accounted for; " + (rival ? "a rival count fits as regularly" : "no rival count")});
     } else {
       pm.notes.push_back(
           not_established(Topic::layers,
@@ -435,8 +498,50 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     return pm;
   }
 
-  step_findings(pm, det.timed, P, step_len, period_match, gs, have_prefill ? &prefill_why : nullptr,
-                prefill_why, prefill_conf);
+  // The counted evidence for the steps, and the candidates they were preferred to.
+  StepEvidence se;
+  se.timed = det.timed;
+  se.regular = static_cast<size_t>(pm.decode_steps + pm.role_unknown_steps);
+  se.irregular = static_cast<size_t>(pm.irregular_steps);
+  se.dispatches = n;
+  for (const auto& st : pm.steps) {
+    if (st.phase != Phase::decode && st.phase != Phase::step) continue;
+    se.explained += st.end - st.begin;
+    se.identical += aligned_match(det.ids_as_names, ref, st.begin, step_len) >= 0.9;
+  }
+  se.gap_ratio = det.timed ? gb / std::max({gi, gs.rival, 1.0}) : 0;
+  const PeriodCandidate* runner_up = nullptr;
+  for (const auto& c : considered) {
+    // A rival step length: not a repetition inside the step (a divisor, or a stretch of layers
+    // shorter than half of it), and nearly as good a match.
+    if (2 * c.period > P && P % c.period != 0 && std::abs(c.match - period_match) <= 0.05)
+      ++se.close_periods;
+    if (!runner_up || c.match > runner_up->match) runner_up = &c;
+  }
+  std::vector<Alternative> step_alts;
+  if (runner_up) {
+    const size_t d = runner_up->period;
+    step_alts.push_back(
+        {"a period of " + num(d) + " dispatches (" + pct(runner_up->match) + " match)",
+         P % d == 0 ? "it fits " + num(P / d) +
+                          " times in a step: a repetition inside the step (layers), and the "
+                          "largest period that repeats is the step"
+         : runner_up->match < 0.5
+             ? std::string("under the 50% match a period needs")
+             : "it matches " + pct(runner_up->match) + " against " + pct(period_match)});
+  }
+  if (det.timed && gs.rival_distance > 0)
+    step_alts.push_back(
+        {"boundaries " + num(gs.rival_distance) + " dispatches from these (host gaps of " +
+             fmt_ns(gs.rival) + ")",
+         "the gaps at these are " + times(gb, gs.rival) + " as long (" + fmt_ns(gb) + ")"});
+  step_alts.push_back(
+      det.timed ? Alternative{"one forward pass (no loop)",
+                              num(se.regular) + " whole repetitions lie between host gaps"}
+                : Alternative{"a layer or an inner loop of one pass",
+                              "not ruled out: the trace has no timestamps to show host gaps"});
+  step_findings(pm, det.timed, P, step_len, period_match, gs, se, std::move(step_alts),
+                have_prefill ? &prefill_why : nullptr, prefill_why, prefill_conf, prefill.rejected);
   note_trailing_loops(pm, det, segs, P, step_len, ref);
   order_findings(pm);
   return pm;

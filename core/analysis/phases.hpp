@@ -73,13 +73,55 @@ std::string_view to_string(Confidence c);
 enum class Topic : uint8_t { windows, steps, prefill, decode, layers };
 std::string_view to_string(Topic t);
 
+// A candidate the analysis weighed against a finding, and why it lost.
+struct Alternative {
+  std::string candidate;  // "a period of 35 dispatches (98% match)"
+  std::string why_lost;   // "it fits 24 times in a step: the layer inside it"
+};
+
 // One thing the analysis established, with what it rests on.
 struct Finding {
   Topic topic;
   std::string claim;     // "63 repeated steps of 847 dispatches"
   std::string evidence;  // "the kernel sequence repeats every 847 dispatches (100% match) ..."
   Confidence confidence = Confidence::medium;
+  std::vector<Alternative> alternatives;  // the runner-up candidates, best first
+  std::string counts;  // the counts the confidence follows from (StepEvidence, LayerEvidence)
 };
+
+// The counted evidence for repeated steps, from which their confidence follows (step_confidence):
+//   high    timed; at least 3 regular steps, at most one irregular per 10; at least 9 in 10 of
+//           them launch the reference step's kernels with its grids and workgroups; boundary gaps
+//           10 times the larger of the in-step median and the best gaps elsewhere in the period;
+//           half the stream in regular steps; no other period within 5 points of the match
+//   medium  timed; at least 2 regular steps, no more irregular ones; boundary gaps 3 times that
+//   low     otherwise (an untimed trace's boundaries are assumed, never seen)
+struct StepEvidence {
+  bool timed = false;
+  size_t regular = 0, irregular = 0;
+  size_t identical = 0;      // regular steps whose launches (names, grids) match the reference's
+  size_t explained = 0;      // main-stream dispatches in regular steps
+  size_t dispatches = 0;     // main-stream dispatches
+  double gap_ratio = 0;      // boundary gap / max(median gap, rival boundary's gap, 1 ns)
+  size_t close_periods = 0;  // other step lengths (over half the step, no divisor of it) within
+                             // 5 match points
+};
+Confidence step_confidence(const StepEvidence& e);
+
+// The counted evidence for a layer count (layer_confidence):
+//   high    every kernel of the layers accounted for; the layer stretch repeats at >= 90%; at
+//           least 4 layers; the layers cover at least 80% of the step; no other count fits
+//   medium  every kernel accounted for; >= 50% repetition
+//   low     otherwise
+struct LayerEvidence {
+  int layers = 0;
+  double match = 0;
+  size_t covered = 0;  // dispatches of the step inside the layers (layers x period)
+  size_t step = 0;     // dispatches of the step
+  bool accounted = false;
+  int rival_layers = 0;  // another count that fits as regularly (0: none)
+};
+Confidence layer_confidence(const LayerEvidence& e);
 
 // What the analysis could not establish, or an observation about the trace. The kind and the topic
 // are fields, so a view (structure) or a machine reader never has to parse the text.
@@ -154,11 +196,19 @@ PhaseModel detect_phases(const PassData& pass, MainStream order,
                          SpillVector<int64_t> process_ids = SpillVector<int64_t>{},
                          const NameTable* names = nullptr, size_t spill_bytes = 0);
 
+// A period candidate and the share of positions it matches.
+struct PeriodCandidate {
+  size_t period = 0;
+  double match = 0;
+};
+
 // Period detection alone, on a name sequence (tests and the real-capture pin): the largest
 // distance at which k-grams repeat often enough, or 0.
 size_t detect_period(const std::vector<uint32_t>& names, size_t k = 0);
-// The same on [b, e) of `names`.
-size_t detect_period(const SpillVector<uint32_t>& names, size_t b, size_t e, size_t k = 0);
+// The same on [b, e) of `names`. `considered` (optional) receives the other candidates weighed,
+// those tried before the chosen one (larger, under 50% match) and a few smaller ones after it.
+size_t detect_period(const SpillVector<uint32_t>& names, size_t b, size_t e, size_t k = 0,
+                     std::vector<PeriodCandidate>* considered = nullptr);
 
 // Layers of one step's name sequence.
 struct LayerFit {
@@ -173,6 +223,14 @@ struct LayerFit {
   size_t conflict_count = 0;
   bool finer = false;
   bool accounted() const { return conflict_count == 0; }
+  // Agreement and the runner-up: kernels that launch once per layer at the same distance (the
+  // anchor among them), and the best other count with its anchor and why it lost.
+  size_t agreeing = 0;
+  int rival_layers = 0;
+  size_t rival_period = 0;
+  uint32_t rival_anchor = 0;
+  bool rival_fits = false;  // it launches regularly over the layers too (a kernel of every k-th)
+  std::string rival_why;    // "launches at irregular distances (5 to 9)", "fewer launches", ...
 };
 LayerFit detect_layers(std::vector<uint32_t> step_names);
 

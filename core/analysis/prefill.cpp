@@ -115,6 +115,10 @@ PrefillChoice find_prefill(const Detector& det, const std::vector<Seg>& segs, si
       break;
     }
     if (out.why.empty()) out.why = t.evidence;
+    out.rejected.push_back({"Dispatch_Id " + std::to_string(det.order[range.first].dispatch_id) +
+                                "-" + std::to_string(det.order[range.second - 1].dispatch_id) +
+                                (segs[si].kind == SegKind::step ? " (the first step)" : ""),
+                            t.evidence});
   }
   return out;
 }

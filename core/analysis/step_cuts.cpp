@@ -90,9 +90,16 @@ WindowScan find_windows(const MainStream& order, const SpillVector<int64_t>& pro
 // offset are one per period, so the offsets are taken in batches that hold at most
 // k_gap_values gaps together, each batch in one forward pass over [from, e): bounded memory
 // whatever the trace's length, and the same values in the same order per offset as one offset at
-// a time.
+// a time. `rivals` (optional) receives the offsets with the largest values, largest first: the
+// candidates the best one was preferred to.
+struct OffsetGap {
+  size_t offset = 0;
+  int64_t gap = -1;
+};
+constexpr size_t k_rivals_kept = 64;
 std::pair<size_t, int64_t> best_offset(const Detector& det, size_t from, size_t e, size_t period,
-                                       size_t min_samples) {
+                                       size_t min_samples,
+                                       std::vector<OffsetGap>* rivals = nullptr) {
   constexpr size_t k_gap_values = size_t{1} << 20;  // 8 MiB of gaps
   int64_t best = -1;
   size_t at = from;
@@ -100,6 +107,7 @@ std::pair<size_t, int64_t> best_offset(const Detector& det, size_t from, size_t 
   const size_t per_offset = (e - from) / period + 1;
   const size_t batch = std::max<size_t>(1, k_gap_values / per_offset);
   std::vector<std::vector<int64_t>> g;
+  auto by_gap = [](const OffsetGap& a, const OffsetGap& b) { return a.gap > b.gap; };
   for (size_t x0 = from; x0 < end_x; x0 += batch) {
     const size_t x1 = std::min(end_x, x0 + batch);
     g.assign(x1 - x0, {});
@@ -111,8 +119,18 @@ std::pair<size_t, int64_t> best_offset(const Detector& det, size_t from, size_t 
       if (g[x - x0].size() < min_samples) continue;
       const int64_t m = upper_quantile(std::move(g[x - x0]));
       if (m > best) best = m, at = x;
+      if (rivals) {
+        // A bounded min-heap of the largest: the offsets that come closest to the best.
+        rivals->push_back({x, m});
+        std::push_heap(rivals->begin(), rivals->end(), by_gap);
+        if (rivals->size() > k_rivals_kept) {
+          std::pop_heap(rivals->begin(), rivals->end(), by_gap);
+          rivals->pop_back();
+        }
+      }
     }
   }
+  if (rivals) std::sort_heap(rivals->begin(), rivals->end(), by_gap);
   return {at, best};
 }
 
@@ -123,20 +141,36 @@ GapStats gap_stats(const Detector& det, size_t P, size_t LB, size_t LE) {
     return s;
   }
   if (LE - LB < 2 * P) return s;  // under two periods: nothing to compare
-  const auto [c0, best] = best_offset(det, LB, LE, P, 2);
+  std::vector<OffsetGap> rivals;
+  const auto [c0, best] = best_offset(det, LB, LE, P, 2, &rivals);
   s.between = static_cast<double>(std::max<int64_t>(best, 0));
+  s.offset = (c0 - LB) % P;
+  // The rival boundary: the largest gaps at an offset that is not the best one shifted by a few
+  // kernels (a step with kernels added or missing moves its later boundaries by as many). Gaps as
+  // large there mean the host stops at several places of each repetition (after every layer, say):
+  // they mark smaller units inside it, not its boundaries.
+  const size_t near = std::max<size_t>(2, P / 16);
+  for (const auto& r : rivals) {
+    const size_t d = r.offset > c0 ? r.offset - c0 : c0 - r.offset;
+    if (std::min(d, P - d) <= near) continue;
+    s.rival = static_cast<double>(std::max<int64_t>(r.gap, 0));
+    s.rival_offset = (r.offset - LB) % P;
+    s.rival_distance = std::min(d, P - d);
+    break;
+  }
   std::vector<int64_t> inside;
   const size_t stride = std::max<size_t>(1, (LE - LB) / 200000);
   for (size_t y = LB + 1; y < LE; y += stride)
     if ((y + P - c0 % P) % P != 0 && det.gap[y] >= 0) inside.push_back(det.gap[y]);
   s.inside = static_cast<double>(median_of(inside));
-  s.marks_steps = s.between > 0 && s.between >= 3 * std::max(s.inside, 1.0);
+  s.marks_steps =
+      s.between > 0 && s.between >= 3 * std::max(s.inside, 1.0) && s.between >= 3 * s.rival;
   s.threshold = static_cast<int64_t>(std::sqrt(std::max(s.between, 1.0) * std::max(s.inside, 1.0)));
   return s;
 }
 
 std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t P, int64_t threshold,
-                            int window, size_t ref_begin) {
+                            int window, size_t ref_begin, bool ref_starts_run) {
   const auto& names = det.names;
   const auto& gap = det.gap;
   std::vector<Seg> out;
@@ -162,9 +196,23 @@ std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t P, i
     }
     if (!found) r0 = best_r;
   }
-  // A boundary: the position in [r0, r0 + P) whose host gaps one period apart are largest.
-  // Untimed traces cut at r0.
-  const size_t c0 = det.timed ? best_offset(det, r0, e, P, 1).first : r0;
+  // A boundary: the reference step's start when this window holds it after a host gap (the start
+  // of the longest run of repetitions); otherwise the position in [r0, r0 + P) whose host gaps one
+  // period apart are largest, moved on by whole periods to the first such position with a gap that
+  // marks a boundary (warm-up before the steps has none there, and a cut started inside it would
+  // leave every step after it in one lead). Untimed traces cut at r0.
+  size_t c0 = r0;
+  if (det.timed && ref_starts_run && b < ref_begin && ref_begin < e &&
+      gap[ref_begin] >= threshold) {
+    c0 = ref_begin;
+  } else if (det.timed) {
+    c0 = best_offset(det, r0, e, P, 1).first;
+    for (size_t y = c0; y < e; y += P)
+      if (gap[y] >= threshold) {
+        c0 = y;
+        break;
+      }
+  }
   // A boundary near `nominal` in [lo, hi]: the host gap >= threshold closest to it, within a
   // quarter period. The window's own ends b and e count as boundaries (nothing was traced beyond
   // them), so a step that fills the rest of a window exactly ends there.

@@ -379,5 +379,36 @@ TEST(Join, ConstantOffsetOfAFilteredPassIsExactAndReliable) {
   EXPECT_TRUE(j.reliable());
 }
 
+// A decode trace captured in windows (decode steps 2 and 6 only, ids kept) and a counter pass of
+// the same program, ids as its own run numbered them, from the last launch of step 1 to the fifth
+// of step 3. Offset 0 pairs all 35 of step 2 exactly; the counter ids around it fall where the
+// trace recorded nothing (before its first window, in the hole between the windows), which proves
+// nothing either way. Offset 4 steps pairs step 2's launches with step 6's as well, but those are
+// another token's launches: the same id of the same program is the same launch.
+TEST(Join, SharedIdsInAWindowedTraceAreTheExactMapping) {
+  NameTable names;
+  const PassData full = test::build(test::moe_like(4, 10), names);
+  const size_t per_step = 1 + 4 * 8 + 2;
+  PassData trace = same_shapes(full);
+  trace.pass_id = 1;
+  for (const size_t step : {2u, 6u})  // prefill is step 0
+    for (size_t i = step * per_step; i < (step + 1) * per_step; ++i)
+      trace.dispatches.push_back(full.dispatches[i]);
+  PassData counters = same_shapes(full);
+  counters.pass_id = 2;
+  for (size_t i = 2 * per_step - 1; i < 3 * per_step + 5; ++i) {
+    Dispatch c = full.dispatches[i];
+    c.pid = 555;
+    c.start_ns = c.end_ns = 0;
+    counters.dispatches.push_back(c);
+  }
+  const JoinResult j = joined(trace, counters, static_cast<int64_t>(per_step));
+  EXPECT_EQ(j.method, "offset");
+  EXPECT_EQ(j.offset, 0);
+  ASSERT_EQ(j.matches.size(), per_step);
+  for (const auto& m : j.matches) EXPECT_EQ(m.trace.dispatch_id, m.counter.dispatch_id);
+  EXPECT_EQ(j.unmatched_counter.size(), 6u);
+  EXPECT_TRUE(j.reliable());
+}
 }  // namespace
 }  // namespace kprof::analysis

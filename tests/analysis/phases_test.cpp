@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/analysis/claims.hpp"
 #include "tests/analysis/synthetic.hpp"
 
 namespace kprof::analysis {
@@ -453,6 +454,230 @@ TEST(Phases, OneForwardPassOfManyLayersHasNoStepsOnlyLayerLikeBlocks) {
       EXPECT_EQ(f.confidence, Confidence::low);
     }
   }
+}
+
+// One forward pass of 15 layers in 3 blocks of 5 (4 sliding-window layers, each attending token by
+// token, then 1 full-attention layer), the host waiting 2 ms after every layer (a sync per layer,
+// as an engine that reads each layer's result does) and 200 ns between kernels. The 5-layer block
+// repeats and its boundary has host gaps far above the in-layer ones, but so do the 4 layer
+// boundaries inside it: the gaps mark layers, not steps, and one pass is not a generation loop.
+TEST(Phases, BlocksOfLayersWithAHostSyncAfterEveryLayerAreNotSteps) {
+  NameTable names;
+  PassData p;
+  p.pass_id = 1;
+  p.kind = "trace";
+  int64_t t = 1'000'000, id = 1;
+  auto emit = [&](const char* name, int64_t grid) {
+    Dispatch d;
+    d.dispatch_id = id++;
+    d.pid = 7;
+    d.start_ns = t;
+    d.end_ns = t + 1000;
+    t = d.end_ns + 200;
+    KernelShape s;
+    s.name = names.intern(name);
+    s.grid[0] = grid;
+    s.wg[0] = 256;
+    p.add(d, s, 2);
+  };
+  emit("embed", 4096);
+  for (int block = 0; block < 3; ++block) {
+    for (int layer = 0; layer < 5; ++layer) {
+      emit("norm", 4096);
+      emit("qkv_matmul", 8192);
+      if (layer < 4) {
+        for (int token = 0; token < 8; ++token) {
+          emit("kv_write", 256);
+          emit("sliding_attn", 256);
+        }
+      } else {
+        emit("full_attn", 2048);
+      }
+      emit("o_matmul", 8192);
+      emit("mlp_matmul", 8192);
+      t += 2'000'000;  // the host reads the layer's result before it launches the next
+    }
+  }
+  emit("lm_head", 4096);
+  const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
+  EXPECT_EQ(pm.step_period, 0u);
+  EXPECT_EQ(pm.whole_steps(), 0);
+  EXPECT_FALSE(has_finding(pm, Topic::steps));
+  EXPECT_TRUE(not_established_about(pm, Topic::steps));
+  EXPECT_TRUE(note_mentions(pm, "may be a block of layers of one forward pass, not a step"))
+      << (pm.notes.empty() ? std::string() : pm.notes.front().line());
+}
+
+// Warm-up before the measured work: the steps must still be found. Here 40 set-up launches
+// (kernels of their own, 30 us host gaps between them, as weight uploads are), a warm-up request
+// (1 prefill + 2 decode steps of 1 + 4 x 8 + 2 = 35 dispatches, 50 us host gaps between steps),
+// 2 ms idle, one buffer fill, then the measured request (1 prefill + 12 decode steps). The fill
+// puts the measured steps one dispatch off the warm-up's boundaries, so the offset with the
+// longest host gaps one period apart (the measured steps') falls inside the set-up launches in
+// the first period; the cut must start at the longest run of repetitions instead.
+TEST(Phases, WarmUpBeforeTheStepsDoesNotHideThem) {
+  NameTable names;
+  const test::Workload w = test::moe_like(4, 12);
+  test::Workload warm = w;
+  warm.decode_steps = 2;
+  const PassData request = test::build(warm, names);
+  const PassData measured = test::build(w, names);
+  PassData p;
+  p.pass_id = 1;
+  p.kind = "trace";
+  int64_t id = 1, t = 1'000'000;
+  auto launch = [&](const std::string& name, int64_t grid, int64_t gap_after) {
+    Dispatch d;
+    d.dispatch_id = id++;
+    d.pid = static_cast<int32_t>(w.pid);
+    d.start_ns = t;
+    d.end_ns = t + 2000;
+    t = d.end_ns + gap_after;
+    KernelShape s;
+    s.name = names.intern(name);
+    s.grid[0] = grid;
+    s.wg[0] = 64;
+    p.add(d, s, w.agent);
+  };
+  for (int i = 0; i < 40; ++i)
+    launch("setup_kernel_" + std::to_string(i % 7), 64 * (i + 1), 30'000);
+  auto append = [&](const PassData& part) {
+    const int64_t shift = t - part.dispatches.front().start_ns;
+    for (Dispatch d : part.dispatches) {
+      const KernelShape s = part.shape(d);
+      d.dispatch_id = id++;
+      d.start_ns += shift;
+      d.end_ns += shift;
+      t = d.end_ns;
+      p.add(d, s, w.agent);
+    }
+  };
+  append(request);
+  t += 2'000'000;
+  launch("fill", 1024, 200);
+  append(measured);
+  const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
+  const size_t per_step = 1 + 4 * 8 + 2;
+  EXPECT_EQ(pm.step_period, per_step);
+  // The measured request's 13 passes are whole steps, the last 12 regular ones.
+  ASSERT_GE(pm.steps.size(), 13u);
+  for (size_t i = pm.steps.size() - 12; i < pm.steps.size(); ++i) {
+    const Step& s = pm.steps[i];
+    EXPECT_TRUE(s.phase == Phase::decode || s.phase == Phase::step) << i;
+    EXPECT_EQ(s.end - s.begin, per_step) << i;
+  }
+  EXPECT_EQ(pm.steps.back().end, pm.order.size());
+  // The set-up launches belong to no step.
+  EXPECT_EQ(pm.steps.front().phase, Phase::unknown);
+  EXPECT_GE(pm.steps.front().end - pm.steps.front().begin, 40u);
+  const Finding* steps = nullptr;
+  for (const auto& f : pm.findings)
+    if (f.topic == Topic::steps) steps = &f;
+  ASSERT_NE(steps, nullptr);
+  EXPECT_NE(steps->confidence, Confidence::low);
+}
+
+// Confidence follows counted evidence, each count able to lower it on its own.
+TEST(Confidence, StepsAreHighOnlyWhenEveryCountSupportsThem) {
+  StepEvidence e;
+  e.timed = true;
+  e.regular = 63;
+  e.irregular = 0;
+  e.identical = 63;
+  e.explained = 53361;
+  e.dispatches = 54194;
+  e.gap_ratio = 40;
+  e.close_periods = 0;
+  EXPECT_EQ(step_confidence(e), Confidence::high);
+  auto with = [&](auto change) {
+    StepEvidence x = e;
+    change(x);
+    return step_confidence(x);
+  };
+  EXPECT_EQ(with([](StepEvidence& x) { x.timed = false; }), Confidence::low);
+  EXPECT_EQ(with([](StepEvidence& x) { x.regular = x.identical = 2; }), Confidence::medium);
+  EXPECT_EQ(with([](StepEvidence& x) { x.identical = 50; }), Confidence::medium);  // grids differ
+  EXPECT_EQ(with([](StepEvidence& x) { x.explained = 20000; }), Confidence::medium);
+  EXPECT_EQ(with([](StepEvidence& x) { x.close_periods = 1; }), Confidence::medium);
+  EXPECT_EQ(with([](StepEvidence& x) { x.gap_ratio = 5; }), Confidence::medium);
+  EXPECT_EQ(with([](StepEvidence& x) { x.gap_ratio = 2; }), Confidence::low);
+  EXPECT_EQ(with([](StepEvidence& x) { x.regular = x.identical = 1; }), Confidence::low);
+  EXPECT_EQ(with([](StepEvidence& x) { x.irregular = 64; }), Confidence::low);
+}
+
+TEST(Confidence, LayersNeedEveryKernelAccountedForAndNoRivalCount) {
+  const LayerEvidence e{48, 0.98, 48 * 17, 847, true, 0};
+  EXPECT_EQ(layer_confidence(e), Confidence::high);
+  LayerEvidence x = e;
+  x.accounted = false;
+  EXPECT_EQ(layer_confidence(x), Confidence::low);
+  x = e;
+  x.rival_layers = 36;
+  EXPECT_EQ(layer_confidence(x), Confidence::medium);
+  x = e;
+  x.covered = 400;  // the layers hold under 80% of the step
+  EXPECT_EQ(layer_confidence(x), Confidence::medium);
+  x = e;
+  x.match = 0.6;
+  EXPECT_EQ(layer_confidence(x), Confidence::medium);
+}
+
+// The period search reports the candidates it weighed: here the layer period, which fits 6 times
+// in the step.
+TEST(Period, ReportsTheCandidatesItWeighed) {
+  std::vector<uint32_t> names;
+  for (int step = 0; step < 10; ++step) {
+    names.push_back(100);
+    for (int l = 0; l < 6; ++l) names.insert(names.end(), {1, 2, 3});
+    names.push_back(200);
+  }
+  const SpillVector<uint32_t> s(names);
+  std::vector<PeriodCandidate> considered;
+  EXPECT_EQ(detect_period(s, 0, s.size(), 4, &considered), 20u);
+  const bool layer = std::any_of(considered.begin(), considered.end(),
+                                 [](const PeriodCandidate& c) { return c.period == 3; });
+  EXPECT_TRUE(layer);
+}
+
+// The layer fit names the kernels that agree with it and the runner-up count with why it lost.
+TEST(Layers, AgreementAndTheRunnerUp) {
+  // 48 layers of (1 2 1 3 4 5 4): 2, 3 and 5 launch once per layer, 7 apart; 1 and 4 twice per
+  // layer at distances 2 and 5 (irregular).
+  std::vector<uint32_t> t = {100};
+  for (int l = 0; l < 48; ++l) t.insert(t.end(), {1, 2, 1, 3, 4, 5, 4});
+  t.insert(t.end(), {200, 201});
+  const LayerFit f = detect_layers(t);
+  EXPECT_EQ(f.layers, 48);
+  EXPECT_EQ(f.agreeing, 3u);
+  EXPECT_EQ(f.rival_layers, 96);
+  EXPECT_FALSE(f.rival_fits);
+  EXPECT_NE(f.rival_why.find("irregular distances (2 to 5)"), std::string::npos) << f.rival_why;
+}
+
+// The claims carry the detector's alternatives, not fixed text.
+TEST(Claims, AlternativesAreTheRunnerUpsTheDetectorWeighed) {
+  PhaseModel pm;
+  pm.main_pid = 1;
+  pm.main_agent = 2;
+  pm.findings.push_back({Topic::steps,
+                         "5 repeated steps of 35 dispatches",
+                         "counts",
+                         Confidence::medium,
+                         {{"a period of 7 dispatches (99% match)", "it fits 5 times in a step"},
+                          {"one forward pass (no loop)", "5 whole repetitions"}},
+                         "5 of the 5 regular steps alike"});
+  pm.notes.push_back(not_established(Topic::layers, "why not"));
+  const auto claims = claims_of(pm, {});
+  ASSERT_EQ(claims.size(), 2u);
+  EXPECT_EQ(claims[0].confidence, "medium");
+  EXPECT_EQ(claims[0].evidence, "counts; 5 of the 5 regular steps alike");
+  EXPECT_EQ(claims[0].alternatives,
+            "a period of 7 dispatches (99% match): lost, it fits 5 times in a step; one forward "
+            "pass (no loop): lost, 5 whole repetitions");
+  EXPECT_EQ(claims[1].confidence, "unknown");
+  EXPECT_EQ(claims[1].reason, "why not");
 }
 
 TEST(Phases, TooFewDispatchesSayWhy) {

@@ -302,7 +302,20 @@ FolderTruth sq8_0_pmc() {
 //   [b-a for a,b in zip(blocks,blocks[1:])] -> 1050, 1050, 1050, 1050, 410, (3 times)
 // apart: 4 sliding layers and 1 full one, 4610 dispatches per 5 layers while the first 15 layers
 // write the KV cache (the last 20 share it and launch less): the layers are not alike, no single
-// dispatches-per-layer figure holds.
+// dispatches-per-layer figure holds. Each layer's attention, in id order (a run of
+// ullm_paged_decode_attn_f32_kernel launches no more than 4 apart is one sliding layer, S; a
+// ullm_gemma_full_attn_batched_512 launch one full layer, F):
+//   -> SSSSF SSSSF SSSSF SSSSF SSSSF SSSSF SSSSF (35 layers, 128 paged launches in each S),
+//   attention starts 1050, 1050, 1050, 920, 540 apart in layers 1-15 (4610 per SSSSF block, 3
+//   blocks) and 534, 534, 534, 532, 24 in layers 16-35 (2158 per block, 4 blocks); matmuls per
+//   layer 9 (layers 1-14), 7 (15-34), 6 (35), 4 before layer 1. The host waits after every layer:
+//     g=[int(r[i]['Start_Timestamp'])-int(r[i-1]['End_Timestamp']) for i in range(1,len(r))]
+//   -> 21-30 ms gaps before a matmul of each layer (ids 2925, 3975, 5025, 6075, ...), 4.7 us
+//   median: at period 4610 the best boundary offset (60% quantile of its gaps, 20.7 ms) has 4
+//   rivals within 10% of it (20.5, 20.1, 20.1, 19.0 ms), 1050, 1050, 1050 and 410 dispatches
+//   apart, one per layer of the block. So the
+//   repetition of 4610 is a block of 5 layers of the one forward pass, bounded by host gaps no
+//   larger than those after every layer: no step, no generation loop.
 const FolderTruth k_gemma_reader{
     "uLLM-project/2026-07-28/gemma4-reader-attribution-v0.1/raw",
     {},
@@ -600,16 +613,10 @@ struct KnownWrong {
 // test was written to catch (the llama.cpp prefill's aligned joins, its "3 layers x 140" and its
 // "1 x 420 + 708 partial" step, the windowed decode's "not a generation loop", counter-only and
 // stats-only captures merged into one run) are fixed, and each fix removed its entry here, as did
-// the fix that keeps prefix-less files of different processes apart (rocprofiler-sdk-docs).
-const std::vector<KnownWrong> kKnownConfidentWrongClaims = {
-    {"uLLM-project/2026-07-28/gemma4-reader-attribution-v0.1/raw/rocprof-n128/"
-     "homelab1-WRX80-Creator/4108606_kernel_trace.csv",
-     "steps: 2 x 4610",
-     "one forward pass of 35 layers (one lm head); 4610 dispatches are 5 layers (4 sliding-"
-     "window, 1 full attention) of the first 15",
-     "a block of layers repeats with host gaps between blocks (the per-token attention "
-     "loop), and a block is taken for a step (confidence medium, printed without any)"},
-};
+// the gemma4 reader's "2 x 4610" steps (a block of 5 layers of one pass) and the
+// rocprofiler-sdk docs' two examples read as one run (prefix-less files of two processes). The list
+// is empty: a confident claim any truth contradicts fails this test.
+const std::vector<KnownWrong> kKnownConfidentWrongClaims = {};
 
 std::string describe(const Claim& c) {
   return c.capture + ": " + c.key + " [" + c.text + "]: " + c.wrong;
