@@ -52,7 +52,7 @@ std::optional<Table> untraced_view(store::CaptureDb& db, const SessionOptions& o
   const store::PassInfo* trace = nullptr;
   for (const auto& p : passes)
     if (p.kind == store::PassKind::trace && (!trace || p.ordinal < trace->ordinal)) trace = &p;
-  if (trace && db.row_counts(trace->id).dispatches > 0) return std::nullopt;
+  if (trace && db.has_dispatches(trace->id)) return std::nullopt;
   if (view == "counters") return untraced_counters(db, *run, passes, o.limit);
   if (view != "top" || !trace) return std::nullopt;
   return stats_top(db, *run, *trace, run_rules(runbook_analysis(*run), notes), o.limit);

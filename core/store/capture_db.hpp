@@ -248,6 +248,8 @@ class CaptureDb {
 
   // Reading back what a pass holds.
   PassRowCounts row_counts(int64_t pass_id);
+  // Whether the pass holds any dispatch row: one index probe, where row_counts counts them all.
+  bool has_dispatches(int64_t pass_id);
   std::vector<IngestFileInfo> ingest_files(int64_t pass_id);
   std::vector<AgentRow> agents(int64_t pass_id);             // by node_id
   std::vector<KernelStatRow> kernel_stats(int64_t pass_id);  // in file order

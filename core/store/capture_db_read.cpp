@@ -82,6 +82,16 @@ PassRowCounts CaptureDb::row_counts(int64_t pass_id) {
   });
 }
 
+bool CaptureDb::has_dispatches(int64_t pass_id) {
+  return guarded(*m_impl, "looking for a pass's dispatches", [&] {
+    SQLite::Statement st(m_impl->db,
+                         "SELECT EXISTS (SELECT 1 FROM dispatch_rows WHERE pass_id = ?)");
+    st.bind(1, pass_id);
+    st.executeStep();
+    return st.getColumn(0).getInt64() != 0;
+  });
+}
+
 std::vector<IngestFileInfo> CaptureDb::ingest_files(int64_t pass_id) {
   return pass_rows<IngestFileInfo>(*m_impl, "reading ingest_stats", columns::ingest_stats,
                                    "ORDER BY t.id", pass_id);
