@@ -294,12 +294,14 @@ TEST_F(SimCapture, SamplesFitEightyColumnsWithOneRowPerFamilyAndPhase) {
 }
 
 TEST_F(SimCapture, QuerySessionJoinsOnceAndUsesTheStoredRunbook) {
+  // A run of its own in a copy: the fixture's database stays as the other tests expect it.
+  const fs::path db_path = private_copy(*s_db, "with-runbook");
   const fs::path rb_path = fs::path(KPROF_SOURCE_DIR) / "runbooks" / "qwen3-30b-a3b-sim.yaml";
   std::ifstream in(rb_path);
   const std::string rb_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   int64_t run = 0;
   {
-    store::CaptureDb db(s_db->path());
+    store::CaptureDb db(db_path);
     store::NewRun r;
     r.name = "with-runbook";
     r.runbook_path = rb_path.string();
@@ -318,13 +320,13 @@ TEST_F(SimCapture, QuerySessionJoinsOnceAndUsesTheStoredRunbook) {
   SessionOptions so;
   so.run_id = run;
   {
-    QuerySession first = QuerySession::open(s_db->path(), so);
+    QuerySession first = QuerySession::open(db_path, so);
     ASSERT_EQ(first.joins_computed().size(), 1u);
     EXPECT_NE(join_note(first.joins_computed()[0]).find("joined pass 1 to the trace: "),
               std::string::npos);
     EXPECT_TRUE(first.notes().empty());
   }
-  QuerySession again = QuerySession::open(s_db->path(), so);
+  QuerySession again = QuerySession::open(db_path, so);
   EXPECT_TRUE(again.joins_computed().empty());
   EXPECT_EQ(again.capture().run.id, run);
   const Table families = again.view("families", {});
