@@ -13,9 +13,6 @@
 namespace kprof::analysis {
 namespace {
 
-// A counter pass made from the trace: new pid, dispatch ids renumbered from 5001 with gaps, rows
-// shuffled, timestamps unrelated; `truth` maps each counter dispatch id to the trace id it came
-// from.
 // An empty pass whose dispatches may be copied from `trace`: the same launch shapes and lanes.
 PassData same_shapes(const PassData& trace) {
   PassData p;
@@ -23,6 +20,28 @@ PassData same_shapes(const PassData& trace) {
   p.lanes = trace.lanes;
   return p;
 }
+
+// A trace dispatch as a counter pass of the same run recorded it: the same id, kernel and launch
+// shape, another process, no timestamps.
+Dispatch recounted(Dispatch d) {
+  d.pid = 555;
+  d.start_ns = d.end_ns = 0;
+  return d;
+}
+
+// The exact mapping: offset 0, one match per dispatch of the step, each on its own id.
+void expect_exact_at_offset_zero(const JoinResult& j, size_t per_step, size_t unmatched) {
+  EXPECT_EQ(j.method, "offset");
+  EXPECT_EQ(j.offset, 0);
+  ASSERT_EQ(j.matches.size(), per_step);
+  for (const auto& m : j.matches) EXPECT_EQ(m.trace.dispatch_id, m.counter.dispatch_id);
+  EXPECT_EQ(j.unmatched_counter.size(), unmatched);
+  EXPECT_TRUE(j.reliable());
+}
+
+// A counter pass made from the trace: new pid, dispatch ids renumbered from 5001 with gaps, rows
+// shuffled, timestamps unrelated; `truth` maps each counter dispatch id to the trace id it came
+// from.
 
 struct Rerun {
   PassData pass;
@@ -334,18 +353,10 @@ TEST(Join, SharedDispatchIdsAreTheExactMappingBeforeAlignment) {
   }
   const size_t step3 = 3 * per_step;  // prefill is step 0
   for (size_t i = step3; i < step3 + per_step; ++i) {
-    Dispatch c = trace.dispatches[i];
-    c.pid = 555;
-    c.start_ns = c.end_ns = 0;
-    counters.dispatches.push_back(c);
+    counters.dispatches.push_back(recounted(trace.dispatches[i]));
   }
   const JoinResult j = joined(trace, counters, static_cast<int64_t>(per_step));
-  EXPECT_EQ(j.method, "offset");
-  EXPECT_EQ(j.offset, 0);
-  ASSERT_EQ(j.matches.size(), per_step);
-  for (const auto& m : j.matches) EXPECT_EQ(m.trace.dispatch_id, m.counter.dispatch_id);
-  EXPECT_EQ(j.unmatched_counter.size(), 3u);
-  EXPECT_TRUE(j.reliable());
+  expect_exact_at_offset_zero(j, per_step, 3u);
 }
 
 // The same program run again after three more launches at start-up: a constant offset of -3
@@ -397,18 +408,10 @@ TEST(Join, SharedIdsInAWindowedTraceAreTheExactMapping) {
   PassData counters = same_shapes(full);
   counters.pass_id = 2;
   for (size_t i = 2 * per_step - 1; i < 3 * per_step + 5; ++i) {
-    Dispatch c = full.dispatches[i];
-    c.pid = 555;
-    c.start_ns = c.end_ns = 0;
-    counters.dispatches.push_back(c);
+    counters.dispatches.push_back(recounted(full.dispatches[i]));
   }
   const JoinResult j = joined(trace, counters, static_cast<int64_t>(per_step));
-  EXPECT_EQ(j.method, "offset");
-  EXPECT_EQ(j.offset, 0);
-  ASSERT_EQ(j.matches.size(), per_step);
-  for (const auto& m : j.matches) EXPECT_EQ(m.trace.dispatch_id, m.counter.dispatch_id);
-  EXPECT_EQ(j.unmatched_counter.size(), 6u);
-  EXPECT_TRUE(j.reliable());
+  expect_exact_at_offset_zero(j, per_step, 6u);
 }
 }  // namespace
 }  // namespace kprof::analysis
