@@ -16,6 +16,7 @@ database's first six families (in `families` order).
 import csv
 import io
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -25,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from readme_test import WIDTH, make_clone, run  # noqa: E402
 
 VIEWS = ["top", "families", "variants", "phases", "structure", "windows", "explain", "counters",
-         "metrics", "roofline", "passes"]
+         "metrics", "roofline", "passes", "samples"]
 # Real captures of different shapes: a uLLM decode loop with counters, a uLLM production trace,
 # and the rocprofiler-sdk documentation's sample (a trace and a counter pass of three kernels).
 CAPTURES = [
@@ -35,9 +36,22 @@ CAPTURES = [
 ]
 
 
-def families(db, env):
-    """The family names of db (CSV output, read without a terminal)."""
-    p = subprocess.run(["kprof", "query", db, "families", "--format", "csv"], env=env,
+def traced_runs(db):
+    """The ids of db's runs that hold kernel dispatches (a folder of separate captures ingests as
+    several runs, some with counters or statistics only: tests/analysis/untraced_views_test.cpp
+    covers those)."""
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        return [r for (r,) in con.execute(
+            "SELECT id FROM runs WHERE id IN (SELECT p.run_id FROM passes p "
+            "JOIN dispatch_rows d ON d.pass_id = p.id) ORDER BY id")]
+    finally:
+        con.close()
+
+
+def families(db, run, env):
+    """The family names of a run of db (CSV output, read without a terminal)."""
+    p = subprocess.run(["kprof", "query", db, "families", "--run", str(run), "--format", "csv"], env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
     return [row["family"] for row in csv.DictReader(io.StringIO(p.stdout))]
 
@@ -74,13 +88,13 @@ def main():
                 failures.append("kprof ingest %s: exit %d\n%s" % (c, code, "\n".join(printed)))
                 continue
             dbs.append(db)
-        for db in dbs:
-            fams = families(db, env)
+        for db, run in [(db, run) for db in dbs for run in traced_runs(db)]:
+            fams = families(db, run, env)
             if not fams:
-                failures.append("%s: no families" % db)
+                failures.append("%s run %d: no families" % (db, run))
             for view in VIEWS:
                 for fam in (fams[:6] if view == "explain" else [None]):
-                    cmd = "kprof query %s %s%s" % (db, view, " " + fam if fam else "")
+                    cmd = "kprof query %s %s%s --run %d" % (db, view, " " + fam if fam else "", run)
                     code, printed = run(cmd, work, env)
                     checked += 1
                     long = [l for l in printed if len(l) > WIDTH]
