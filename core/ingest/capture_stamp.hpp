@@ -17,10 +17,8 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/ingest/discover.hpp"
@@ -41,10 +39,11 @@ struct CaptureStamp {
 //
 // With `until` (the stamps of the counter files to compare), the read stops as soon as every
 // agent of those stamps and at least one kernel of each has been seen: then no comparison can
-// find a separate capture, and the rest of the file cannot change that. Counters of the trace's
-// own program stop it within the first dispatches of their kernels; only a separate capture (or
-// a kernel counted only late in the trace) costs a full read of the trace before the load reads it
-// again.
+// find a separate capture, and the rest of the file cannot change that. For counters of the
+// trace's own program that is the first chunk read (read_file.cpp reads 1 MiB at a time) in which
+// their agents and a kernel of each appear, usually the first; only a separate capture, or agents
+// and kernels that appear late in the trace, cost a read of the trace to that point (for a
+// separate capture, to its end) before the load reads it again.
 CaptureStamp read_stamp(const InputFile& file, const std::vector<InputFile>& agents,
                         const std::vector<CaptureStamp>& until = {});
 
