@@ -9,22 +9,34 @@ namespace kprof::ingest {
 
 namespace {
 
+// Thrown by the sink to end a read whose stamp already says all it can.
+struct Enough {};
+
 // Keeps what a stamp needs of each row and drops the rest.
 class StampSink : public store::RowSink {
  public:
-  explicit StampSink(CaptureStamp& out) : m_out(out) {}
+  StampSink(CaptureStamp& out, const std::vector<CaptureStamp>& until)
+      : m_out(out), m_until(until) {
+    for (const auto& u : until) m_wanted.insert(u.agents.begin(), u.agents.end());
+    // A counter file that says nothing (no dispatches) waits for no kernel.
+    for (const auto& u : until) {
+      m_named.push_back(u.kernels.empty());
+      m_named_count += m_named.back();
+    }
+  }
   void begin_file(const std::string&, const std::string&) override {}
   void agent(const store::AgentRow& r) override { m_agents.push_back(r); }
   void dispatch(const store::DispatchRow& d) override {
     ++m_out.dispatches;
     if (d.pid) m_out.pids.insert(d.pid);
-    m_out.threads.insert(d.tid);
-    m_out.agents.insert(d.agent);
-    // counter_collection.csv has timestamps only since ROCm 6.3: 0 there means none.
-    if (d.start_ns > 0 && d.end_ns >= d.start_ns) {
-      m_out.first_ns = std::min(m_out.first_ns.value_or(d.start_ns), d.start_ns);
-      m_out.last_ns = std::max(m_out.last_ns.value_or(d.end_ns), d.end_ns);
-    }
+    if (m_out.agents.insert(d.agent).second) m_wanted.erase(d.agent);
+    if (m_out.kernels.insert(d.kernel_name).second)
+      for (size_t i = 0; i < m_until.size(); ++i)
+        if (!m_named[i] && m_until[i].kernels.count(d.kernel_name)) {
+          m_named[i] = true;
+          ++m_named_count;
+        }
+    if (!m_until.empty() && m_wanted.empty() && m_named_count == m_until.size()) throw Enough{};
   }
   void counter(const store::CounterRow&) override {}
   void kernel_stat(const store::KernelStatRow&) override {}
@@ -34,6 +46,10 @@ class StampSink : public store::RowSink {
 
  private:
   CaptureStamp& m_out;
+  const std::vector<CaptureStamp>& m_until;
+  std::set<int64_t> m_wanted;  // agents of `until` not seen yet
+  std::vector<bool> m_named;   // whether one kernel of until[i] was seen
+  size_t m_named_count = 0;
 };
 
 std::string list(const std::set<int64_t>& xs, const std::string& prefix = "") {
@@ -46,13 +62,12 @@ std::string list(const std::set<int64_t>& xs, const std::string& prefix = "") {
   return out;
 }
 
-bool disjoint(const std::set<int64_t>& a, const std::set<int64_t>& b) {
-  return std::none_of(a.begin(), a.end(), [&](int64_t x) { return b.count(x) > 0; });
-}
+std::string plural(const char* word, size_t n) { return word + std::string(n == 1 ? " " : "s "); }
 
 }  // namespace
 
-CaptureStamp read_stamp(const InputFile& file, const std::vector<InputFile>& agents) {
+CaptureStamp read_stamp(const InputFile& file, const std::vector<InputFile>& agents,
+                        const std::vector<CaptureStamp>& until) {
   CaptureStamp stamp;
   if (file.format != Format::kernel_trace && file.format != Format::counter_collection)
     return stamp;
@@ -61,12 +76,14 @@ CaptureStamp read_stamp(const InputFile& file, const std::vector<InputFile>& age
     o.pid = file.pid;
     for (const auto& a : agents) {
       CaptureStamp none;
-      StampSink tap(none);
+      StampSink tap(none, {});
       read_file(a.path, Format::agent_info, tap, o);
       o.agents.insert(o.agents.end(), tap.m_agents.begin(), tap.m_agents.end());
     }
-    StampSink sink(stamp);
+    StampSink sink(stamp, until);
     read_file(file.path, file.format, sink, o);
+  } catch (const Enough&) {
+    stamp.complete = false;
   } catch (const Error&) {
     return CaptureStamp{};  // the load reads the file again and says what is wrong with it
   }
@@ -77,28 +94,18 @@ std::vector<std::string> separate_capture_reasons(const CaptureStamp& trace,
                                                   const CaptureStamp& counters) {
   std::vector<std::string> out;
   if (!trace.dispatches || !counters.dispatches) return out;
-  if (disjoint(trace.threads, counters.threads)) {
-    std::string who = "the counted dispatches' thread" +
-                      std::string(counters.threads.size() == 1 ? " " : "s ") +
-                      list(counters.threads);
-    if (!counters.pids.empty())
-      who +=
-          " (pid" + std::string(counters.pids.size() == 1 ? " " : "s ") + list(counters.pids) + ")";
-    out.push_back(who + " launched none of the traced dispatches (thread" +
-                  (trace.threads.size() == 1 ? " " : "s ") + list(trace.threads) + ")");
-  }
+  const std::string whose = counters.pids.empty() ? ""
+                                                  : " (" + plural("pid", counters.pids.size()) +
+                                                        list(counters.pids) + ")";
   if (!std::includes(trace.agents.begin(), trace.agents.end(), counters.agents.begin(),
                      counters.agents.end()))
-    out.push_back("the counters name agent" +
-                  std::string(counters.agents.size() == 1 ? " " : "s ") + list(counters.agents) +
-                  ", the trace agent" + (trace.agents.size() == 1 ? " " : "s ") +
+    out.push_back("the counters" + whose + " name " + plural("agent", counters.agents.size()) +
+                  list(counters.agents) + ", the trace " + plural("agent", trace.agents.size()) +
                   list(trace.agents));
-  if (trace.first_ns && counters.first_ns &&
-      (*counters.last_ns < *trace.first_ns || *counters.first_ns > *trace.last_ns))
-    out.push_back("the counted dispatches ran from " + std::to_string(*counters.first_ns) + " to " +
-                  std::to_string(*counters.last_ns) + " ns, outside the trace's " +
-                  std::to_string(*trace.first_ns) + " to " + std::to_string(*trace.last_ns) +
-                  " ns");
+  if (std::none_of(counters.kernels.begin(), counters.kernels.end(),
+                   [&](const std::string& k) { return trace.kernels.count(k) > 0; }))
+    out.push_back("none of the counted kernels (" + std::to_string(counters.kernels.size()) +
+                  ", e.g. '" + *counters.kernels.begin() + "') is in the trace");
   return out;
 }
 

@@ -269,8 +269,12 @@ std::string file_name(const std::string& path) { return fs::path(path).filename(
 std::string file_stem(const std::string& path) { return fs::path(path).stem().string(); }
 
 // An invocation whose prefix names no process may hold a kernel trace and counters of different
-// processes (files copied or renamed into one folder): each counter file whose rows rule out the
-// trace's process (capture_stamp.hpp) leaves it as an invocation of its own, apart from the trace.
+// programs or machines (files copied or renamed into one folder): each counter file whose rows
+// rule out the trace's program or machine (capture_stamp.hpp) leaves it as an invocation of its
+// own, apart from the trace. Cost: each counter file is read once more here (counter files are
+// small); the trace is read only until it shows every counter file's agents and one of its
+// kernels, unless a counter file is of another capture (then the trace is read to its end here, and
+// again by the load).
 void split_by_rows(std::vector<Invocation>& all, const StampReader& stamp,
                    std::vector<std::string>& notes) {
   std::vector<Invocation> split;
@@ -284,20 +288,32 @@ void split_by_rows(std::vector<Invocation>& all, const StampReader& stamp,
       if (f.format == Format::kernel_trace && !trace) trace = f;
       if (f.format == Format::agent_info) agents.push_back(f);
     }
-    const CaptureStamp of_trace = stamp(*trace, agents);
+    std::vector<CaptureStamp> counted;
+    for (const auto& f : inv.files)
+      if (f.format == Format::counter_collection) counted.push_back(stamp(f, agents, {}));
+    const CaptureStamp of_trace = stamp(*trace, agents, counted);
+    const std::string named = inv.prefix.empty()
+                                  ? std::string("neither name has an output prefix")
+                                  : "both names have the prefix '" + inv.prefix + "'";
+    size_t at = 0;
     for (auto it = inv.files.begin(); it != inv.files.end();) {
-      std::vector<std::string> reasons;
-      if (it->format == Format::counter_collection)
-        reasons = separate_capture_reasons(of_trace, stamp(*it, agents));
+      if (it->format != Format::counter_collection) {
+        ++it;
+        continue;
+      }
+      const std::vector<std::string> reasons = separate_capture_reasons(of_trace, counted[at++]);
       if (reasons.empty()) {
+        notes.push_back(file_name(it->path) + " and " + file_name(trace->path) + " in " +
+                        inv.folder + ": " + named +
+                        ", the same agents and kernels: one program, loaded as one run (its "
+                        "counters a counter pass; if they are separate invocations of that "
+                        "program, the join aligns them)");
         ++it;
         continue;
       }
       notes.push_back(file_name(it->path) + " and " + file_name(trace->path) + " in " + inv.folder +
-                      " are separate captures, although " +
-                      (inv.prefix.empty() ? std::string("neither name has an output prefix")
-                                          : "both names have the prefix '" + inv.prefix + "'") +
-                      ": " + join(reasons, "; ") + "; loaded as separate runs");
+                      " are separate captures, although " + named + ": " + join(reasons, "; ") +
+                      "; loaded as separate runs");
       Invocation apart;
       apart.folder = inv.folder;
       apart.prefix = inv.prefix;

@@ -72,9 +72,11 @@ struct IngestPlan {
   std::vector<std::string> notes;  // how the inputs were split, for the user
 };
 
-// Reads one file's stamp; the agent_info files of its invocation come with it.
+// Reads one file's stamp; the agent_info files of its invocation come with it, and the stamps
+// whose comparison ends the read early (read_stamp's `until`).
 using StampReader =
-    std::function<CaptureStamp(const InputFile&, const std::vector<InputFile>& agents)>;
+    std::function<CaptureStamp(const InputFile&, const std::vector<InputFile>& agents,
+                               const std::vector<CaptureStamp>& until)>;
 
 // `forced_kind` (--pass-kind) keeps the old behaviour: one pass per discovered pass folder, of
 // that kind. `stamp` reads the files whose invocation must be told apart by their rows.

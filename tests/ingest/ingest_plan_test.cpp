@@ -9,7 +9,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace kprof::ingest {
 namespace {
@@ -88,7 +90,8 @@ TEST_F(IngestPlanTest, ATraceKeepsItsOwnCountersOnly) {
 
 // kernel_trace.csv and counter_collection.csv with no output prefix, of two processes (the SDK's
 // documentation examples: thread 21228 on agent 2, and pid 15606 on "Agent 1" 9 days later; see
-// tests/analysis/real_capture_truths_test.cpp): two runs, each one pass, and a note that says why.
+// tests/analysis/real_capture_truths_test.cpp): the same four kernels, but the counters name an
+// agent the trace does not, so two runs, each one pass, and a note that says why.
 TEST_F(IngestPlanTest, PrefixlessFilesOfTwoProcessesAreSeparateRuns) {
   const fs::path docs = fs::path(KPROF_TEST_DATA) / "captures" / "rocprofiler-sdk-docs";
   copy(docs / "kernel_trace.csv", "kernel_trace.csv");
@@ -102,8 +105,8 @@ TEST_F(IngestPlanTest, PrefixlessFilesOfTwoProcessesAreSeparateRuns) {
   EXPECT_NE(plan.runs[0].label, plan.runs[1].label);  // run names must differ
   ASSERT_FALSE(plan.notes.empty());
   const std::string& note = plan.notes.front();
-  for (const char* why : {"separate captures", "neither name has an output prefix", "15606",
-                          "21228", "agent 1", "outside the trace's"})
+  for (const char* why : {"separate captures", "neither name has an output prefix", "pid 15606",
+                          "agent 1", "the trace agent 2"})
     EXPECT_NE(note.find(why), std::string::npos) << why << " in: " << note;
 }
 
@@ -111,6 +114,110 @@ TEST_F(IngestPlanTest, PrefixlessFilesOfTwoProcessesAreSeparateRuns) {
 // thread, agent and times): one run, the counters its counter pass.
 TEST_F(IngestPlanTest, NamedPrefixFilesOfOneProcessStayOneRun) {
   copy(k_probe / "1323859_kernel_trace.csv", "results_kernel_trace.csv");
+  copy(k_probe / "1323859_counter_collection.csv", "results_counter_collection.csv");
+  copy(k_probe / "1323859_agent_info.csv", "results_agent_info.csv");
+  const IngestPlan plan = plan_ingest(discover({m_root.string()}), std::nullopt);
+  ASSERT_EQ(plan.runs.size(), 1u);
+  ASSERT_EQ(plan.runs[0].passes.size(), 2u);
+  EXPECT_TRUE(plan.runs[0].passes[1].counters);
+}
+
+// Copies a CSV file, each line rewritten by `edit` (told whether it is the header), its fields
+// split at commas (the probe's rows quote no commas).
+void copy_rows(const fs::path& from, const fs::path& to,
+               const std::function<void(std::vector<std::string>&, bool header)>& edit) {
+  std::ifstream in(from);
+  std::ofstream out(to);
+  std::string line;
+  for (bool header = true; std::getline(in, line); header = false) {
+    std::vector<std::string> fields;
+    for (size_t at = 0;;) {
+      const size_t comma = line.find(',', at);
+      fields.push_back(line.substr(at, comma - at));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    edit(fields, header);
+    for (size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << fields[i];
+    out << "\n";
+  }
+}
+
+// `rocprofv3 --kernel-trace -d out -o results -- app`, then `rocprofv3 --pmc ... -d out -o results
+// -- app`: the second process has other threads and runs after the trace (1323859's counters with
+// Thread_Id 1400000 and timestamps 10^12 ns later), on the same agent, counting the same kernel.
+// One program run twice: one run, the counters its counter pass, which the join aligns.
+TEST_F(IngestPlanTest, RerunOfOneProgramUnderOnePrefixStaysOneRun) {
+  copy(k_probe / "1323859_kernel_trace.csv", "results_kernel_trace.csv");
+  copy(k_probe / "1323859_agent_info.csv", "results_agent_info.csv");
+  // counter_collection.csv columns: 5 Thread_Id, 17 Start_Timestamp, 18 End_Timestamp.
+  copy_rows(k_probe / "1323859_counter_collection.csv",
+            m_root / "host" / "results_counter_collection.csv",
+            [](std::vector<std::string>& f, bool header) {
+              if (header) return;
+              f.at(5) = "1400000";
+              for (size_t i : {17, 18})
+                f.at(i) = std::to_string(std::stoll(f.at(i)) + 1000000000000);
+            });
+  const IngestPlan plan = plan_ingest(discover({m_root.string()}), std::nullopt);
+  ASSERT_EQ(plan.runs.size(), 1u);
+  ASSERT_EQ(plan.runs[0].passes.size(), 2u);
+  EXPECT_FALSE(plan.runs[0].passes[0].counters);
+  EXPECT_TRUE(plan.runs[0].passes[1].counters);
+  ASSERT_FALSE(plan.notes.empty());
+  const std::string& note = plan.notes.front();
+  for (const char* why : {"prefix 'results'", "one program", "join aligns"})
+    EXPECT_NE(note.find(why), std::string::npos) << why << " in: " << note;
+}
+
+// Counters of another program under the trace's prefix (1323859's counters, their kernel renamed):
+// the same agent, but the trace launched none of the counted kernels: two runs.
+TEST_F(IngestPlanTest, CountersOfOtherKernelsUnderOnePrefixAreSeparateRuns) {
+  copy(k_probe / "1323859_kernel_trace.csv", "results_kernel_trace.csv");
+  copy(k_probe / "1323859_agent_info.csv", "results_agent_info.csv");
+  // counter_collection.csv column 8 is Kernel_Name.
+  copy_rows(k_probe / "1323859_counter_collection.csv",
+            m_root / "host" / "results_counter_collection.csv",
+            [](std::vector<std::string>& f, bool header) {
+              if (!header) f.at(8) = "\"other_program_kernel\"";
+            });
+  const IngestPlan plan = plan_ingest(discover({m_root.string()}), std::nullopt);
+  ASSERT_EQ(plan.runs.size(), 2u);
+  ASSERT_FALSE(plan.notes.empty());
+  EXPECT_NE(plan.notes.front().find("none of the counted kernels"), std::string::npos)
+      << plan.notes.front();
+}
+
+// The trace of the counters' own program is read only until it has shown their agents and one of
+// their kernels: 1323859's trace stops at its first dispatch (one agent, one kernel throughout).
+TEST_F(IngestPlanTest, TheTraceIsReadOnlyUntilItMatchesTheCounters) {
+  const InputFile trace{(k_probe / "1323859_kernel_trace.csv").string(), Format::kernel_trace,
+                        std::nullopt, false};
+  const InputFile counters{(k_probe / "1323859_counter_collection.csv").string(),
+                           Format::counter_collection, std::nullopt, false};
+  const CaptureStamp counted = read_stamp(counters, {});
+  ASSERT_GT(counted.dispatches, 0);
+  EXPECT_TRUE(counted.complete);
+  const CaptureStamp whole = read_stamp(trace, {});
+  const CaptureStamp part = read_stamp(trace, {}, {counted});
+  EXPECT_TRUE(whole.complete);
+  EXPECT_FALSE(part.complete);
+  EXPECT_EQ(part.dispatches, 1);
+  EXPECT_GT(whole.dispatches, 1);
+}
+
+// A kernel trace without the optional Thread_Id column (csv_columns.hpp) and the counters of the
+// same process under one `-o` prefix: one run.
+TEST_F(IngestPlanTest, ATraceWithoutThreadIdsStaysOneRunWithItsCounters) {
+  // kernel_trace.csv column 4 is Thread_Id.
+  copy_rows(k_probe / "1323859_kernel_trace.csv", m_root / "host" / "results_kernel_trace.csv",
+            [](std::vector<std::string>& f, bool) { f.erase(f.begin() + 4); });
+  {
+    std::ifstream in(m_root / "host" / "results_kernel_trace.csv");
+    std::string header;
+    std::getline(in, header);
+    ASSERT_EQ(header.find("Thread_Id"), std::string::npos) << header;
+  }
   copy(k_probe / "1323859_counter_collection.csv", "results_counter_collection.csv");
   copy(k_probe / "1323859_agent_info.csv", "results_agent_info.csv");
   const IngestPlan plan = plan_ingest(discover({m_root.string()}), std::nullopt);
