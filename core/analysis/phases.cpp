@@ -254,9 +254,59 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
   // Do host gaps mark the repetition's boundaries? Statistics on the longest window.
   const double period_match = match_rate(det.names, P, LB, LE);
   const GapStats gs = gap_stats(det, P, LB, LE);
-  const bool gaps_mark_steps = gs.marks_steps;
   const int64_t threshold = gs.threshold;
   const double gb = gs.between, gi = gs.inside;
+  // Reference step: the start of the longest run of P-long stretches of the longest window, each
+  // starting at a boundary and repeated one period later. Not the first: warm-up (a warm-up
+  // request, set-up launches) may repeat a few times before the measured steps, at other
+  // boundaries. Without timing every position is a boundary, so the first repeated stretch is
+  // taken (its steps fall on period multiples from there). A run is weighed once: its later
+  // members are skipped by their offset modulo the period, so each position is compared at most
+  // once as a run's start or member; and the comparisons (each O(P)) are capped at the window's
+  // periods plus 1024, so the search costs O(window + 1024 P) compares however many boundaries
+  // (a host gap at every layer) the window has.
+  size_t ref_begin = LB;
+  bool ref_starts_run = false;
+  size_t best_run = 0;
+  if (gs.marks_steps) {
+    size_t budget = (LE - LB) / P + 1024;
+    auto repeats = [&](size_t i) {
+      if (budget == 0) return false;
+      --budget;
+      return aligned_match(det.names, i, i + P, P) >= 0.9;
+    };
+    auto boundary = [&](size_t i) { return i == LB || !det.timed || det.gap[i] >= threshold; };
+    std::unordered_map<size_t, size_t> weighed;  // offset modulo P -> end of the run weighed there
+    size_t runs = 0;
+    for (size_t i = LB; i + 2 * P <= LE && runs < 256 && budget > 0; ++i) {
+      if (!boundary(i)) continue;
+      const auto w = weighed.find(i % P);
+      if (w != weighed.end() && i < w->second) continue;  // inside a run already weighed
+      if (!repeats(i)) continue;
+      ref_starts_run = true;
+      if (!det.timed) {
+        ref_begin = i;
+        break;
+      }
+      ++runs;
+      size_t run = 1, j = i + P;
+      for (; j + 2 * P <= LE && boundary(j) && repeats(j); j += P) ++run;
+      weighed[i % P] = j + 1;
+      if (run > best_run) best_run = run, ref_begin = i;
+    }
+  }
+  // Host gaps nearly as long at other places of each repetition make it either a step of a loop
+  // that syncs inside it (after every layer, say) or a block of layers of one forward pass, each
+  // followed by a host wait. A pass has few such blocks: the gemma4 reader's pass repeats its block
+  // of 5 layers 3 times (5 host-stop places each), a decode loop repeats its step once a token,
+  // tens of times. So the repetition is refused as a step only when its longest run holds no more
+  // than 2 repetitions, or fewer repetitions than host-stop places in each (fewer repetitions
+  // than the units it is cut into); otherwise the steps stand, at lower confidence, with the
+  // rival boundaries as their alternative.
+  const size_t repetitions = ref_starts_run ? best_run + 1 : 0;
+  const bool blocks_of_layers = det.timed && gs.marks_steps && gs.close_rival() &&
+                                (repetitions <= 2 || repetitions < gs.rival_places + 1);
+  const bool gaps_mark_steps = gs.marks_steps && !blocks_of_layers;
   if (!gaps_mark_steps) {
     set_all_unknown();
     const std::string what = "the kernel-name sequence repeats every " + num(P) + " dispatches (" +
@@ -264,7 +314,7 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     if (LE - LB < 2 * P) {
       pm.notes.push_back(
           not_established(Topic::steps, what + ", but no window holds two repetitions to compare"));
-    } else if (gb >= 3 * std::max(gi, 1.0) && gb < 3 * gs.rival) {
+    } else if (blocks_of_layers) {
       // The host stops as long at another place of each repetition: its gaps cut smaller units
       // (the layers of one pass, each followed by a host sync), and one pass's blocks of alike
       // layers repeat like steps.
@@ -272,9 +322,11 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
           Topic::steps,
           what + ", but host gaps as long as those at its best boundary (" + fmt_ns(gb) +
               ") also sit " + num(gs.rival_distance) + " dispatches from it (" + fmt_ns(gs.rival) +
-              ", against " + fmt_ns(gi) +
-              " inside): they mark smaller units within each repetition, not its boundaries; the "
-              "repeating unit may be a block of layers of one forward pass, not a step"));
+              ", against " + fmt_ns(gi) + " inside), " + num(gs.rival_places + 1) +
+              " places of each repetition where the host stops, and its longest run holds only " +
+              num(repetitions) +
+              " repetitions: they mark smaller units within each repetition, not its boundaries; "
+              "the repeating unit may be a block of layers of one forward pass, not a step"));
     } else {
       pm.notes.push_back(not_established(
           Topic::steps, what + ", but no host gap marks its boundaries (median " + fmt_ns(gb) +
@@ -301,34 +353,6 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     }
     finish();
     return pm;
-  }
-
-  // Reference step: the start of the longest run of P-long stretches of the longest window, each
-  // starting at a boundary and repeated one period later. Not the first: warm-up (a warm-up
-  // request, set-up launches) may repeat a few times before the measured steps, at other
-  // boundaries. Without timing every position is a boundary, so the first repeated stretch is
-  // taken (its steps fall on period multiples from there). The runs weighed are bounded, so a
-  // trace with many short runs costs what the first-match search did.
-  size_t ref_begin = LB;
-  bool ref_starts_run = false;
-  {
-    auto repeats = [&](size_t i) { return aligned_match(det.names, i, i + P, P) >= 0.9; };
-    auto boundary = [&](size_t i) { return i == LB || !det.timed || det.gap[i] >= threshold; };
-    size_t best_run = 0, runs = 0;
-    for (size_t i = LB; i + 2 * P <= LE && runs < 256; ++i) {
-      if (!boundary(i) || !repeats(i)) continue;
-      ref_starts_run = true;
-      if (!det.timed) {
-        ref_begin = i;
-        break;
-      }
-      // A start inside a run already weighed is no run of its own.
-      if (i >= LB + P && boundary(i - P) && repeats(i - P)) continue;
-      ++runs;
-      size_t run = 1;
-      for (size_t j = i + P; j + 2 * P <= LE && boundary(j) && repeats(j); j += P) ++run;
-      if (run > best_run) best_run = run, ref_begin = i;
-    }
   }
 
   std::vector<Seg> segs;

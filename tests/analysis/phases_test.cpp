@@ -509,6 +509,61 @@ TEST(Phases, BlocksOfLayersWithAHostSyncAfterEveryLayerAreNotSteps) {
       << (pm.notes.empty() ? std::string() : pm.notes.front().line());
 }
 
+// A decode loop whose host syncs after every layer (an eager .item() reading the router's
+// choice, ~80 us) as well as between tokens (~200 us): 64 tokens of 1 + 8 x 8 + 1 = 66 dispatches.
+// The step gap is only 2.5x the per-layer one, so the per-layer gaps are a close rival: the steps
+// stand, at low confidence, with the rival boundaries as their alternative. 64 repetitions are far
+// more than the 9 host-stop places in each could make of one pass's blocks of layers.
+TEST(Phases, DecodeLoopWithAHostSyncAfterEveryLayerIsStillSteps) {
+  NameTable names;
+  PassData p;
+  p.pass_id = 1;
+  p.kind = "trace";
+  int64_t t = 1'000'000, id = 1;
+  auto emit = [&](const char* name, int64_t grid) {
+    Dispatch d;
+    d.dispatch_id = id++;
+    d.pid = 7;
+    d.start_ns = t;
+    d.end_ns = t + 1000;
+    t = d.end_ns + 200;
+    KernelShape s;
+    s.name = names.intern(name);
+    s.grid[0] = grid;
+    s.wg[0] = 256;
+    p.add(d, s, 2);
+  };
+  for (int token = 0; token < 64; ++token) {
+    emit("embed", 4096);
+    for (int layer = 0; layer < 8; ++layer) {
+      emit("norm", 4096);
+      emit("qkv_matmul", 8192);
+      emit("attn", 2048);
+      emit("norm", 4096);
+      emit("topk_gating", 1024);
+      emit("fused_moe", 98304);
+      emit("act_and_mul", 4096);
+      emit("fused_moe", 65536);
+      t += 80'000;  // the host reads the router's choice before the next layer
+    }
+    emit("lm_head", 4096);
+    t += 200'000;  // the host samples the token
+  }
+  const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
+  EXPECT_EQ(pm.step_period, 66u);
+  EXPECT_GE(pm.whole_steps(), 62);
+  ASSERT_TRUE(has_finding(pm, Topic::steps))
+      << (pm.notes.empty() ? std::string() : pm.notes.front().line());
+  for (const auto& f : pm.findings) {
+    if (f.topic != Topic::steps) continue;
+    EXPECT_EQ(f.confidence, Confidence::low);
+    EXPECT_TRUE(std::any_of(f.alternatives.begin(), f.alternatives.end(), [](const Alternative& a) {
+      return a.candidate.find("dispatches from these (host gaps of 80") != std::string::npos;
+    })) << f.alternatives.size();
+  }
+}
+
 // Warm-up before the measured work: the steps must still be found. Here 40 set-up launches
 // (kernels of their own, 30 us host gaps between them, as weight uploads are), a warm-up request
 // (1 prefill + 2 decode steps of 1 + 4 x 8 + 2 = 35 dispatches, 50 us host gaps between steps),
