@@ -433,9 +433,6 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
                                            " layers apart: a kernel of every " +
                                            std::to_string(lf.layers / lf.rival_layers) + "th layer"
                                      : lf.rival_why});
-      alts.push_back({"layers of two kinds in each of the " + std::to_string(lf.layers),
-                      "no kernel launches a whole number of times per layer at uneven distances "
-                      "between alike stretches"});
       pm.findings.push_back(
           {Topic::layers,
            std::to_string(lf.layers) + " layers per step, " + num(lf.period) + " dispatches each",

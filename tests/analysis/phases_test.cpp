@@ -241,6 +241,25 @@ TEST(Phases, PrefillOnShapeEvidenceAndDecodeStepsAndLayers) {
   EXPECT_TRUE(pm.notes.empty()) << pm.notes.front().line();
 }
 
+// The layers claim lists only the candidates the detector weighed. Here rms_norm launches twice per
+// layer at uneven distances (3 and 5 in each 8-kernel layer), so a fixed "layers of two kinds: no
+// kernel launches a whole number of times per layer at uneven distances" would be false.
+TEST(Phases, LayersAlternativesAreOnlyWhatTheDetectorWeighed) {
+  NameTable names;
+  const PassData p = test::build(test::moe_like(8, 12), names);
+  const PhaseModel pm = detect_phases(p, &names);
+  EXPECT_EQ(pm.layers, 8);
+  ASSERT_TRUE(has_finding(pm, Topic::layers));
+  for (const auto& f : pm.findings) {
+    if (f.topic != Topic::layers) continue;
+    for (const auto& a : f.alternatives) {
+      EXPECT_EQ(a.candidate.find("two kinds"), std::string::npos) << a.candidate;
+      EXPECT_EQ(a.why_lost.find("no kernel launches a whole number"), std::string::npos)
+          << a.why_lost;
+    }
+  }
+}
+
 TEST(Phases, BeingFirstIsNoEvidenceOfPrefill) {
   // The same loop, but the first step launches the same grids as the others: nothing marks it as a
   // prefill, so no step is called prefill and the role of the steps stays open.
