@@ -549,7 +549,13 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
                           "largest period that repeats is the step"
          : runner_up->match < 0.5
              ? std::string("under the 50% match a period needs")
-             : "it matches " + pct(runner_up->match) + " against " + pct(period_match)});
+             // detect_period takes the largest distance that repeats at >= 50%, and weighs only
+             // smaller ones after it: such a one may match better or worse, and loses either way
+             // as a shorter repetition.
+             : "the step is the largest period that repeats at 50% or more (" + num(P) +
+                   "): a smaller one repeats at a shorter distance (a layer or an inner loop), "
+                   "here " +
+                   pct(runner_up->match) + " against the step's " + pct(period_match)});
   }
   if (det.timed && gs.rival_distance > 0)
     step_alts.push_back(

@@ -583,6 +583,54 @@ TEST(Phases, DecodeLoopWithAHostSyncAfterEveryLayerIsStillSteps) {
   }
 }
 
+// The runner-up period may match better than the step: detect_period takes the largest distance
+// that repeats at >= 50%, so a smaller one repeating inside the step can score higher. Here each
+// step of 185 dispatches is 1 head + 24 layers of 7 + 16 sampling launches of kernels of its own
+// (named per step, 7 apart). At 185 the head and layers repeat: 169 of 185 (91.4%); at 7 the
+// layers but the last and the sampling launches but the last 7: 161 + 9 = 170 of 185 (91.9%).
+// 40 steps: the 32-launch sequence from each head recurs one step later 39 times, enough for the
+// step's period to be a candidate. Its "why it lost" cannot be a worse match.
+TEST(Phases, ABetterMatchingSmallerPeriodLosesAsARepetitionInsideTheStep) {
+  NameTable names;
+  PassData p;
+  p.pass_id = 1;
+  p.kind = "trace";
+  int64_t t = 1'000'000, id = 1;
+  auto emit = [&](const std::string& name) {
+    Dispatch d;
+    d.dispatch_id = id++;
+    d.pid = 7;
+    d.start_ns = t;
+    d.end_ns = t + 1000;
+    t = d.end_ns + 200;
+    KernelShape s;
+    s.name = names.intern(name);
+    s.grid[0] = 1024;
+    s.wg[0] = 256;
+    p.add(d, s, 2);
+  };
+  for (int step = 0; step < 40; ++step) {
+    emit("head");
+    for (int layer = 0; layer < 24; ++layer)
+      for (int k = 0; k < 7; ++k) emit("layer_kernel_" + std::to_string(k));
+    for (int k = 0; k < 16; ++k)
+      emit("sample_" + std::to_string(step) + "_" + std::to_string(k % 7));
+    t += 100'000;
+  }
+  const PhaseModel pm = detect_phases(p, &names);
+  EXPECT_EQ(pm.step_period, 185u);
+  ASSERT_TRUE(has_finding(pm, Topic::steps))
+      << (pm.notes.empty() ? std::string() : pm.notes.front().line());
+  for (const auto& f : pm.findings) {
+    if (f.topic != Topic::steps) continue;
+    ASSERT_FALSE(f.alternatives.empty());
+    const Alternative& a = f.alternatives.front();
+    EXPECT_NE(a.candidate.find("a period of 7 dispatches"), std::string::npos) << a.candidate;
+    EXPECT_EQ(a.why_lost.find("it matches"), std::string::npos) << a.why_lost;
+    EXPECT_NE(a.why_lost.find("largest period that repeats"), std::string::npos) << a.why_lost;
+  }
+}
+
 // Warm-up before the measured work: the steps must still be found. Here 40 set-up launches
 // (kernels of their own, 30 us host gaps between them, as weight uploads are), a warm-up request
 // (1 prefill + 2 decode steps of 1 + 4 x 8 + 2 = 35 dispatches, 50 us host gaps between steps),
