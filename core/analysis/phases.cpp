@@ -322,10 +322,11 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
           Topic::steps,
           what + ", but host gaps as long as those at its best boundary (" + fmt_ns(gb) +
               ") also sit " + num(gs.rival_distance) + " dispatches from it (" + fmt_ns(gs.rival) +
-              ", against " + fmt_ns(gi) + " inside), " + num(gs.rival_places + 1) +
-              " places of each repetition where the host stops, and its longest run holds only " +
-              num(repetitions) +
-              " repetitions: they mark smaller units within each repetition, not its boundaries; "
+              ", against " + fmt_ns(gi) + " inside); the host stops at " +
+              num(gs.rival_places + 1) +
+              " places of each repetition and its longest run holds only " + num(repetitions) +
+              " repetitions (a generation loop turns more often than the units each turn is cut "
+              "into): the gaps mark smaller units within each repetition, not its boundaries; "
               "the repeating unit may be a block of layers of one forward pass, not a step"));
     } else {
       pm.notes.push_back(not_established(
