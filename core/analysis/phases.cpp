@@ -262,9 +262,13 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
   // boundaries. Without timing every position is a boundary, so the first repeated stretch is
   // taken (its steps fall on period multiples from there). A run is weighed once: its later
   // members are skipped by their offset modulo the period, so each position is compared at most
-  // once as a run's start or member; and the comparisons (each O(P)) are capped at the window's
-  // periods plus 1024, so the search costs O(window + 1024 P) compares however many boundaries
-  // (a host gap at every layer) the window has.
+  // once, as a run's start or member. With a host gap at every layer each layer's offset still
+  // starts a run as long as the steps' own (a period shifted by a layer repeats too), so the
+  // comparisons (each of P names) are also capped at the window's periods plus 1024: the search
+  // costs O(window + 1024 P) name compares however many boundaries the window has, where weighing
+  // every layer's run would cost layers x window. The steps' own run is weighed first (a step's
+  // start comes before its layers'); the 1024 spare comparisons are for warm-up runs and
+  // boundaries that do not repeat before it.
   size_t ref_begin = LB;
   bool ref_starts_run = false;
   size_t best_run = 0;
