@@ -79,6 +79,10 @@ struct GapStats {
   size_t offset = 0;          // the best offset, from the start of [b, e), modulo the period
   size_t rival_offset = 0;    // the rival's, likewise
   size_t rival_distance = 0;  // dispatches between the two offsets (the shorter way round)
+  // Other places of the period where the host stops nearly as long (over a third of the boundary
+  // gap), at least a few dispatches apart: each one a unit (a layer) inside the repetition.
+  size_t rival_places = 0;
+  bool close_rival() const { return rival_places > 0; }
   int64_t threshold = 0;
   bool marks_steps = false;
 };

@@ -254,9 +254,63 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
   // Do host gaps mark the repetition's boundaries? Statistics on the longest window.
   const double period_match = match_rate(det.names, P, LB, LE);
   const GapStats gs = gap_stats(det, P, LB, LE);
-  const bool gaps_mark_steps = gs.marks_steps;
   const int64_t threshold = gs.threshold;
   const double gb = gs.between, gi = gs.inside;
+  // Reference step: the start of the longest run of P-long stretches of the longest window, each
+  // starting at a boundary and repeated one period later. Not the first: warm-up (a warm-up
+  // request, set-up launches) may repeat a few times before the measured steps, at other
+  // boundaries. Without timing every position is a boundary, so the first repeated stretch is
+  // taken (its steps fall on period multiples from there). A run is weighed once: its later
+  // members are skipped by their offset modulo the period, so each position is compared at most
+  // once, as a run's start or member. With a host gap at every layer each layer's offset still
+  // starts a run as long as the steps' own (a period shifted by a layer repeats too), so the
+  // comparisons (each of P names) are also capped at the window's periods plus 1024: the search
+  // costs O(window + 1024 P) name compares however many boundaries the window has, where weighing
+  // every layer's run would cost layers x window. The steps' own run is weighed first (a step's
+  // start comes before its layers'); the 1024 spare comparisons are for warm-up runs and
+  // boundaries that do not repeat before it.
+  size_t ref_begin = LB;
+  bool ref_starts_run = false;
+  size_t best_run = 0;
+  if (gs.marks_steps) {
+    size_t budget = (LE - LB) / P + 1024;
+    auto repeats = [&](size_t i) {
+      if (budget == 0) return false;
+      --budget;
+      return aligned_match(det.names, i, i + P, P) >= 0.9;
+    };
+    auto boundary = [&](size_t i) { return i == LB || !det.timed || det.gap[i] >= threshold; };
+    std::unordered_map<size_t, size_t> weighed;  // offset modulo P -> end of the run weighed there
+    size_t runs = 0;
+    for (size_t i = LB; i + 2 * P <= LE && runs < 256 && budget > 0; ++i) {
+      if (!boundary(i)) continue;
+      const auto w = weighed.find(i % P);
+      if (w != weighed.end() && i < w->second) continue;  // inside a run already weighed
+      if (!repeats(i)) continue;
+      ref_starts_run = true;
+      if (!det.timed) {
+        ref_begin = i;
+        break;
+      }
+      ++runs;
+      size_t run = 1, j = i + P;
+      for (; j + 2 * P <= LE && boundary(j) && repeats(j); j += P) ++run;
+      weighed[i % P] = j + 1;
+      if (run > best_run) best_run = run, ref_begin = i;
+    }
+  }
+  // Host gaps nearly as long at other places of each repetition make it either a step of a loop
+  // that syncs inside it (after every layer, say) or a block of layers of one forward pass, each
+  // followed by a host wait. A pass has few such blocks: the gemma4 reader's pass repeats its block
+  // of 5 layers 3 times (5 host-stop places each), a decode loop repeats its step once a token,
+  // tens of times. So the repetition is refused as a step only when its longest run holds no more
+  // than 2 repetitions, or fewer repetitions than host-stop places in each (fewer repetitions
+  // than the units it is cut into); otherwise the steps stand, at lower confidence, with the
+  // rival boundaries as their alternative.
+  const size_t repetitions = ref_starts_run ? best_run + 1 : 0;
+  const bool blocks_of_layers = det.timed && gs.marks_steps && gs.close_rival() &&
+                                (repetitions <= 2 || repetitions < gs.rival_places + 1);
+  const bool gaps_mark_steps = gs.marks_steps && !blocks_of_layers;
   if (!gaps_mark_steps) {
     set_all_unknown();
     const std::string what = "the kernel-name sequence repeats every " + num(P) + " dispatches (" +
@@ -264,7 +318,7 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     if (LE - LB < 2 * P) {
       pm.notes.push_back(
           not_established(Topic::steps, what + ", but no window holds two repetitions to compare"));
-    } else if (gb >= 3 * std::max(gi, 1.0) && gb < 3 * gs.rival) {
+    } else if (blocks_of_layers) {
       // The host stops as long at another place of each repetition: its gaps cut smaller units
       // (the layers of one pass, each followed by a host sync), and one pass's blocks of alike
       // layers repeat like steps.
@@ -272,9 +326,12 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
           Topic::steps,
           what + ", but host gaps as long as those at its best boundary (" + fmt_ns(gb) +
               ") also sit " + num(gs.rival_distance) + " dispatches from it (" + fmt_ns(gs.rival) +
-              ", against " + fmt_ns(gi) +
-              " inside): they mark smaller units within each repetition, not its boundaries; the "
-              "repeating unit may be a block of layers of one forward pass, not a step"));
+              ", against " + fmt_ns(gi) + " inside); the host stops at " +
+              num(gs.rival_places + 1) +
+              " places of each repetition and its longest run holds only " + num(repetitions) +
+              " repetitions (a generation loop turns more often than the units each turn is cut "
+              "into): the gaps mark smaller units within each repetition, not its boundaries; "
+              "the repeating unit may be a block of layers of one forward pass, not a step"));
     } else {
       pm.notes.push_back(not_established(
           Topic::steps, what + ", but no host gap marks its boundaries (median " + fmt_ns(gb) +
@@ -301,34 +358,6 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
     }
     finish();
     return pm;
-  }
-
-  // Reference step: the start of the longest run of P-long stretches of the longest window, each
-  // starting at a boundary and repeated one period later. Not the first: warm-up (a warm-up
-  // request, set-up launches) may repeat a few times before the measured steps, at other
-  // boundaries. Without timing every position is a boundary, so the first repeated stretch is
-  // taken (its steps fall on period multiples from there). The runs weighed are bounded, so a
-  // trace with many short runs costs what the first-match search did.
-  size_t ref_begin = LB;
-  bool ref_starts_run = false;
-  {
-    auto repeats = [&](size_t i) { return aligned_match(det.names, i, i + P, P) >= 0.9; };
-    auto boundary = [&](size_t i) { return i == LB || !det.timed || det.gap[i] >= threshold; };
-    size_t best_run = 0, runs = 0;
-    for (size_t i = LB; i + 2 * P <= LE && runs < 256; ++i) {
-      if (!boundary(i) || !repeats(i)) continue;
-      ref_starts_run = true;
-      if (!det.timed) {
-        ref_begin = i;
-        break;
-      }
-      // A start inside a run already weighed is no run of its own.
-      if (i >= LB + P && boundary(i - P) && repeats(i - P)) continue;
-      ++runs;
-      size_t run = 1;
-      for (size_t j = i + P; j + 2 * P <= LE && boundary(j) && repeats(j); j += P) ++run;
-      if (run > best_run) best_run = run, ref_begin = i;
-    }
   }
 
   std::vector<Seg> segs;
@@ -409,9 +438,6 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
                                            " layers apart: a kernel of every " +
                                            std::to_string(lf.layers / lf.rival_layers) + "th layer"
                                      : lf.rival_why});
-      alts.push_back({"layers of two kinds in each of the " + std::to_string(lf.layers),
-                      "no kernel launches a whole number of times per layer at uneven distances "
-                      "between alike stretches"});
       pm.findings.push_back(
           {Topic::layers,
            std::to_string(lf.layers) + " layers per step, " + num(lf.period) + " dispatches each",
@@ -528,7 +554,13 @@ PhaseModel detect_phases(const PassData& pass, MainStream order, SpillVector<int
                           "largest period that repeats is the step"
          : runner_up->match < 0.5
              ? std::string("under the 50% match a period needs")
-             : "it matches " + pct(runner_up->match) + " against " + pct(period_match)});
+             // detect_period takes the largest distance that repeats at >= 50%, and weighs only
+             // smaller ones after it: such a one may match better or worse, and loses either way
+             // as a shorter repetition.
+             : "the step is the largest period that repeats at 50% or more (" + num(P) +
+                   "): a smaller one repeats at a shorter distance (a layer or an inner loop), "
+                   "here " +
+                   pct(runner_up->match) + " against the step's " + pct(period_match)});
   }
   if (det.timed && gs.rival_distance > 0)
     step_alts.push_back(

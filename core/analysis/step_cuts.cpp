@@ -150,21 +150,33 @@ GapStats gap_stats(const Detector& det, size_t P, size_t LB, size_t LE) {
   // large there mean the host stops at several places of each repetition (after every layer, say):
   // they mark smaller units inside it, not its boundaries.
   const size_t near = std::max<size_t>(2, P / 16);
+  auto dist = [&](size_t a, size_t b) {
+    const size_t d = a > b ? a - b : b - a;
+    return std::min(d, P - d);
+  };
+  std::vector<size_t> places;  // offsets of the close rivals counted, each its own stop
   for (const auto& r : rivals) {
-    const size_t d = r.offset > c0 ? r.offset - c0 : c0 - r.offset;
-    if (std::min(d, P - d) <= near) continue;
-    s.rival = static_cast<double>(std::max<int64_t>(r.gap, 0));
-    s.rival_offset = (r.offset - LB) % P;
-    s.rival_distance = std::min(d, P - d);
-    break;
+    if (dist(r.offset, c0) <= near) continue;
+    const double g = static_cast<double>(std::max<int64_t>(r.gap, 0));
+    if (s.rival_distance == 0) {
+      s.rival = g;
+      s.rival_offset = (r.offset - LB) % P;
+      s.rival_distance = dist(r.offset, c0);
+    }
+    if (s.between > 0 && s.between < 3 * g &&
+        std::none_of(places.begin(), places.end(),
+                     [&](size_t o) { return dist(r.offset, o) <= near; }))
+      places.push_back(r.offset);
   }
+  s.rival_places = places.size();
   std::vector<int64_t> inside;
   const size_t stride = std::max<size_t>(1, (LE - LB) / 200000);
   for (size_t y = LB + 1; y < LE; y += stride)
     if ((y + P - c0 % P) % P != 0 && det.gap[y] >= 0) inside.push_back(det.gap[y]);
   s.inside = static_cast<double>(median_of(inside));
-  s.marks_steps =
-      s.between > 0 && s.between >= 3 * std::max(s.inside, 1.0) && s.between >= 3 * s.rival;
+  // A close rival does not refuse the steps here: whether the repetition is a loop or a block of
+  // layers depends on how often it repeats (weighed by the caller); it lowers their confidence.
+  s.marks_steps = s.between > 0 && s.between >= 3 * std::max(s.inside, 1.0);
   s.threshold = static_cast<int64_t>(std::sqrt(std::max(s.between, 1.0) * std::max(s.inside, 1.0)));
   return s;
 }

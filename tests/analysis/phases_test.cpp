@@ -241,6 +241,25 @@ TEST(Phases, PrefillOnShapeEvidenceAndDecodeStepsAndLayers) {
   EXPECT_TRUE(pm.notes.empty()) << pm.notes.front().line();
 }
 
+// The layers claim lists only the candidates the detector weighed. Here rms_norm launches twice per
+// layer at uneven distances (3 and 5 in each 8-kernel layer), so a fixed "layers of two kinds: no
+// kernel launches a whole number of times per layer at uneven distances" would be false.
+TEST(Phases, LayersAlternativesAreOnlyWhatTheDetectorWeighed) {
+  NameTable names;
+  const PassData p = test::build(test::moe_like(8, 12), names);
+  const PhaseModel pm = detect_phases(p, &names);
+  EXPECT_EQ(pm.layers, 8);
+  ASSERT_TRUE(has_finding(pm, Topic::layers));
+  for (const auto& f : pm.findings) {
+    if (f.topic != Topic::layers) continue;
+    for (const auto& a : f.alternatives) {
+      EXPECT_EQ(a.candidate.find("two kinds"), std::string::npos) << a.candidate;
+      EXPECT_EQ(a.why_lost.find("no kernel launches a whole number"), std::string::npos)
+          << a.why_lost;
+    }
+  }
+}
+
 TEST(Phases, BeingFirstIsNoEvidenceOfPrefill) {
   // The same loop, but the first step launches the same grids as the others: nothing marks it as a
   // prefill, so no step is called prefill and the role of the steps stays open.
@@ -507,6 +526,109 @@ TEST(Phases, BlocksOfLayersWithAHostSyncAfterEveryLayerAreNotSteps) {
   EXPECT_TRUE(not_established_about(pm, Topic::steps));
   EXPECT_TRUE(note_mentions(pm, "may be a block of layers of one forward pass, not a step"))
       << (pm.notes.empty() ? std::string() : pm.notes.front().line());
+}
+
+// A decode loop whose host syncs after every layer (an eager .item() reading the router's
+// choice, ~80 us) as well as between tokens (~200 us): 64 tokens of 1 + 8 x 8 + 1 = 66 dispatches.
+// The step gap is only 2.5x the per-layer one, so the per-layer gaps are a close rival: the steps
+// stand, at low confidence, with the rival boundaries as their alternative. 64 repetitions are far
+// more than the 9 host-stop places in each could make of one pass's blocks of layers.
+TEST(Phases, DecodeLoopWithAHostSyncAfterEveryLayerIsStillSteps) {
+  NameTable names;
+  PassData p;
+  p.pass_id = 1;
+  p.kind = "trace";
+  int64_t t = 1'000'000, id = 1;
+  auto emit = [&](const char* name, int64_t grid) {
+    Dispatch d;
+    d.dispatch_id = id++;
+    d.pid = 7;
+    d.start_ns = t;
+    d.end_ns = t + 1000;
+    t = d.end_ns + 200;
+    KernelShape s;
+    s.name = names.intern(name);
+    s.grid[0] = grid;
+    s.wg[0] = 256;
+    p.add(d, s, 2);
+  };
+  for (int token = 0; token < 64; ++token) {
+    emit("embed", 4096);
+    for (int layer = 0; layer < 8; ++layer) {
+      emit("norm", 4096);
+      emit("qkv_matmul", 8192);
+      emit("attn", 2048);
+      emit("norm", 4096);
+      emit("topk_gating", 1024);
+      emit("fused_moe", 98304);
+      emit("act_and_mul", 4096);
+      emit("fused_moe", 65536);
+      t += 80'000;  // the host reads the router's choice before the next layer
+    }
+    emit("lm_head", 4096);
+    t += 200'000;  // the host samples the token
+  }
+  const PhaseModel pm = detect_phases(p, &names);
+  expect_bounded_same(p, names, pm);
+  EXPECT_EQ(pm.step_period, 66u);
+  EXPECT_GE(pm.whole_steps(), 62);
+  ASSERT_TRUE(has_finding(pm, Topic::steps))
+      << (pm.notes.empty() ? std::string() : pm.notes.front().line());
+  for (const auto& f : pm.findings) {
+    if (f.topic != Topic::steps) continue;
+    EXPECT_EQ(f.confidence, Confidence::low);
+    EXPECT_TRUE(std::any_of(f.alternatives.begin(), f.alternatives.end(), [](const Alternative& a) {
+      return a.candidate.find("dispatches from these (host gaps of 80") != std::string::npos;
+    })) << f.alternatives.size();
+  }
+}
+
+// The runner-up period may match better than the step: detect_period takes the largest distance
+// that repeats at >= 50%, so a smaller one repeating inside the step can score higher. Here each
+// step of 185 dispatches is 1 head + 24 layers of 7 + 16 sampling launches of kernels of its own
+// (named per step, 7 apart). At 185 the head and layers repeat: 169 of 185 (91.4%); at 7 the
+// layers but the last and the sampling launches but the last 7: 161 + 9 = 170 of 185 (91.9%).
+// 40 steps: the 32-launch sequence from each head recurs one step later 39 times, enough for the
+// step's period to be a candidate. Its "why it lost" cannot be a worse match.
+TEST(Phases, ABetterMatchingSmallerPeriodLosesAsARepetitionInsideTheStep) {
+  NameTable names;
+  PassData p;
+  p.pass_id = 1;
+  p.kind = "trace";
+  int64_t t = 1'000'000, id = 1;
+  auto emit = [&](const std::string& name) {
+    Dispatch d;
+    d.dispatch_id = id++;
+    d.pid = 7;
+    d.start_ns = t;
+    d.end_ns = t + 1000;
+    t = d.end_ns + 200;
+    KernelShape s;
+    s.name = names.intern(name);
+    s.grid[0] = 1024;
+    s.wg[0] = 256;
+    p.add(d, s, 2);
+  };
+  for (int step = 0; step < 40; ++step) {
+    emit("head");
+    for (int layer = 0; layer < 24; ++layer)
+      for (int k = 0; k < 7; ++k) emit("layer_kernel_" + std::to_string(k));
+    for (int k = 0; k < 16; ++k)
+      emit("sample_" + std::to_string(step) + "_" + std::to_string(k % 7));
+    t += 100'000;
+  }
+  const PhaseModel pm = detect_phases(p, &names);
+  EXPECT_EQ(pm.step_period, 185u);
+  ASSERT_TRUE(has_finding(pm, Topic::steps))
+      << (pm.notes.empty() ? std::string() : pm.notes.front().line());
+  for (const auto& f : pm.findings) {
+    if (f.topic != Topic::steps) continue;
+    ASSERT_FALSE(f.alternatives.empty());
+    const Alternative& a = f.alternatives.front();
+    EXPECT_NE(a.candidate.find("a period of 7 dispatches"), std::string::npos) << a.candidate;
+    EXPECT_EQ(a.why_lost.find("it matches"), std::string::npos) << a.why_lost;
+    EXPECT_NE(a.why_lost.find("largest period that repeats"), std::string::npos) << a.why_lost;
+  }
 }
 
 // Warm-up before the measured work: the steps must still be found. Here 40 set-up launches
