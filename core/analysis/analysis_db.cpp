@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -128,6 +129,16 @@ PassData load_pass(store::CaptureDb& db, const store::PassInfo& p, NameTable& na
   return out;
 }
 
+// The newest run whose trace pass holds dispatches: where a user who asked for the newest run, and
+// found only counters there, can look (a folder of separate captures ingests as several runs).
+std::optional<store::RunInfo> latest_traced_run(store::CaptureDb& db) {
+  auto runs = db.list_runs();
+  for (auto r = runs.rbegin(); r != runs.rend(); ++r)
+    for (const auto& p : db.list_passes(r->id))
+      if (p.kind == store::PassKind::trace && db.has_dispatches(p.id)) return *r;
+  return std::nullopt;
+}
+
 }  // namespace
 
 RunTrace find_run_trace(store::CaptureDb& db, std::optional<int64_t> run_id) {
@@ -146,11 +157,16 @@ RunTrace find_run_trace(store::CaptureDb& db, std::optional<int64_t> run_id) {
     if (p.kind == store::PassKind::trace && (!trace || p.ordinal < trace->ordinal)) trace = &p;
   const std::string run_text = "run " + std::to_string(run->id) + " ('" + run->name + "')";
   if (!trace) {
-    throw Error::input(run_text + " has no trace pass, only counter passes",
-                       "the explanation needs a kernel trace (rocprofv3 --kernel-trace; "
-                       "passes.trace in a runbook): load one into this run with 'kprof ingest DB "
-                       "FILE --run \"" +
-                           run->name + "\"'");
+    const auto traced = latest_traced_run(db);
+    throw Error::input(
+        run_text + " has no trace pass, only counter passes",
+        traced ? "the explanation needs a kernel trace; run " + std::to_string(traced->id) + " ('" +
+                     traced->name + "') holds one: add '--run " + std::to_string(traced->id) +
+                     "' (or load a trace into this run with 'kprof ingest DB FILE --run \"" +
+                     run->name + "\"')"
+               : "the explanation needs a kernel trace (rocprofv3 --kernel-trace; passes.trace in "
+                 "a runbook): load one into this run with 'kprof ingest DB FILE --run \"" +
+                     run->name + "\"'");
   }
   out.trace = *trace;
   return out;

@@ -302,9 +302,11 @@ INSTANTIATE_TEST_SUITE_P(
         // The same harness, 532 dispatches of 74 kernels: a test sweep, not a generation loop.
         Case{"flydsl_pa_mqa", {"flydsl-kernel-profiling/pa_mqa_logits_fp4/compute_viewer"}},
         // rocprofiler-sdk's documentation sample: a kernel trace and a counter collection side by
-        // side, but from two different runs (pids, kernel ids, agents and times differ), so they
-        // are not joined by id; the alignment matches none (the agents differ), and says so.
-        Case{"rocprofiler_sdk_docs", {"rocprofiler-sdk-docs"}, {"explain", "phases", "passes"}},
+        // side, but from two different runs (pids, kernel ids, agents and times differ): two
+        // runs; the newest holds counters only, and a trace view of it names the run with one.
+        Case{"rocprofiler_sdk_docs",
+             {"rocprofiler-sdk-docs"},
+             {"explain", "explain --run 1", "phases --run 1", "passes --run 1", "counters"}},
         // Qwen3.5-9B AQ4 on a Radeon AI PRO R9700: 1,127 set-up dispatches, then 12 runs of 928
         // dispatches, one per roctx range of the capture's marker trace (2 warm-up, 10 measured
         // "cold_prefill" runs of the same case): 12 repeated steps, role not established.
