@@ -44,7 +44,7 @@ def traced_runs(db):
     try:
         return [r for (r,) in con.execute(
             "SELECT id FROM runs WHERE id IN (SELECT p.run_id FROM passes p "
-            "JOIN dispatch_rows d ON d.pass_id = p.id) ORDER BY id")]
+            "JOIN dispatch_rows d ON d.pass_id = p.id WHERE p.kind = 'trace') ORDER BY id")]
     finally:
         con.close()
 
@@ -88,13 +88,13 @@ def main():
                 failures.append("kprof ingest %s: exit %d\n%s" % (c, code, "\n".join(printed)))
                 continue
             dbs.append(db)
-        for db, run in [(db, run) for db in dbs for run in traced_runs(db)]:
-            fams = families(db, run, env)
+        for db, run_id in [(db, r) for db in dbs for r in traced_runs(db)]:
+            fams = families(db, run_id, env)
             if not fams:
-                failures.append("%s run %d: no families" % (db, run))
+                failures.append("%s run %d: no families" % (db, run_id))
             for view in VIEWS:
                 for fam in (fams[:6] if view == "explain" else [None]):
-                    cmd = "kprof query %s %s%s --run %d" % (db, view, " " + fam if fam else "", run)
+                    cmd = "kprof query %s %s%s --run %d" % (db, view, " " + fam if fam else "", run_id)
                     code, printed = run(cmd, work, env)
                     checked += 1
                     long = [l for l in printed if len(l) > WIDTH]

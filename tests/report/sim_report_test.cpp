@@ -128,7 +128,7 @@ TEST(SimReport, OpensInHeadlessChromiumWithNoErrorsAndNoOverflow) {
   double max_decode_x = 0, min_prefill_x = 1e300;
   int decode = 0, prefill = 0;
   for (const auto& p : r.check["roof_points"]) {
-    if (p["title"].get<std::string>().find(" fused_moe_kernel (") == std::string::npos) continue;
+    if (p["title"].get<std::string>().rfind("fused_moe_kernel v", 0) != 0) continue;
     const double x = p["x"], y = p["y"];
     if (p["phase"] == "decode") {
       ++decode;
