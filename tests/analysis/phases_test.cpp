@@ -475,18 +475,17 @@ TEST(Phases, OneForwardPassOfManyLayersHasNoStepsOnlyLayerLikeBlocks) {
   }
 }
 
-// One forward pass of 15 layers in 3 blocks of 5 (4 sliding-window layers, each attending token by
-// token, then 1 full-attention layer), the host waiting 2 ms after every layer (a sync per layer,
-// as an engine that reads each layer's result does) and 200 ns between kernels. The 5-layer block
-// repeats and its boundary has host gaps far above the in-layer ones, but so do the 4 layer
-// boundaries inside it: the gaps mark layers, not steps, and one pass is not a generation loop.
-TEST(Phases, BlocksOfLayersWithAHostSyncAfterEveryLayerAreNotSteps) {
+// A trace of one process written launch by launch: 1 us kernels 200 ns apart; a test advances `t`
+// for a host gap.
+struct TimedTrace {
   NameTable names;
   PassData p;
-  p.pass_id = 1;
-  p.kind = "trace";
   int64_t t = 1'000'000, id = 1;
-  auto emit = [&](const char* name, int64_t grid) {
+  TimedTrace() {
+    p.pass_id = 1;
+    p.kind = "trace";
+  }
+  void emit(const char* name, int64_t grid) {
     Dispatch d;
     d.dispatch_id = id++;
     d.pid = 7;
@@ -498,7 +497,20 @@ TEST(Phases, BlocksOfLayersWithAHostSyncAfterEveryLayerAreNotSteps) {
     s.grid[0] = grid;
     s.wg[0] = 256;
     p.add(d, s, 2);
-  };
+  }
+};
+
+// One forward pass of 15 layers in 3 blocks of 5 (4 sliding-window layers, each attending token by
+// token, then 1 full-attention layer), the host waiting 2 ms after every layer (a sync per layer,
+// as an engine that reads each layer's result does) and 200 ns between kernels. The 5-layer block
+// repeats and its boundary has host gaps far above the in-layer ones, but so do the 4 layer
+// boundaries inside it: the gaps mark layers, not steps, and one pass is not a generation loop.
+TEST(Phases, BlocksOfLayersWithAHostSyncAfterEveryLayerAreNotSteps) {
+  TimedTrace tr;
+  NameTable& names = tr.names;
+  PassData& p = tr.p;
+  int64_t& t = tr.t;
+  auto emit = [&](const char* name, int64_t grid) { tr.emit(name, grid); };
   emit("embed", 4096);
   for (int block = 0; block < 3; ++block) {
     for (int layer = 0; layer < 5; ++layer) {
@@ -534,24 +546,11 @@ TEST(Phases, BlocksOfLayersWithAHostSyncAfterEveryLayerAreNotSteps) {
 // stand, at low confidence, with the rival boundaries as their alternative. 64 repetitions are far
 // more than the 9 host-stop places in each could make of one pass's blocks of layers.
 TEST(Phases, DecodeLoopWithAHostSyncAfterEveryLayerIsStillSteps) {
-  NameTable names;
-  PassData p;
-  p.pass_id = 1;
-  p.kind = "trace";
-  int64_t t = 1'000'000, id = 1;
-  auto emit = [&](const char* name, int64_t grid) {
-    Dispatch d;
-    d.dispatch_id = id++;
-    d.pid = 7;
-    d.start_ns = t;
-    d.end_ns = t + 1000;
-    t = d.end_ns + 200;
-    KernelShape s;
-    s.name = names.intern(name);
-    s.grid[0] = grid;
-    s.wg[0] = 256;
-    p.add(d, s, 2);
-  };
+  TimedTrace tr;
+  NameTable& names = tr.names;
+  PassData& p = tr.p;
+  int64_t& t = tr.t;
+  auto emit = [&](const char* name, int64_t grid) { tr.emit(name, grid); };
   for (int token = 0; token < 64; ++token) {
     emit("embed", 4096);
     for (int layer = 0; layer < 8; ++layer) {
