@@ -24,18 +24,4 @@ Failure classify_generic(const RunResult& r) {
   return {FailureKind::transient, r.describe()};
 }
 
-const char* failure_kind_name(FailureKind kind) {
-  switch (kind) {
-    case FailureKind::none:
-      return "none";
-    case FailureKind::interrupted:
-      return "interrupted";
-    case FailureKind::deterministic:
-      return "deterministic";
-    case FailureKind::transient:
-      return "transient";
-  }
-  return "?";
-}
-
 }  // namespace kprof::exec

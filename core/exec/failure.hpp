@@ -26,8 +26,6 @@ struct Failure {
 // not found): deterministic; anything else transient.
 Failure classify_generic(const RunResult& result);
 
-const char* failure_kind_name(FailureKind kind);
-
 // The end of a failed pass's stored reason when a retry would fail the same way.
 inline constexpr std::string_view k_not_retried = " (not retried: deterministic)";
 // The start of a planned counter pass's reason while a trace pass that failed that way holds it

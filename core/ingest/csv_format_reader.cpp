@@ -248,10 +248,6 @@ int64_t CsvFormatReader::i64(const CsvRow& row, int col) const {
   return v;
 }
 
-int64_t CsvFormatReader::i64_or(const CsvRow& row, int col, int64_t fallback) const {
-  return col < 0 ? fallback : i64(row, col);
-}
-
 std::optional<int64_t> CsvFormatReader::opt_i64(const CsvRow& row, int col) const {
   if (col < 0) return std::nullopt;
   return i64(row, col);

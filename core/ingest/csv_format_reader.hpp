@@ -60,7 +60,6 @@ class CsvFormatReader : public CsvRowHandler {
 
   // Field helpers for read_row; they throw RowProblem naming the column.
   int64_t i64(const CsvRow& row, int col) const;
-  int64_t i64_or(const CsvRow& row, int col, int64_t fallback) const;
   double f64(const CsvRow& row, int col) const;
   // The field as it is; throws RowProblem when it is not valid UTF-8 (a damaged file: rocprofv3
   // writes UTF-8), so that no TEXT column of the database holds bytes its readers cannot decode.

@@ -54,8 +54,6 @@ class GroupCheck : public store::RowSink {
   // any dispatch's counters named a counter of no group or counters of two groups.
   void finish() const;
 
-  // (pid, dispatch id) -> group index (0-based), for every dispatch with counters.
-  const std::map<std::pair<int64_t, int64_t>, int>& groups_of() const { return m_group_of; }
   // Dispatches counted with each group.
   std::vector<int64_t> dispatches_per_group() const;
 

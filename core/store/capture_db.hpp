@@ -261,9 +261,6 @@ class CaptureDb {
   std::vector<MemoryCopyRow> memory_copies(int64_t pass_id);
   std::vector<MemoryAllocationRow> memory_allocations(int64_t pass_id);  // in file order
   std::vector<ApiCallRow> api_calls(int64_t pass_id);
-  // Deletes every ingested row of a pass (not the pass itself), all or none: in the open
-  // WriteTransaction, else in one of its own.
-  void clear_pass_rows(int64_t pass_id);
 
   // The SQLiteCpp connection, for code that writes its own SQL (analysis views, tests).
   SQLite::Database& sql();

@@ -152,19 +152,4 @@ std::vector<ApiCallRow> CaptureDb::api_calls(int64_t pass_id) {
                                pass_id);
 }
 
-void CaptureDb::clear_pass_rows(int64_t pass_id) {
-  if (m_impl->loader_active) {
-    throw Error::runtime("cannot clear a pass while a PassLoader is loading", "a kprof bug");
-  }
-  // Nine DELETEs: all or none. Inside the caller's WriteTransaction they are part of it; alone,
-  // they get their own (BEGIN IMMEDIATE).
-  if (m_impl->outer_write) {
-    guarded(*m_impl, "clearing a pass", [&] { delete_pass_rows(m_impl->db, pass_id); });
-    return;
-  }
-  WriteTransaction tx(*this);
-  guarded(*m_impl, "clearing a pass", [&] { delete_pass_rows(m_impl->db, pass_id); });
-  tx.commit();
-}
-
 }  // namespace kprof::store
