@@ -127,7 +127,7 @@ PrefillChoice find_prefill(const Detector& det, const std::vector<Seg>& segs, si
 
 // Notes on a loop of its own after the last step (trailing_loops.cpp).
 void note_trailing_loops(PhaseModel& pm, const Detector& det, const std::vector<Seg>& segs,
-                         size_t P, size_t step_len, size_t ref);
+                         size_t period, size_t step_len, size_t ref);
 
 // The steps of the stream whose windows and launches `det` holds (phases.cpp): the repetition,
 // whether host gaps mark its boundaries, the steps cut at them, their layers and phases, and the
