@@ -190,6 +190,54 @@ void add_notes(Table& t, const std::vector<hw::MetricSet>& sets,
                       "overcounts");
 }
 
+// A row's cells after the fixed ones: each shown column's mean over the launches with a value
+// (`accs`: null when none has one), then `passes` and `suspect` (and, for machine formats, their
+// marks as fields). `marks` gathers what the notes explain.
+void append_metric_cells(std::vector<Cell>& row, const std::vector<Acc>* accs,
+                         const std::vector<Column>& columns, const std::vector<bool>& shown,
+                         const hw::Peaks& pk, const std::set<int64_t>& unreliable,
+                         const Capture& cap, bool structured, TableMarks& marks) {
+  std::set<int64_t> passes;
+  bool mixed = false;
+  std::vector<SuspectFigure> suspect;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (!shown[c]) continue;
+    if (!accs || (*accs)[c].n == 0) {
+      row.emplace_back();
+      continue;
+    }
+    const Acc& a = (*accs)[c];
+    const double mean = a.sum / static_cast<double>(a.n);
+    row.emplace_back(mean);
+    passes.insert(a.passes.begin(), a.passes.end());
+    if (a.mixed) {
+      mixed = true;
+      marks.mixed_metrics.insert(columns[c].name);
+    }
+    check_figure(columns[c].name, *columns[c].formula, a, mean, pk, suspect);
+  }
+  std::string p;
+  bool forced = false;
+  for (auto id : passes) {
+    p += (p.empty() ? "" : "+") + std::to_string(ordinal_in(cap, id));
+    forced |= unreliable.count(id) > 0;
+  }
+  if (mixed) p += " (mixed)";
+  if (forced) {
+    p += " (unreliable join)";
+    marks.any_unreliable = true;
+  }
+  row.push_back(passes.empty() ? Cell() : Cell(p));
+  row.push_back(suspect.empty() ? Cell() : Cell(suspect_text(suspect)));
+  if (structured) {
+    const auto yes_no = [](bool b) { return Cell(std::string(b ? "yes" : "no")); };
+    row.insert(row.end(),
+               {passes.empty() ? Cell() : yes_no(mixed), passes.empty() ? Cell() : yes_no(forced),
+                suspect.empty() ? Cell() : Cell(suspect_codes(suspect))});
+  }
+  marks.any_suspect |= !suspect.empty();
+}
+
 }  // namespace
 
 Table QueryContext::metric_sets(const ViewOptions& o) {
@@ -250,46 +298,9 @@ Table QueryContext::metric_sets(const ViewOptions& o) {
                              std::string(to_string(v.second)),
                              sums.launches[v],
                              sums.with_counters.count(v) ? sums.with_counters[v] : 0};
-    std::set<int64_t> passes;
-    bool mixed = false;
-    std::vector<SuspectFigure> suspect;
     const auto it = sums.acc.find(v);
-    for (size_t c = 0; c < columns.size(); ++c) {
-      if (!shown[c]) continue;
-      if (it == sums.acc.end() || it->second[c].n == 0) {
-        row.emplace_back();
-        continue;
-      }
-      const Acc& a = it->second[c];
-      const double mean = a.sum / static_cast<double>(a.n);
-      row.emplace_back(mean);
-      passes.insert(a.passes.begin(), a.passes.end());
-      if (a.mixed) {
-        mixed = true;
-        marks.mixed_metrics.insert(columns[c].name);
-      }
-      check_figure(columns[c].name, *columns[c].formula, a, mean, pk, suspect);
-    }
-    std::string p;
-    bool forced = false;
-    for (auto id : passes) {
-      p += (p.empty() ? "" : "+") + std::to_string(ordinal_in(m_cap, id));
-      forced |= unreliable.count(id) > 0;
-    }
-    if (mixed) p += " (mixed)";
-    if (forced) {
-      p += " (unreliable join)";
-      marks.any_unreliable = true;
-    }
-    row.push_back(passes.empty() ? Cell() : Cell(p));
-    row.push_back(suspect.empty() ? Cell() : Cell(suspect_text(suspect)));
-    if (o.structured) {
-      const auto yes_no = [](bool b) { return Cell(std::string(b ? "yes" : "no")); };
-      row.insert(row.end(),
-                 {passes.empty() ? Cell() : yes_no(mixed), passes.empty() ? Cell() : yes_no(forced),
-                  suspect.empty() ? Cell() : Cell(suspect_codes(suspect))});
-    }
-    marks.any_suspect |= !suspect.empty();
+    append_metric_cells(row, it == sums.acc.end() ? nullptr : &it->second, columns, shown, pk,
+                        unreliable, m_cap, o.structured, marks);
     t.rows.push_back(std::move(row));
     full.push_back(m_cap.names.name(var.name));
     family.push_back(var.family);

@@ -181,33 +181,35 @@ GapStats gap_stats(const Detector& det, size_t period, size_t window_begin, size
   return s;
 }
 
+namespace {
+
+// The first position of [b, e) whose period-long stretch repeats one period later (>= 80%), else
+// the one that repeats best: where the repetition starts. Short windows (under two periods)
+// start at their first dispatch.
+size_t repetition_start(const SpillVector<uint32_t>& names, size_t b, size_t e, size_t period) {
+  if (e - b < 2 * period) return b;
+  size_t window_sum = 0, best_sum = 0, best_r = b;
+  for (size_t i = b; i + period < e; ++i) {
+    window_sum += names[i] == names[i + period];
+    if (i >= b + period) window_sum -= names[i - period] == names[i];
+    if (i + 1 >= b + period) {
+      const size_t start = i + 1 - period;
+      if (window_sum > best_sum) best_sum = window_sum, best_r = start;
+      if (window_sum * 10 >= period * 8) return start;
+    }
+  }
+  return best_r;
+}
+
+}  // namespace
+
 std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t period,
                             int64_t threshold, int window, size_t ref_begin, bool ref_starts_run) {
   const auto& names = det.names;
   const auto& gap = det.gap;
   std::vector<Seg> out;
   const size_t tol = std::max<size_t>(1, period / 4);
-  // First position whose period-long stretch repeats one period later (>= 80%): where the
-  // repetition starts. Short windows (under two periods) start at their first dispatch.
-  size_t r0 = b;
-  if (e - b >= 2 * period) {
-    size_t window_sum = 0, best_sum = 0, best_r = b;
-    bool found = false;
-    for (size_t i = b; i + period < e; ++i) {
-      window_sum += names[i] == names[i + period];
-      if (i >= b + period) window_sum -= names[i - period] == names[i];
-      if (i + 1 >= b + period) {
-        const size_t start = i + 1 - period;
-        if (window_sum > best_sum) best_sum = window_sum, best_r = start;
-        if (window_sum * 10 >= period * 8) {
-          r0 = start;
-          found = true;
-          break;
-        }
-      }
-    }
-    if (!found) r0 = best_r;
-  }
+  const size_t r0 = repetition_start(names, b, e, period);
   // A boundary: the reference step's start when this window holds it after a host gap (the start
   // of the longest run of repetitions); otherwise the position in [r0, r0 + period) whose host gaps
   // one period apart are largest, moved on by whole periods to the first such position with a gap
