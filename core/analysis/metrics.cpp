@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/base/error.hpp"
 #include "core/hw/expr.hpp"
@@ -87,6 +88,24 @@ std::optional<double> formula_value(const hw::Target& target, Samples& in, const
   return formula_value(target, in, e, [&](const hw::Expr& name) { return in.index_of(name.name); });
 }
 
+// Whether a name of the formula's arithmetic (outside function calls) has no sample and no
+// derived definition: then the formula has no value (hw::Target::evaluate_formula, whose every
+// operator needs all its inputs), and a dispatch need not evaluate it.
+bool lacks_own_input(const hw::Target& target, const hw::Expr& e,
+                     const std::unordered_map<const hw::Expr*, std::optional<size_t>>& sample_of) {
+  switch (e.kind) {
+    case hw::ExprKind::name:
+      return !sample_of.at(&e) && (target.base(e.name) || !target.derived(e.name));
+    case hw::ExprKind::negate:
+    case hw::ExprKind::binary:
+      for (const auto& a : e.args)
+        if (lacks_own_input(target, *a, sample_of)) return true;
+      return false;
+    default:
+      return false;
+  }
+}
+
 // Every name node of `e`, function arguments included.
 void name_nodes(const hw::Expr& e, std::vector<const hw::Expr*>& out) {
   if (e.kind == hw::ExprKind::name) out.push_back(&e);
@@ -140,6 +159,7 @@ struct DispatchMetricsCache::Plan {
   const hw::Target* target = nullptr;
   const Formulas* formulas = nullptr;
   std::unordered_map<const hw::Expr*, std::optional<size_t>> sample_of;
+  std::unordered_set<const hw::Expr*> without_value;  // formulas lacking an own input
 };
 
 DispatchMetricsCache::DispatchMetricsCache() = default;
@@ -163,18 +183,22 @@ DispatchMetrics DispatchMetricsCache::operator()(const hw::Target& target,
       auto plan = std::make_unique<Plan>();
       plan->target = &target;
       plan->formulas = &formulas_for(target);
-      std::vector<const hw::Expr*> names;
-      for (const hw::MetricFormula* t : plan->formulas->flops) name_nodes(*t->expr, names);
+      std::vector<const hw::Expr*> roots, names;
+      for (const hw::MetricFormula* t : plan->formulas->flops) roots.push_back(t->expr.get());
       for (const hw::MetricFormula* b : {plan->formulas->hbm_read, plan->formulas->hbm_write})
         for (const auto* e : {b->prefer_expr.get(), b->expr.get()})
-          if (e) name_nodes(*e, names);
+          if (e) roots.push_back(e);
+      for (const hw::Expr* r : roots) name_nodes(*r, names);
       for (const hw::Expr* n : names) plan->sample_of[n] = in.index_of(n->name);
+      for (const hw::Expr* r : roots)
+        if (lacks_own_input(target, *r, plan->sample_of)) plan->without_value.insert(r);
       slot = std::move(plan);
     }
     m_last = slot.get();
   }
   const Plan& p = *m_last;
-  return roofline_metrics(*p.formulas, m_passes, [&](const hw::Expr& e) {
+  return roofline_metrics(*p.formulas, m_passes, [&](const hw::Expr& e) -> std::optional<double> {
+    if (p.without_value.count(&e)) return std::nullopt;
     return formula_value(target, in, e,
                          [&](const hw::Expr& name) { return p.sample_of.at(&name); });
   });
