@@ -88,21 +88,47 @@ std::optional<double> formula_value(const hw::Target& target, Samples& in, const
   return formula_value(target, in, e, [&](const hw::Expr& name) { return in.index_of(name.name); });
 }
 
-// Whether a name of the formula's arithmetic (outside function calls) has no sample and no
-// derived definition: then the formula has no value (hw::Target::evaluate_formula, whose every
-// operator needs all its inputs), and a dispatch need not evaluate it.
-bool lacks_own_input(const hw::Target& target, const hw::Expr& e,
-                     const std::unordered_map<const hw::Expr*, std::optional<size_t>>& sample_of) {
+// False when hw::Target::evaluate returns nothing for `e` whatever the values: an input it reads
+// is not collected, or is no counter or constant (select reads instance values, never in a
+// summed input). True only says that a value is possible.
+bool possible(const hw::Target& target, const Samples& in, const hw::Expr& e, int depth) {
   switch (e.kind) {
+    case hw::ExprKind::number:
+      return true;
     case hw::ExprKind::name:
-      return !sample_of.at(&e) && (target.base(e.name) || !target.derived(e.name));
+      if (target.base(e.name)) return in.index_of(e.name).has_value();
+      if (const hw::DerivedCounter* dc = target.derived(e.name))
+        return depth + 1 <= 64 && possible(target, in, *dc->expr, depth + 1);
+      return target.constants().count(e.name) > 0;
+    case hw::ExprKind::accumulate:
+      return in.index_of(e.name).has_value();
+    case hw::ExprKind::select:
+      return false;
+    default:
+      for (const auto& a : e.args)
+        if (!possible(target, in, *a, depth)) return false;
+      return true;
+  }
+}
+
+// Whether a formula has no value whatever the values (hw::Target::evaluate_formula, whose every
+// operator needs all its inputs): a name of its arithmetic without a sample has none unless it is
+// a derived counter that can have one; a function call needs all its inputs too.
+bool lacks_input(const hw::Target& target, const Samples& in, const hw::Expr& e,
+                 const std::unordered_map<const hw::Expr*, std::optional<size_t>>& sample_of) {
+  switch (e.kind) {
+    case hw::ExprKind::number:
+      return false;
+    case hw::ExprKind::name:
+      if (sample_of.at(&e)) return false;
+      return target.base(e.name) || !target.derived(e.name) || !possible(target, in, e, 0);
     case hw::ExprKind::negate:
     case hw::ExprKind::binary:
       for (const auto& a : e.args)
-        if (lacks_own_input(target, *a, sample_of)) return true;
+        if (lacks_input(target, in, *a, sample_of)) return true;
       return false;
     default:
-      return false;
+      return !possible(target, in, e, 0);
   }
 }
 
@@ -159,7 +185,7 @@ struct DispatchMetricsCache::Plan {
   const hw::Target* target = nullptr;
   const Formulas* formulas = nullptr;
   std::unordered_map<const hw::Expr*, std::optional<size_t>> sample_of;
-  std::unordered_set<const hw::Expr*> without_value;  // formulas lacking an own input
+  std::unordered_set<const hw::Expr*> without_value;  // formulas that cannot have a value
 };
 
 DispatchMetricsCache::DispatchMetricsCache() = default;
@@ -191,7 +217,7 @@ DispatchMetrics DispatchMetricsCache::operator()(const hw::Target& target,
       for (const hw::Expr* r : roots) name_nodes(*r, names);
       for (const hw::Expr* n : names) plan->sample_of[n] = in.index_of(n->name);
       for (const hw::Expr* r : roots)
-        if (lacks_own_input(target, *r, plan->sample_of)) plan->without_value.insert(r);
+        if (lacks_input(target, in, *r, plan->sample_of)) plan->without_value.insert(r);
       slot = std::move(plan);
     }
     m_last = slot.get();
