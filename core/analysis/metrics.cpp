@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/base/error.hpp"
 #include "core/hw/expr.hpp"
@@ -50,224 +52,140 @@ const Formulas& formulas_for(const hw::Target& target) {
   return *slot;
 }
 
-// A binary operator of an analysis formula: empty when an operand is, or on a division by zero.
-std::optional<double> arithmetic(char op, std::optional<double> a, std::optional<double> b) {
-  if (!a || !b) return std::nullopt;
-  switch (op) {
-    case '+':
-      return *a + *b;
-    case '-':
-      return *a - *b;
-    case '*':
-      return *a * *b;
-    default:
-      return *b == 0 ? std::nullopt : std::optional<double>(*a / *b);
-  }
-}
-
-// Evaluates an analysis formula for one dispatch. Names resolve to a collected value first (base
-// or derived, as rocprofv3 wrote it), then to the target's derived expression over collected base
-// values. Every pass a value came from is added to `passes`.
-struct Resolver {
-  const hw::Target& target;
+// One dispatch's samples, read by counter name: the first sample of the name's id, as rocprofv3
+// wrote it (base or derived). Every sample read adds its pass to `passes`.
+struct Samples {
   const JoinedCounters& joined;
   const std::vector<CounterSample>& samples;
-  std::set<int64_t>& passes;
+  std::vector<int64_t>& passes;
 
-  std::optional<double> collected(const std::string& name) {
-    auto id = joined.counters.find(name);
-    if (!id) return std::nullopt;
-    for (const auto& s : samples)
-      if (s.counter == *id) {
-        passes.insert(s.pass_id);
-        return s.value;
-      }
-    return std::nullopt;
-  }
-
-  std::optional<double> name(const std::string& n) {
-    if (auto v = collected(n)) return v;
-    if (target.derived(n)) {
-      return target.evaluate(
-          n, [&](const hw::Event& e) -> std::optional<double> { return collected(e.counter); });
-    }
-    return std::nullopt;
-  }
-
-  std::optional<double> eval(const hw::Expr& e) {
-    switch (e.kind) {
-      case hw::ExprKind::number:
-        return e.number;
-      case hw::ExprKind::name:
-        return name(e.name);
-      case hw::ExprKind::negate: {
-        auto a = eval(*e.args[0]);
-        return a ? std::optional<double>(-*a) : std::nullopt;
-      }
-      case hw::ExprKind::binary: {
-        auto a = eval(*e.args[0]);
-        return arithmetic(e.op, a, eval(*e.args[1]));
-      }
-      default:  // reduce/select/accumulate: the target's evaluator knows their semantics
-        return target.evaluate(e, [&](const hw::Event& ev) { return collected(ev.counter); });
-    }
-  }
-};
-
-// A formula bound to one sequence of counter ids (DispatchMetricsCache): each name is replaced by
-// what Resolver would find for it, the first sample of its id or the target's derived expression,
-// so a dispatch with that sequence only does the arithmetic. Where the result must be empty
-// whatever the values (an input not collected), the node is `fail`: a formula's value is empty as
-// soon as one input is (every operator of Resolver and of the target's evaluator needs all its
-// inputs), and the passes of a formula without a value are never used, so skipping it changes
-// nothing.
-struct BoundNode {
-  enum class Kind { number, sample, negate, binary, target_name, target_expr };
-  Kind kind = Kind::number;
-  double number = 0;
-  size_t sample = 0;               // sample: index into the dispatch's samples
-  char op = 0;                     // binary
-  int a = -1, b = -1;              // negate, binary: node indices
-  const hw::Expr* expr = nullptr;  // target_name, target_expr: left to Resolver, as before
-};
-constexpr int k_fail = -1;
-
-struct Binder {
-  const hw::Target& target;
-  const JoinedCounters& joined;
-  const std::vector<CounterSample>& samples;
-  std::vector<BoundNode>& nodes;
-
-  // The sample Resolver::collected reads for `name`: the first of its id.
-  std::optional<size_t> sample_of(const std::string& name) const {
+  std::optional<size_t> index_of(const std::string& name) const {
     auto id = joined.counters.find(name);
     if (!id) return std::nullopt;
     for (size_t i = 0; i < samples.size(); ++i)
       if (samples[i].counter == *id) return i;
     return std::nullopt;
   }
-
-  // False when the target's evaluator (hw::Target::evaluate) returns nothing whatever the values:
-  // an input it reads is not collected, or not a counter or constant (it mirrors Evaluator::name,
-  // depth bound included). True only says that a value is possible; Resolver then evaluates it.
-  bool possible(const hw::Expr& e, int depth) const {
-    switch (e.kind) {
-      case hw::ExprKind::number:
-        return true;
-      case hw::ExprKind::name:
-        if (target.base(e.name)) return sample_of(e.name).has_value();
-        if (const hw::DerivedCounter* dc = target.derived(e.name))
-          return depth + 1 <= 64 && possible(*dc->expr, depth + 1);
-        return target.constants().count(e.name) > 0;
-      case hw::ExprKind::accumulate:
-        return sample_of(e.name).has_value();
-      case hw::ExprKind::select:
-        return false;
-      default:
-        for (const auto& a : e.args)
-          if (!possible(*a, depth)) return false;
-        return true;
-    }
-  }
-
-  int add(BoundNode n) {
-    nodes.push_back(n);
-    return static_cast<int>(nodes.size()) - 1;
-  }
-
-  // Resolver::eval's cases, bound.
-  int bind(const hw::Expr& e) {
-    BoundNode n;
-    switch (e.kind) {
-      case hw::ExprKind::number:
-        n.number = e.number;
-        return add(n);
-      case hw::ExprKind::name: {
-        if (auto i = sample_of(e.name)) {
-          n.kind = BoundNode::Kind::sample;
-          n.sample = *i;
-          return add(n);
-        }
-        const hw::DerivedCounter* dc = target.derived(e.name);
-        if (!dc) return k_fail;
-        // Resolver::name -> Target::evaluate(name), which reads a base name as a base value.
-        const bool ok = target.base(e.name) ? false : possible(*dc->expr, 0);
-        if (!ok) return k_fail;
-        n.kind = BoundNode::Kind::target_name;
-        n.expr = &e;
-        return add(n);
-      }
-      case hw::ExprKind::negate: {
-        const int a = bind(*e.args[0]);
-        if (a == k_fail) return k_fail;
-        n.kind = BoundNode::Kind::negate;
-        n.a = a;
-        return add(n);
-      }
-      case hw::ExprKind::binary: {
-        const int a = bind(*e.args[0]);
-        const int b = bind(*e.args[1]);
-        if (a == k_fail || b == k_fail) return k_fail;
-        n.kind = BoundNode::Kind::binary;
-        n.op = e.op;
-        n.a = a;
-        n.b = b;
-        return add(n);
-      }
-      default:
-        if (!possible(e, 0)) return k_fail;
-        n.kind = BoundNode::Kind::target_expr;
-        n.expr = &e;
-        return add(n);
-    }
+  std::optional<double> read(std::optional<size_t> i) {
+    if (!i) return std::nullopt;
+    passes.push_back(samples[*i].pass_id);
+    return samples[*i].value;
   }
 };
 
-// Evaluates a bound formula as Resolver::eval evaluates the formula, appending the pass of every
-// value read to `passes`.
-struct BoundEval {
-  const hw::Target& target;
-  const JoinedCounters& joined;
-  const std::vector<CounterSample>& samples;
-  const std::vector<BoundNode>& nodes;
-  std::vector<int64_t>& passes;
+// A formula's value for one dispatch, by core/hw's evaluator (hw::Target::evaluate_formula): a
+// name the formula writes takes the value collected for it first, then the target's derived
+// expression over collected base values. `own_index(name node)`: the sample of such a name.
+template <class OwnIndex>
+std::optional<double> formula_value(const hw::Target& target, Samples& in, const hw::Expr& e,
+                                    OwnIndex&& own_index) {
+  return target.evaluate_formula(
+      e, [&](const hw::Event& ev) { return in.read(in.index_of(ev.counter)); },
+      [&](const hw::Expr& name) { return in.read(own_index(name)); });
+}
 
-  std::optional<double> eval(int i) {
-    const BoundNode& n = nodes[static_cast<size_t>(i)];
-    switch (n.kind) {
-      case BoundNode::Kind::number:
-        return n.number;
-      case BoundNode::Kind::sample:
-        passes.push_back(samples[n.sample].pass_id);
-        return samples[n.sample].value;
-      case BoundNode::Kind::negate: {
-        auto a = eval(n.a);
-        return a ? std::optional<double>(-*a) : std::nullopt;
-      }
-      case BoundNode::Kind::binary: {
-        auto a = eval(n.a);
-        return arithmetic(n.op, a, eval(n.b));
-      }
-      default: {  // the target's evaluator, through Resolver as before
-        std::set<int64_t> from;
-        Resolver r{target, joined, samples, from};
-        auto v = n.kind == BoundNode::Kind::target_name ? r.name(n.expr->name) : r.eval(*n.expr);
-        passes.insert(passes.end(), from.begin(), from.end());
-        return v;
-      }
-    }
+std::optional<double> formula_value(const hw::Target& target, Samples& in, const hw::Expr& e) {
+  return formula_value(target, in, e, [&](const hw::Expr& name) { return in.index_of(name.name); });
+}
+
+// False when hw::Target::evaluate returns nothing for `e` whatever the values: an input it reads
+// is not collected, or is no counter or constant (select reads instance values, never in a
+// summed input). True only says that a value is possible.
+bool possible(const hw::Target& target, const Samples& in, const hw::Expr& e, int depth) {
+  switch (e.kind) {
+    case hw::ExprKind::number:
+      return true;
+    case hw::ExprKind::name:
+      if (target.base(e.name)) return in.index_of(e.name).has_value();
+      if (const hw::DerivedCounter* dc = target.derived(e.name))
+        return depth + 1 <= 64 && possible(target, in, *dc->expr, depth + 1);
+      return target.constants().count(e.name) > 0;
+    case hw::ExprKind::accumulate:
+      return in.index_of(e.name).has_value();
+    case hw::ExprKind::select:
+      return false;
+    default:
+      for (const auto& a : e.args)
+        if (!possible(target, in, *a, depth)) return false;
+      return true;
   }
-};
+}
+
+// Whether a formula has no value whatever the values (hw::Target::evaluate_formula, whose every
+// operator needs all its inputs): a name of its arithmetic without a sample has none unless it is
+// a derived counter that can have one; a function call needs all its inputs too.
+bool lacks_input(const hw::Target& target, const Samples& in, const hw::Expr& e,
+                 const std::unordered_map<const hw::Expr*, std::optional<size_t>>& sample_of) {
+  switch (e.kind) {
+    case hw::ExprKind::number:
+      return false;
+    case hw::ExprKind::name:
+      if (sample_of.at(&e)) return false;
+      return target.base(e.name) || !target.derived(e.name) || !possible(target, in, e, 0);
+    case hw::ExprKind::negate:
+    case hw::ExprKind::binary:
+      for (const auto& a : e.args)
+        if (lacks_input(target, in, *a, sample_of)) return true;
+      return false;
+    default:
+      return !possible(target, in, e, 0);
+  }
+}
+
+// Every name node of `e`, function arguments included.
+void name_nodes(const hw::Expr& e, std::vector<const hw::Expr*>& out) {
+  if (e.kind == hw::ExprKind::name) out.push_back(&e);
+  for (const auto& a : e.args) name_nodes(*a, out);
+}
+
+// A metric's value: its `prefer` formula (FETCH_SIZE/WRITE_SIZE, KiB, when a pass collected them),
+// else its own formula (for bytes, over the HBM request counters, which fit gfx942's 4 TCC slots
+// where FETCH_SIZE+WRITE_SIZE do not). The passes of the formula that gave it go to `passes`.
+template <class Value>
+std::optional<double> preferred_value(const hw::MetricFormula& formula,
+                                      std::vector<int64_t>& passes, Value&& value) {
+  for (const auto* e : {formula.prefer_expr.get(), formula.expr.get()}) {
+    if (!e) continue;
+    passes.clear();
+    if (auto v = value(*e)) return v;
+  }
+  passes.clear();
+  return std::nullopt;
+}
+
+// FLOPs per type and HBM bytes of one dispatch, from the roofline formulas; `value(expr)` gives a
+// formula's value and fills `passes` with its inputs' passes.
+template <class Value>
+DispatchMetrics roofline_metrics(const Formulas& f, std::vector<int64_t>& passes, Value&& value) {
+  DispatchMetrics m;
+  double best = -1;
+  for (const hw::MetricFormula* t : f.flops) {
+    passes.clear();
+    auto v = value(*t->expr);
+    if (!v) continue;
+    auto& slot = t->measures.mfma() ? m.mfma_flops : m.valu_flops;
+    slot = slot.value_or(0) + *v;
+    m.flop_passes.insert(passes.begin(), passes.end());
+    if (*v > best) best = *v, m.dominant_type = t->measures.flop_type;
+  }
+  const auto bytes = [&](const hw::MetricFormula& formula) {
+    auto v = preferred_value(formula, passes, value);
+    m.byte_passes.insert(passes.begin(), passes.end());
+    return v;
+  };
+  m.bytes_read = bytes(*f.hbm_read);
+  m.bytes_written = bytes(*f.hbm_write);
+  return m;
+}
 
 }  // namespace
 
+// Where each name node of the roofline formulas finds its sample, for one sequence of counter ids.
 struct DispatchMetricsCache::Plan {
   const hw::Target* target = nullptr;
   const Formulas* formulas = nullptr;
-  std::vector<BoundNode> nodes;
-  std::vector<int> flops;           // per Formulas::flops: root node, or k_fail
-  int read[2] = {k_fail, k_fail};   // hbm_read: prefer_expr, expr
-  int write[2] = {k_fail, k_fail};  // hbm_write: prefer_expr, expr
+  std::unordered_map<const hw::Expr*, std::optional<size_t>> sample_of;
+  std::unordered_set<const hw::Expr*> without_value;  // formulas that cannot have a value
 };
 
 DispatchMetricsCache::DispatchMetricsCache() = default;
@@ -276,10 +194,10 @@ DispatchMetricsCache::~DispatchMetricsCache() = default;
 DispatchMetrics DispatchMetricsCache::operator()(const hw::Target& target,
                                                  const JoinedCounters& joined,
                                                  size_t dispatch_index) {
-  DispatchMetrics m;
-  if (dispatch_index >= joined.by_dispatch.size()) return m;
+  if (dispatch_index >= joined.by_dispatch.size()) return {};
   const auto& samples = joined.by_dispatch[dispatch_index];
-  if (samples.empty()) return m;
+  if (samples.empty()) return {};
+  Samples in{joined, samples, m_passes};
   const bool same = m_last && m_last->target == &target && m_last_key.size() == samples.size() &&
                     std::equal(samples.begin(), samples.end(), m_last_key.begin(),
                                [](const CounterSample& s, uint32_t id) { return s.counter == id; });
@@ -291,88 +209,37 @@ DispatchMetrics DispatchMetricsCache::operator()(const hw::Target& target,
       auto plan = std::make_unique<Plan>();
       plan->target = &target;
       plan->formulas = &formulas_for(target);
-      Binder b{target, joined, samples, plan->nodes};
-      for (const hw::MetricFormula* t : plan->formulas->flops)
-        plan->flops.push_back(b.bind(*t->expr));
-      const auto bind_bytes = [&](const hw::MetricFormula& f, int(&roots)[2]) {
-        if (f.prefer_expr) roots[0] = b.bind(*f.prefer_expr);
-        if (f.expr) roots[1] = b.bind(*f.expr);
-      };
-      bind_bytes(*plan->formulas->hbm_read, plan->read);
-      bind_bytes(*plan->formulas->hbm_write, plan->write);
+      std::vector<const hw::Expr*> roots, names;
+      for (const hw::MetricFormula* t : plan->formulas->flops) roots.push_back(t->expr.get());
+      for (const hw::MetricFormula* b : {plan->formulas->hbm_read, plan->formulas->hbm_write})
+        for (const auto* e : {b->prefer_expr.get(), b->expr.get()})
+          if (e) roots.push_back(e);
+      for (const hw::Expr* r : roots) name_nodes(*r, names);
+      for (const hw::Expr* n : names) plan->sample_of[n] = in.index_of(n->name);
+      for (const hw::Expr* r : roots)
+        if (lacks_input(target, in, *r, plan->sample_of)) plan->without_value.insert(r);
       slot = std::move(plan);
     }
     m_last = slot.get();
   }
   const Plan& p = *m_last;
-  const Formulas& f = *p.formulas;
-  BoundEval ev{target, joined, samples, p.nodes, m_passes};
-  // From here as dispatch_metrics.
-  double best = -1;
-  for (size_t i = 0; i < f.flops.size(); ++i) {
-    if (p.flops[i] == k_fail) continue;
-    const hw::MetricFormula* t = f.flops[i];
-    m_passes.clear();
-    auto v = ev.eval(p.flops[i]);
-    if (!v) continue;
-    auto& slot = t->measures.mfma() ? m.mfma_flops : m.valu_flops;
-    slot = slot.value_or(0) + *v;
-    m.flop_passes.insert(m_passes.begin(), m_passes.end());
-    if (*v > best) best = *v, m.dominant_type = t->measures.flop_type;
-  }
-  const auto bytes = [&](const int(&roots)[2]) -> std::optional<double> {
-    for (int root : roots) {
-      if (root == k_fail) continue;
-      m_passes.clear();
-      if (auto v = ev.eval(root)) {
-        m.byte_passes.insert(m_passes.begin(), m_passes.end());
-        return v;
-      }
-    }
-    return std::nullopt;
-  };
-  m.bytes_read = bytes(p.read);
-  m.bytes_written = bytes(p.write);
-  return m;
+  return roofline_metrics(*p.formulas, m_passes, [&](const hw::Expr& e) -> std::optional<double> {
+    if (p.without_value.count(&e)) return std::nullopt;
+    return formula_value(target, in, e,
+                         [&](const hw::Expr& name) { return p.sample_of.at(&name); });
+  });
 }
 
 DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters& joined,
                                  size_t dispatch_index) {
-  DispatchMetrics m;
   static const std::vector<CounterSample> k_none;
   const auto& samples =
       dispatch_index < joined.by_dispatch.size() ? joined.by_dispatch[dispatch_index] : k_none;
-  if (samples.empty()) return m;
-  const Formulas& f = formulas_for(target);
-  double best = -1;
-  for (const hw::MetricFormula* t : f.flops) {
-    std::set<int64_t> passes;
-    Resolver r{target, joined, samples, passes};
-    auto v = r.eval(*t->expr);
-    if (!v) continue;
-    auto& slot = t->measures.mfma() ? m.mfma_flops : m.valu_flops;
-    slot = slot.value_or(0) + *v;
-    m.flop_passes.insert(passes.begin(), passes.end());
-    if (*v > best) best = *v, m.dominant_type = t->measures.flop_type;
-  }
-  // Bytes: the metric's `prefer` formula (FETCH_SIZE/WRITE_SIZE, KiB, when a pass collected them),
-  // else its own formula over the HBM request counters, which fit gfx942's 4 TCC slots where
-  // FETCH_SIZE+WRITE_SIZE do not.
-  const auto bytes = [&](const hw::MetricFormula& formula) -> std::optional<double> {
-    for (const auto* e : {formula.prefer_expr.get(), formula.expr.get()}) {
-      if (!e) continue;
-      std::set<int64_t> passes;
-      Resolver r{target, joined, samples, passes};
-      if (auto v = r.eval(*e)) {
-        m.byte_passes.insert(passes.begin(), passes.end());
-        return v;
-      }
-    }
-    return std::nullopt;
-  };
-  m.bytes_read = bytes(*f.hbm_read);
-  m.bytes_written = bytes(*f.hbm_write);
-  return m;
+  if (samples.empty()) return {};
+  std::vector<int64_t> passes;
+  Samples in{joined, samples, passes};
+  return roofline_metrics(formulas_for(target), passes,
+                          [&](const hw::Expr& e) { return formula_value(target, in, e); });
 }
 
 FormulaValue evaluate_formula(const hw::Target& target, const JoinedCounters& joined,
@@ -381,16 +248,11 @@ FormulaValue evaluate_formula(const hw::Target& target, const JoinedCounters& jo
   if (dispatch_index >= joined.by_dispatch.size()) return out;
   const auto& samples = joined.by_dispatch[dispatch_index];
   if (samples.empty()) return out;
-  for (const auto* e : {formula.prefer_expr.get(), formula.expr.get()}) {
-    if (!e) continue;
-    std::set<int64_t> passes;
-    Resolver r{target, joined, samples, passes};
-    if (auto v = r.eval(*e)) {
-      out.value = v;
-      out.passes = std::move(passes);
-      return out;
-    }
-  }
+  std::vector<int64_t> passes;
+  Samples in{joined, samples, passes};
+  out.value = preferred_value(formula, passes,
+                              [&](const hw::Expr& e) { return formula_value(target, in, e); });
+  if (out.value) out.passes.insert(passes.begin(), passes.end());
   return out;
 }
 

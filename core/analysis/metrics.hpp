@@ -60,11 +60,11 @@ DispatchMetrics dispatch_metrics(const hw::Target& target, const JoinedCounters&
                                  size_t dispatch_index);
 
 // dispatch_metrics with the same results, for a caller that evaluates many dispatches (the
-// Perfetto export: one per slice). Resolving a formula's names (counter name -> id -> the first
-// sample of that id, else the target's derived expression) depends only on which counters a
-// dispatch holds, in which order, so it is done once per distinct sequence of counter ids and
-// kept; each dispatch then only does the arithmetic. One cache serves one target and one
-// JoinedCounters' name table (it may grow: ids already resolved keep their names).
+// Perfetto export: one per slice). Finding the sample of each name a formula writes (counter name
+// -> id -> the first sample of that id) depends only on which counters a dispatch holds, in which
+// order, so it is done once per distinct sequence of counter ids and kept; each dispatch then only
+// evaluates. One cache serves one target and one JoinedCounters' name table (it may grow: ids
+// already resolved keep their names).
 class DispatchMetricsCache {
  public:
   DispatchMetricsCache();

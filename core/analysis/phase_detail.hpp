@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -126,7 +127,107 @@ PrefillChoice find_prefill(const Detector& det, const std::vector<Seg>& segs, si
 
 // Notes on a loop of its own after the last step (trailing_loops.cpp).
 void note_trailing_loops(PhaseModel& pm, const Detector& det, const std::vector<Seg>& segs,
-                         size_t P, size_t step_len, size_t ref);
+                         size_t period, size_t step_len, size_t ref);
+
+// The steps of the stream whose windows and launches `det` holds (phases.cpp): the repetition,
+// whether host gaps mark its boundaries, the steps cut at them, their layers and phases, and the
+// evidence; each named below.
+void detect_steps(PhaseModel& pm, const Detector& det);
+
+// The steps of detect_steps, in the order it takes them (phase_steps.cpp).
+
+// Fills the detector's kernel names and launch identities (name, grid and workgroup, interned in
+// order of first appearance) from its stream, and whether the stream is timed: some dispatch
+// starts after the previous one of its window ended.
+void read_launches(Detector& det, const std::vector<Window>& windows);
+
+// The repeating unit's length, from the longest window that has one (a period across a window
+// boundary means nothing): windows are tried longest first (the earlier of equal ones first), down
+// to 8 dispatches. `window`: the window it was found in; the longest window when none was found.
+struct PeriodChoice {
+  size_t period = 0;  // 0: no window repeats
+  size_t window = 0;
+  std::vector<PeriodCandidate> considered;  // the other periods weighed in that window
+};
+PeriodChoice choose_period(const SpillVector<uint32_t>& names, const std::vector<Window>& windows);
+
+// The reference stretch the steps are cut against: on [b, e), the start of the longest run of
+// `period`-long stretches, each starting at a boundary and repeated (>= 90%) one period later.
+// `at_gap(i)`: whether dispatch i follows a host gap long enough to cut there. Untimed, every
+// position is a boundary and the first repeated stretch is taken. Each offset modulo the period
+// is weighed once per run, and the comparisons are capped at the window's periods plus 1024 (at
+// most 256 runs), so the search costs O(window + 1024 period) name compares.
+struct ReferenceRun {
+  size_t begin = 0;         // b when no stretch repeats
+  bool starts_run = false;  // a repeated stretch starts at `begin`
+  size_t run = 0;           // repetitions after the first in that run (timed only)
+  // Repetitions in the run, the first included; 0 without one.
+  size_t repetitions() const { return starts_run ? run + 1 : 0; }
+};
+ReferenceRun find_reference_run(const SpillVector<uint32_t>& names, size_t period, size_t b,
+                                size_t e, bool timed, const std::function<bool(size_t)>& at_gap);
+
+// Whether host gaps nearly as long at other places of each repetition make it a block of layers
+// of one pass rather than a step: the longest run holds no more than 2 repetitions, or fewer than
+// the host-stop places in each.
+bool gaps_cut_layer_blocks(const GapStats& gs, bool timed, size_t repetitions);
+
+// The most common length among the step segments, and how many steps have it; a tie goes to
+// `period`, else to the shorter length. {0, 0} without steps.
+struct StepLength {
+  size_t length = 0, count = 0;
+};
+StepLength most_common_step_length(const std::vector<Seg>& segs, size_t period);
+
+// The regular reference: the first step of `step_len` whose launch identities (`ids`) match the
+// next step's at >= 90%, so that a first step with other grids (a prefill) is not it; else the
+// first step of that length; else `fallback`.
+size_t regular_reference(const SpillVector<uint32_t>& ids, const std::vector<Seg>& segs,
+                         size_t step_len, size_t fallback);
+
+// A step of the regular length whose names match the reference's at >= 90%.
+bool is_regular_step(const SpillVector<uint32_t>& names, const Seg& s, size_t ref, size_t step_len);
+
+// One step per window, of unknown phase: what the model holds when steps are not established.
+void mark_windows_unknown(PhaseModel& pm);
+// The model's counts of steps by phase, from its steps.
+void count_phases(PhaseModel& pm);
+// The steps of each segment by phase: the prefill's segment (unknown before its split), regular
+// steps (decode after a prefill, else step), irregular ones, and leads and trails that match a
+// step's end or start (partial) or not (unknown).
+void assign_phases(PhaseModel& pm, const Detector& det, const std::vector<Seg>& segs,
+                   const PrefillChoice& prefill, size_t ref, size_t step_len);
+
+// Notes and findings of detect_phases's outcomes (phase_outcomes.cpp).
+
+// Why steps are not established when no window repeats (n >= 8): windows alike as a whole, one
+// kernel launched over and over, or a sequence that does not repeat.
+void note_no_repetition(PhaseModel& pm, const Detector& det);
+// The repetition found, for the sentences about it.
+struct Repetition {
+  size_t period = 0;
+  double match = 0;           // match_rate over the window it was found in
+  size_t begin = 0, end = 0;  // that window
+};
+// Why a repetition is not taken for steps: no window holds two, host gaps cut smaller units
+// (`layer_blocks`), or no host gap marks its boundaries (then the layer-like blocks of the window
+// are reported, without calling them steps).
+void note_unmarked_repetition(PhaseModel& pm, const Detector& det, const Repetition& rep,
+                              const GapStats& gs, size_t repetitions, bool layer_blocks);
+// The layers of a regular step in the middle of the steps (the first and last may carry warm-up
+// or drain work): a finding, or why the count is not established.
+void note_step_layers(PhaseModel& pm, const Detector& det, const std::vector<Seg>& segs, size_t ref,
+                      size_t step_len);
+// Whether the steps are one whole repetition (one forward pass, not a loop); if so the model is
+// reset to unknown windows with a note saying so, and its layer findings drop to low confidence.
+bool demote_single_pass(PhaseModel& pm, const Repetition& rep, size_t step_len, bool have_prefill);
+// The counted evidence for the steps (step_confidence) and the candidates they were preferred to.
+StepEvidence step_evidence(const PhaseModel& pm, const Detector& det, const Repetition& rep,
+                           const GapStats& gs, const std::vector<PeriodCandidate>& considered,
+                           size_t ref, size_t step_len);
+std::vector<Alternative> step_alternatives(bool timed, const Repetition& rep, const GapStats& gs,
+                                           const std::vector<PeriodCandidate>& considered,
+                                           size_t regular_steps);
 
 // Finding texts.
 Finding windows_finding(const std::vector<Window>& windows, const WindowScan& scan);

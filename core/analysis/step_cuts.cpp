@@ -134,25 +134,25 @@ std::pair<size_t, int64_t> best_offset(const Detector& det, size_t from, size_t 
   return {at, best};
 }
 
-GapStats gap_stats(const Detector& det, size_t P, size_t LB, size_t LE) {
+GapStats gap_stats(const Detector& det, size_t period, size_t window_begin, size_t window_end) {
   GapStats s;
   if (!det.timed) {
     s.marks_steps = true;  // nothing to check: boundaries fall on period multiples
     return s;
   }
-  if (LE - LB < 2 * P) return s;  // under two periods: nothing to compare
+  if (window_end - window_begin < 2 * period) return s;  // under two periods: nothing to compare
   std::vector<OffsetGap> rivals;
-  const auto [c0, best] = best_offset(det, LB, LE, P, 2, &rivals);
+  const auto [c0, best] = best_offset(det, window_begin, window_end, period, 2, &rivals);
   s.between = static_cast<double>(std::max<int64_t>(best, 0));
-  s.offset = (c0 - LB) % P;
+  s.offset = (c0 - window_begin) % period;
   // The rival boundary: the largest gaps at an offset that is not the best one shifted by a few
   // kernels (a step with kernels added or missing moves its later boundaries by as many). Gaps as
   // large there mean the host stops at several places of each repetition (after every layer, say):
   // they mark smaller units inside it, not its boundaries.
-  const size_t near = std::max<size_t>(2, P / 16);
+  const size_t near = std::max<size_t>(2, period / 16);
   auto dist = [&](size_t a, size_t b) {
     const size_t d = a > b ? a - b : b - a;
-    return std::min(d, P - d);
+    return std::min(d, period - d);
   };
   std::vector<size_t> places;  // offsets of the close rivals counted, each its own stop
   for (const auto& r : rivals) {
@@ -160,7 +160,7 @@ GapStats gap_stats(const Detector& det, size_t P, size_t LB, size_t LE) {
     const double g = static_cast<double>(std::max<int64_t>(r.gap, 0));
     if (s.rival_distance == 0) {
       s.rival = g;
-      s.rival_offset = (r.offset - LB) % P;
+      s.rival_offset = (r.offset - window_begin) % period;
       s.rival_distance = dist(r.offset, c0);
     }
     if (s.between > 0 && s.between < 3 * g &&
@@ -170,9 +170,9 @@ GapStats gap_stats(const Detector& det, size_t P, size_t LB, size_t LE) {
   }
   s.rival_places = places.size();
   std::vector<int64_t> inside;
-  const size_t stride = std::max<size_t>(1, (LE - LB) / 200000);
-  for (size_t y = LB + 1; y < LE; y += stride)
-    if ((y + P - c0 % P) % P != 0 && det.gap[y] >= 0) inside.push_back(det.gap[y]);
+  const size_t stride = std::max<size_t>(1, (window_end - window_begin) / 200000);
+  for (size_t y = window_begin + 1; y < window_end; y += stride)
+    if ((y + period - c0 % period) % period != 0 && det.gap[y] >= 0) inside.push_back(det.gap[y]);
   s.inside = static_cast<double>(median_of(inside));
   // A close rival does not refuse the steps here: whether the repetition is a loop or a block of
   // layers depends on how often it repeats (weighed by the caller); it lowers their confidence.
@@ -181,45 +181,47 @@ GapStats gap_stats(const Detector& det, size_t P, size_t LB, size_t LE) {
   return s;
 }
 
-std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t P, int64_t threshold,
-                            int window, size_t ref_begin, bool ref_starts_run) {
+namespace {
+
+// The first position of [b, e) whose period-long stretch repeats one period later (>= 80%), else
+// the one that repeats best: where the repetition starts. Short windows (under two periods)
+// start at their first dispatch.
+size_t repetition_start(const SpillVector<uint32_t>& names, size_t b, size_t e, size_t period) {
+  if (e - b < 2 * period) return b;
+  size_t window_sum = 0, best_sum = 0, best_r = b;
+  for (size_t i = b; i + period < e; ++i) {
+    window_sum += names[i] == names[i + period];
+    if (i >= b + period) window_sum -= names[i - period] == names[i];
+    if (i + 1 >= b + period) {
+      const size_t start = i + 1 - period;
+      if (window_sum > best_sum) best_sum = window_sum, best_r = start;
+      if (window_sum * 10 >= period * 8) return start;
+    }
+  }
+  return best_r;
+}
+
+}  // namespace
+
+std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t period,
+                            int64_t threshold, int window, size_t ref_begin, bool ref_starts_run) {
   const auto& names = det.names;
   const auto& gap = det.gap;
   std::vector<Seg> out;
-  const size_t tol = std::max<size_t>(1, P / 4);
-  // First position whose period-long stretch repeats one period later (>= 80%): where the
-  // repetition starts. Short windows (under two periods) start at their first dispatch.
-  size_t r0 = b;
-  if (e - b >= 2 * P) {
-    size_t window_sum = 0, best_sum = 0, best_r = b;
-    bool found = false;
-    for (size_t i = b; i + P < e; ++i) {
-      window_sum += names[i] == names[i + P];
-      if (i >= b + P) window_sum -= names[i - P] == names[i];
-      if (i + 1 >= b + P) {
-        const size_t start = i + 1 - P;
-        if (window_sum > best_sum) best_sum = window_sum, best_r = start;
-        if (window_sum * 10 >= P * 8) {
-          r0 = start;
-          found = true;
-          break;
-        }
-      }
-    }
-    if (!found) r0 = best_r;
-  }
+  const size_t tol = std::max<size_t>(1, period / 4);
+  const size_t r0 = repetition_start(names, b, e, period);
   // A boundary: the reference step's start when this window holds it after a host gap (the start
-  // of the longest run of repetitions); otherwise the position in [r0, r0 + P) whose host gaps one
-  // period apart are largest, moved on by whole periods to the first such position with a gap that
-  // marks a boundary (warm-up before the steps has none there, and a cut started inside it would
-  // leave every step after it in one lead). Untimed traces cut at r0.
+  // of the longest run of repetitions); otherwise the position in [r0, r0 + period) whose host gaps
+  // one period apart are largest, moved on by whole periods to the first such position with a gap
+  // that marks a boundary (warm-up before the steps has none there, and a cut started inside it
+  // would leave every step after it in one lead). Untimed traces cut at r0.
   size_t c0 = r0;
   if (det.timed && ref_starts_run && b < ref_begin && ref_begin < e &&
       gap[ref_begin] >= threshold) {
     c0 = ref_begin;
   } else if (det.timed) {
-    c0 = best_offset(det, r0, e, P, 1).first;
-    for (size_t y = c0; y < e; y += P)
+    c0 = best_offset(det, r0, e, period, 1).first;
+    for (size_t y = c0; y < e; y += period)
       if (gap[y] >= threshold) {
         c0 = y;
         break;
@@ -259,14 +261,14 @@ std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t P, i
   // bound is checked first: the LCS can never exceed it.
   std::vector<uint32_t> ref_seq;  // the reference step's names, copied when first needed
   auto similar_to_ref = [&](size_t s0, size_t s1) {
-    const double multiset = multiset_similarity(names, ref_begin, ref_begin + P, s0, s1);
+    const double multiset = multiset_similarity(names, ref_begin, ref_begin + period, s0, s1);
     if (multiset < 0.5) return false;
-    if (s1 - s0 == P) return true;
+    if (s1 - s0 == period) return true;
     if (multiset < 0.9) return false;
-    if (ref_seq.empty()) ref_seq = names.slice(ref_begin, ref_begin + P);
+    if (ref_seq.empty()) ref_seq = names.slice(ref_begin, ref_begin + period);
     const std::vector<uint32_t> seg_seq = names.slice(s0, s1);
     return static_cast<double>(lcs_pairs(ref_seq, seg_seq).size()) >=
-           0.9 * static_cast<double>(std::max(P, s1 - s0));
+           0.9 * static_cast<double>(std::max(period, s1 - s0));
   };
   if (det.timed && (c0 == b || gap[c0] < threshold)) {
     // No boundary at the best offset: maybe the repetition lacks gaps in this window.
@@ -279,8 +281,8 @@ std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t P, i
   std::vector<Seg> forward;
   size_t cur = c0;
   // A step whose expected end lies beyond the window is cut by it: the rest is a trail.
-  while (cur + P <= e) {
-    auto y = boundary_near(cur + P, cur + 1, e);
+  while (cur + period <= e) {
+    auto y = boundary_near(cur + period, cur + 1, e);
     if (!y || !similar_to_ref(cur, *y)) break;
     forward.push_back({cur, *y, SegKind::step, window});
     cur = *y;
@@ -288,8 +290,8 @@ std::vector<Seg> cut_window(const Detector& det, size_t b, size_t e, size_t P, i
   // Backward from c0: whole steps before it (a window that starts on a step boundary).
   std::vector<Seg> backward;
   size_t first = c0;
-  while (first >= b + P) {
-    auto y = boundary_near(first - P, b, first - 1);
+  while (first >= b + period) {
+    auto y = boundary_near(first - period, b, first - 1);
     if (!y || !similar_to_ref(*y, first)) break;
     backward.push_back({*y, first, SegKind::step, window});
     first = *y;

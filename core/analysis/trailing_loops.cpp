@@ -10,14 +10,14 @@
 namespace kprof::analysis::detail {
 
 void note_trailing_loops(PhaseModel& pm, const Detector& det, const std::vector<Seg>& segs,
-                         size_t P, size_t step_len, size_t ref) {
+                         size_t period, size_t step_len, size_t ref) {
   // What follows the last step may be a loop of its own (a benchmark's second phase, with other
   // kernels): its steps ended because it is not this step with a few kernels more or less. Say
   // that it repeats, with which kernels, rather than leaving it as anonymous "unknown" or calling
   // it irregular steps of the first loop. Only one loop's steps are established per trace, so it
   // keeps the phase unknown.
   for (const Seg& s : segs) {
-    if (s.kind != SegKind::trail || s.end - s.begin < 2 * std::max<size_t>(P / 4, 8)) continue;
+    if (s.kind != SegKind::trail || s.end - s.begin < 2 * std::max<size_t>(period / 4, 8)) continue;
     // A trail that is the start of a step cut by the window's end is a partial step (its layers
     // repeat with a period of their own, but that is the step's inside, not another loop).
     if (s.end - s.begin < step_len &&

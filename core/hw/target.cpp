@@ -244,6 +244,9 @@ struct Evaluator {
   const Target& t;
   const Data& d;
   const std::function<std::optional<double>(const Event&)>& base_value;
+  // Target::evaluate_formula's values of the formula's own names; null inside function calls and
+  // derived definitions, and for evaluate().
+  const std::function<std::optional<double>(const Expr&)>* own_value = nullptr;
   int depth = 0;
 
   std::optional<double> name(const std::string& n) {
@@ -259,14 +262,33 @@ struct Evaluator {
     return std::nullopt;
   }
 
+  // A name of the formula's own arithmetic: the caller's value, else a derived counter's.
+  std::optional<double> own_name(const Expr& e) {
+    if (auto v = (*own_value)(e)) return v;
+    if (t.base(e.name) || !t.derived(e.name)) return std::nullopt;
+    return without_own_values([&] { return name(e.name); });
+  }
+
+  template <class F>
+  std::optional<double> without_own_values(F&& f) {
+    const auto* saved = own_value;
+    own_value = nullptr;
+    auto v = f();
+    own_value = saved;
+    return v;
+  }
+
   std::optional<double> eval(const Expr& e) {
     std::optional<double> r;
+    const bool arithmetic = e.kind == ExprKind::number || e.kind == ExprKind::name ||
+                            e.kind == ExprKind::negate || e.kind == ExprKind::binary;
+    if (own_value && !arithmetic) return without_own_values([&] { return eval(e); });
     switch (e.kind) {
       case ExprKind::number:
         r = e.number;
         break;
       case ExprKind::name:
-        r = name(e.name);
+        r = own_value ? own_name(e) : name(e.name);
         break;
       case ExprKind::negate:
         if (auto a = eval(*e.args[0])) r = -*a;
@@ -348,6 +370,13 @@ std::optional<double> Target::evaluate(
 std::optional<double> Target::evaluate(
     const Expr& expr, const std::function<std::optional<double>(const Event&)>& base_value) const {
   Evaluator ev{*this, *m_impl, base_value};
+  return ev.eval(expr);
+}
+
+std::optional<double> Target::evaluate_formula(
+    const Expr& expr, const std::function<std::optional<double>(const Event&)>& base_value,
+    const std::function<std::optional<double>(const Expr&)>& own_value) const {
+  Evaluator ev{*this, *m_impl, base_value, &own_value};
   return ev.eval(expr);
 }
 

@@ -142,6 +142,15 @@ class Target {
   // Value of a parsed expression for one dispatch, with the same semantics as evaluate(name).
   std::optional<double> evaluate(
       const Expr& expr, const std::function<std::optional<double>(const Event&)>& base_value) const;
+  // The same for a formula of the caller's (a metric set's) whose own names may have values of
+  // the caller's: rocprofv3 writes derived counters' values beside the base ones, and the value a
+  // capture holds is the figure to use. A name of the formula's arithmetic (+ - * / and negation,
+  // outside any function call) takes `own_value(name node)` first, then a derived counter's
+  // definition over `base_value`; a name neither gives has no value. Function calls (reduce,
+  // accumulate, select, max, min) and derived definitions are evaluated as evaluate() does.
+  std::optional<double> evaluate_formula(
+      const Expr& expr, const std::function<std::optional<double>(const Event&)>& base_value,
+      const std::function<std::optional<double>(const Expr&)>& own_value) const;
   // base, derived, channel (X[n]: one channel of base counter X; costs X's slot) or unknown.
   // Channel names are accepted by events_of/occupancy but not by known().
   CounterKind kind_of(std::string_view name) const;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/hw/expr.hpp"
 #include "core/hw/target.hpp"
 
 namespace kprof::hw {
@@ -61,6 +62,32 @@ TEST_F(TargetLoad, ValidFileLoads) {
             (std::vector<std::string>{"SQ_LEVEL", "TCC_HIT", "TCC_HIT_sum", "TWICE"}));
   EXPECT_DOUBLE_EQ(*t.evaluate("TWICE", [](const Event&) { return std::optional<double>(5); }), 18);
   EXPECT_EQ(t.derived("TWICE")->pos.line, 12);
+}
+
+// A formula's own names take the caller's value first (rocprofv3's value of a derived counter);
+// inside a function call and inside derived definitions the target's rules hold. Hand-derived with
+// TCC_HIT = 5 from base_value: TCC_HIT_sum = reduce(5, sum) = 5, TWICE = 5*2 + simd_count 8 = 18.
+TEST_F(TargetLoad, FormulaOwnNamesTakeTheCallersValueFirst) {
+  Target t =
+      Target::load(write("", "  - {name: TWICE, expression: \"TCC_HIT_sum*2+simd_count\"}\n"));
+  const auto base = [](const Event&) { return std::optional<double>(5); };
+  int asked = 0;
+  const auto own = [&](const Expr& name) -> std::optional<double> {
+    ++asked;
+    return name.name == "TWICE" ? std::optional<double>(100) : std::nullopt;
+  };
+  // TWICE given by the caller: 100 + 1, its definition unused.
+  EXPECT_DOUBLE_EQ(*t.evaluate_formula(*Expr::parse("TWICE+1"), base, own), 101);
+  EXPECT_EQ(asked, 1);
+  // TCC_HIT_sum not given: its definition over base values, 5 - 1.
+  EXPECT_DOUBLE_EQ(*t.evaluate_formula(*Expr::parse("TCC_HIT_sum-1"), base, own), 4);
+  // Inside max() the caller is not asked: TWICE by its definition, 18.
+  asked = 0;
+  EXPECT_DOUBLE_EQ(*t.evaluate_formula(*Expr::parse("max(TWICE,1)"), base, own), 18);
+  EXPECT_EQ(asked, 0);
+  // A base counter or constant the caller does not give has no value at the formula's level.
+  EXPECT_FALSE(t.evaluate_formula(*Expr::parse("TCC_HIT*2"), base, own).has_value());
+  EXPECT_FALSE(t.evaluate_formula(*Expr::parse("simd_count*2"), base, own).has_value());
 }
 
 // Input files are read with a regular-file check and a size cap: a FIFO would block,
