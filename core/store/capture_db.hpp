@@ -214,10 +214,10 @@ class CaptureDb {
   std::optional<RunInfo> find_run(int64_t run_id);
   std::optional<RunInfo> find_run_by_name(std::string_view name);  // the latest of that name
   std::optional<RunInfo> find_last_run();                          // the latest created
-  // Its provenance (run_provenance.hpp, run_provenance.cpp); nullopt for no such run.
+  std::vector<RunInfo> list_runs();                                // oldest first
+  // A run's provenance (run_provenance.hpp, run_provenance.cpp); nullopt for no such run.
   void set_run_provenance(int64_t run_id, const RunProvenance& provenance);
   std::optional<RunProvenance> run_provenance(int64_t run_id);
-  std::vector<RunInfo> list_runs();                                // oldest first
   // done/failed/interrupted also set finished_ms (now unless given); running clears it.
   void set_run_status(int64_t run_id, RunStatus status,
                       std::optional<int64_t> finished_ms = std::nullopt);
