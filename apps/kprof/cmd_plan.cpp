@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
+#include "apps/kprof/composition.hpp"
 #include "apps/kprof/launcher_args.hpp"
 #include "core/base/table.hpp"
 #include "core/exec/plan_view.hpp"
@@ -56,6 +57,7 @@ int cmd_plan(const app::Args& args) {
   request.simulate = vm->count("simulate") > 0;
   if (vm->count("gpus")) request.gpus = (*vm)["gpus"].as<std::string>();
   request.node_budget = (*vm)["node-budget"].as<std::uint64_t>();
+  request.workload_model = app::composition().workload_model;
   if (vm->count("emit-sbatch")) {
     std::cout << exec::plan_sbatch(request, app::launcher_flags_from(*vm));
     return 0;

@@ -16,6 +16,7 @@
 #include "core/exec/executor.hpp"
 #include "core/exec/gpu_list.hpp"
 #include "core/exec/launcher_choice.hpp"
+#include "core/exec/rocprofv3_backend.hpp"
 #include "core/runbook/runbook.hpp"
 
 namespace {
@@ -24,9 +25,7 @@ namespace {
 // doctor`), and a failed check stops the run; the test double needs no GPU, PyTorch or weights.
 bool node_ready(const std::filesystem::path& runbook, const kprof::runbook::Runbook& rb,
                 const kprof::exec::ExecOptions& o) {
-  const bool double_runs =
-      o.simulate || std::filesystem::path(rb.profiler.path.value).filename() == "rocprofv3-sim";
-  if (double_runs) return true;
+  if (kprof::exec::runs_test_double(rb, o.simulate)) return true;
   // The passes run on Slurm's nodes, not here: this host's GPUs and packages say nothing of them.
   if (kprof::exec::wants_slurm(rb, o.launcher)) {
     if (!o.quiet)

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "apps/kprof/command.hpp"
+#include "apps/kprof/composition.hpp"
+#include "apps/kprof/sim_workload.hpp"
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
 
@@ -87,6 +89,9 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The composition: core/exec estimates from the test double's workload models without linking
+  // the double's engine.
+  kprof::app::compose({kprof::app::sim_workload_model_loader()});
   try {
     return run(argc, argv);
   } catch (const kprof::Error& e) {

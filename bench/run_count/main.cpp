@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "apps/kprof/sim_workload.hpp"
 #include "core/base/error.hpp"
 #include "core/base/paths.hpp"
 #include "core/exec/run_estimate.hpp"
@@ -41,7 +42,8 @@ int main(int argc, char** argv) {
     const runbook::Runbook rb =
         runbook::load_runbook(config_dir().parent_path() / "runbooks" / "qwen3-30b-a3b-sim.yaml");
     // The rotation kprof would choose on the model's own sequence of counted dispatches.
-    const auto m = exec::rotation_on_model(rb, groups, min_samples);
+    const auto load = app::sim_workload_model_loader();
+    const auto m = exec::rotation_on_model(rb, groups, min_samples, load);
     if (!m) throw Error::runtime("no workload model in " + rb.source.string(), "check sim.model");
     const plan::RotationChoice& c = m->choice;
     std::printf(
@@ -56,7 +58,7 @@ int main(int argc, char** argv) {
       std::printf("rotation: not possible (%s): application replay only\n", c.why.c_str());
       return 0;
     }
-    const exec::RunEstimate e = exec::estimate_runs(rb, groups, c.repeats, m->counted);
+    const exec::RunEstimate e = exec::estimate_runs(rb, groups, c.repeats, m->counted, load);
     if (!e.unavailable.empty()) throw Error::runtime(e.unavailable, "check the workload model");
     std::printf("one application run: load %.1f s + warm-up %.3f s + one request %.3f s\n\n",
                 e.load_s, e.warmup_s, e.region_s);

@@ -27,12 +27,15 @@ using store::PassKind;
 using store::PassState;
 
 Driver::Driver(store::CaptureDb& db, const runbook::Runbook& rb, const ProfilerBackend& backend,
-               PassLauncher& launcher, int64_t run_id, const ExecOptions& options)
+               const RunPlan& plan, PassLauncher& launcher, int64_t run_id,
+               const ExecOptions& options)
     : m_db(db),
       m_rb(rb),
       m_backend(backend),
+      m_plan(plan),
       m_launcher(launcher),
       m_run_id(run_id),
+      m_recorded_sha(db.find_run(run_id).value_or(store::RunInfo{}).runbook_sha256),
       m_options(options),
       m_slot_env(gpu_slot_envs(options.gpus, rb, current_environment())),
       m_host(host_name()),
@@ -175,10 +178,10 @@ void Driver::run_counter_passes(const std::optional<std::string>& include_regex)
 }  // namespace driver_detail
 
 ExecResult drive_run(store::CaptureDb& db, const runbook::Runbook& rb,
-                     const ProfilerBackend& backend, PassLauncher& launcher, int64_t run_id,
-                     const ExecOptions& options,
+                     const ProfilerBackend& backend, const RunPlan& plan, PassLauncher& launcher,
+                     int64_t run_id, const ExecOptions& options,
                      const std::vector<std::pair<int64_t, std::string>>& adopted) {
-  driver_detail::Driver driver(db, rb, backend, launcher, run_id, options);
+  driver_detail::Driver driver(db, rb, backend, plan, launcher, run_id, options);
   for (const auto& [pass_id, id] : adopted) driver.adopt(pass_id, id);
   return driver.drive();
 }

@@ -14,6 +14,7 @@
 
 #include "core/exec/executor.hpp"
 #include "core/exec/pass_launcher.hpp"
+#include "core/exec/pass_plan.hpp"
 #include "core/exec/profiler_backend.hpp"
 #include "core/runbook/runbook.hpp"
 #include "core/store/capture_db.hpp"
@@ -21,13 +22,15 @@
 namespace kprof::exec {
 
 // Runs every pass of `run_id` that is `planned` (the caller reset the ones to re-run), then sets
-// the run's status and returns the counts. Progress goes to out_of(options).
-// `adopted`: (pass id, attempt id) of running attempts a killed kprof left that `launcher` took
-// over (PassLauncher::adopt, on resume); they are waited for, not started again. A launcher that
-// schedules_itself() gets every ready pass in one start_all (one Slurm array job).
+// the run's status and returns the counts. `plan` is the run's plan (pass_plan.hpp), made once by
+// the caller: the driver decides replay: auto and rotated passes from it and never plans again.
+// Progress goes to out_of(options). `adopted`: (pass id, attempt id) of running attempts a killed
+// kprof left that `launcher` took over (PassLauncher::adopt, on resume); they are waited for, not
+// started again. A launcher that schedules_itself() gets every ready pass in one start_all (one
+// Slurm array job).
 ExecResult drive_run(store::CaptureDb& db, const runbook::Runbook& rb,
-                     const ProfilerBackend& backend, PassLauncher& launcher, int64_t run_id,
-                     const ExecOptions& options,
+                     const ProfilerBackend& backend, const RunPlan& plan, PassLauncher& launcher,
+                     int64_t run_id, const ExecOptions& options,
                      const std::vector<std::pair<int64_t, std::string>>& adopted = {});
 
 // Where progress and the summary go: options.out, else std::cout.

@@ -33,11 +33,9 @@ void Driver::estimate_from_earlier_run() {
   }
 }
 
-// The run's plan, made once (the same use case `kprof plan` prints: pass_plan.hpp).
-const RunPlan& Driver::run_plan() {
-  if (!m_plan) m_plan = plan_run(m_rb, m_backend, m_run_id);
-  return *m_plan;
-}
+// The run's plan, made once by the executor (the same use case `kprof plan` prints:
+// pass_plan.hpp).
+const RunPlan& Driver::run_plan() const { return m_plan; }
 
 // A counter pass that rotates the planned passes as groups: `replay: rotate`, or `auto` that
 // chose rotation on this run's trace (then the run holds that one counter pass).
@@ -121,10 +119,11 @@ std::optional<std::string> Driver::select_counted_kernels(int64_t trace_pass_id)
   return include_regex;
 }
 
-// The pass's command, built by the same use case `kprof plan` prints (pass_plan.hpp).
+// The pass's command, made once by the same factory `kprof plan` prints with (pass_plan.hpp),
+// from the request as this run decided it.
 Job Driver::job_of(const store::PassInfo& p, const std::optional<std::string>& include_regex) {
-  PlannedCommand c =
-      pass_command(m_rb, m_backend, m_run_id, p.ordinal, p.kind, p.counters, include_regex);
+  PassRequest request = pass_request(m_rb, m_run_id, p.ordinal, p.kind, p.counters, include_regex);
+  request.replay_groups = kernel_replay_groups(m_rb, m_backend, run_plan(), p.kind);
   Job j;
   if (rotated(p)) {
     // Rotation: interval and repeats chosen on this run's trace (rotated_pass.hpp).
@@ -134,9 +133,8 @@ Job Driver::job_of(const store::PassInfo& p, const std::optional<std::string>& i
     const fs::path input = rotation_input_file(m_rb, m_run_id, p.ordinal);
     const RotatedPass rot =
         prepare_rotated_pass(m_db, m_run_id, m_rb, m_backend, std::move(groups), input);
-    c.request.input_file = input;
-    c.request.repeats = rot.repeats;
-    c.argv = m_backend.argv(c.request);
+    request.input_file = input;
+    request.repeats = rot.repeats;
     j.groups = rot.groups;
     m_progress.message("rotated counter pass: " + std::to_string(rot.groups.size()) +
                        " groups, pmc_group_interval " + std::to_string(rot.interval) +
@@ -148,8 +146,17 @@ Job Driver::job_of(const store::PassInfo& p, const std::optional<std::string>& i
   j.ordinal = p.ordinal;
   j.kind = p.kind;
   j.counters = p.counters;
-  j.request = c.request;
-  j.argv = c.argv;
+  // The command recorded with the pass was made by the same factory from the same request when
+  // nothing decided since changes it (no kernel filter from the trace, not rotated) and the
+  // runbook is the one the run recorded: it is launched as stored, not made again.
+  if (!include_regex && j.groups.empty() && !p.argv.empty() && m_recorded_sha == m_rb.sha256) {
+    j.request = std::move(request);
+    j.argv = p.argv;
+    return j;
+  }
+  PlannedCommand c = pass_command(m_rb, m_backend, m_run_id, p.ordinal, p.kind, std::move(request));
+  j.request = std::move(c.request);
+  j.argv = std::move(c.argv);
   return j;
 }
 

@@ -59,7 +59,7 @@ struct Running {
 class Driver {
  public:
   Driver(store::CaptureDb& db, const runbook::Runbook& rb, const ProfilerBackend& backend,
-         PassLauncher& launcher, int64_t run_id, const ExecOptions& options);
+         const RunPlan& plan, PassLauncher& launcher, int64_t run_id, const ExecOptions& options);
 
   // An attempt a killed kprof left that the launcher took over (resume): drive() waits for it
   // instead of running its pass again.
@@ -76,7 +76,7 @@ class Driver {
 
   // driver_decide.cpp
   void estimate_from_earlier_run();
-  const RunPlan& run_plan();
+  const RunPlan& run_plan() const;
   bool rotated(const store::PassInfo& p);
   bool undecided();
   void decide_after_trace(bool trace_ok);
@@ -109,13 +109,14 @@ class Driver {
   store::CaptureDb& m_db;
   const runbook::Runbook& m_rb;
   const ProfilerBackend& m_backend;
+  const RunPlan& m_plan;  // made once by the executor (executor.cpp)
   PassLauncher& m_launcher;
   int64_t m_run_id;
+  std::string m_recorded_sha;  // the runbook's sha256 the run recorded (a resume --force differs)
   const ExecOptions& m_options;
   std::vector<store::EnvDelta> m_slot_env;  // --gpus: the variables of each GPU slot
   std::string m_host;
   Progress m_progress;
-  std::optional<RunPlan> m_plan;
   int m_to_run = 0;  // passes planned when drive() began
 
   std::map<std::string, Running> m_running;  // by the launcher's attempt id

@@ -20,6 +20,7 @@
 #include "core/exec/profiler_backend.hpp"
 #include "core/exec/registered_names.hpp"
 #include "core/exec/run_lock.hpp"
+#include "core/exec/run_provenance.hpp"
 #include "core/exec/run_status.hpp"
 #include "core/exec/status_view.hpp"
 #include "core/exec/text_diff.hpp"
@@ -52,6 +53,13 @@ void lock_run_row(store::CaptureDb& db, int64_t run_id) {
 std::unique_ptr<ProfilerBackend> backend_of(const ExecSeams& seams, const runbook::Runbook& rb,
                                             const BackendChoice& choice) {
   return seams.backend ? seams.backend(rb, choice) : make_profiler_backend(rb, choice);
+}
+
+// The run's plan, made once per run or resume and handed to the driver. Its commands are made
+// for run id 0 (the run may not exist yet); commands_for_run gives them the run's id.
+RunPlan plan_of(const ExecSeams& seams, const runbook::Runbook& rb,
+                const ProfilerBackend& backend) {
+  return seams.plan ? seams.plan(rb, backend, 0, {}) : plan_run(rb, backend, 0);
 }
 
 // Stops what the dead kprof that ran pass `p` may have left running, from its owner record: the
@@ -139,8 +147,8 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
   check_registered_names(rb);
   const auto backend = backend_of(seams, rb, {options.simulate, std::nullopt});
   // Planned before the database is touched: a bad runbook or plan leaves no trace. The commands
-  // are made again with the run's id once it exists (their paths hold it).
-  const RunPlan rp = plan_run(rb, *backend, 0);
+  // are made with the run's id once it exists (their paths hold it).
+  const RunPlan rp = plan_of(seams, rb, *backend);
   gpu_slot_envs(options.gpus, rb, current_environment());  // refuses a bad --gpus setting early
   const auto chosen = chosen_launcher(rb, options, seams);
 
@@ -158,7 +166,9 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
   nr.runbook_text = rb.text;
   nr.host = host_name();
   nr.kprof_version = KPROF_VERSION;
-  nr.simulated = backend->simulated();
+  // Decided once, here, and stored with the run: every reader takes it from the database.
+  const store::RunProvenance provenance = provenance_of(*backend);
+  nr.simulated = provenance.simulated;
   nr.seed = backend->seed();
   nr.profiler_version = backend->version().text;
   // The run and every planned pass are stored together: a kill -9 while planning leaves no run
@@ -167,6 +177,7 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
   {
     store::WriteTransaction tx(db);
     run_id = db.create_run(nr);
+    db.set_run_provenance(run_id, provenance);
     crash_point("plan.run_created");
     // A counter pass's include regex from the trace is not known yet; each attempt records the
     // exact command line that ran.
@@ -183,7 +194,7 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
 
   LocalLauncher local;
   PassLauncher& launcher = seams.launcher ? *seams.launcher : chosen ? *chosen : local;
-  ExecResult r = drive_run(db, rb, *backend, launcher, run_id, options);
+  ExecResult r = drive_run(db, rb, *backend, rp, launcher, run_id, options);
   db.unlock_run(run_id, ::getpid(), host_name());
   print_summary(db, r, options);
   return r;
@@ -241,6 +252,7 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
   if (!run->profiler_version.empty()) recorded_version = run->profiler_version;
   check_registered_names(rb);
   const auto backend = backend_of(seams, rb, {run->simulated, recorded_version});
+  const RunPlan rp = plan_of(seams, rb, *backend);
   ExecOptions resumed = options;
   resumed.launcher = resume_launcher_flags(rb, options.launcher, db.list_passes(run->id));
   const auto chosen = chosen_launcher(rb, resumed, seams);
@@ -289,7 +301,7 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
     }
   }
 
-  ExecResult r = drive_run(db, rb, *backend, launcher, run->id, resumed, adopted);
+  ExecResult r = drive_run(db, rb, *backend, rp, launcher, run->id, resumed, adopted);
   db.unlock_run(run->id, ::getpid(), host_name());
   print_summary(db, r, resumed);
   return r;

@@ -24,20 +24,26 @@
 
 #include "core/exec/launcher_choice.hpp"
 #include "core/exec/pass_launcher.hpp"
+#include "core/exec/pass_plan.hpp"
 #include "core/exec/profiler_backend.hpp"
 #include "core/runbook/runbook.hpp"
 #include "core/store/capture_db.hpp"
 
 namespace kprof::exec {
 
-// The two seams the executor runs through. Defaults: make_profiler_backend() and a LocalLauncher;
-// the executor's unit tests give fakes.
+// The seams the executor runs through. Defaults: make_profiler_backend(), plan_run() and a
+// LocalLauncher; the executor's unit tests give fakes.
 struct ExecSeams {
   // Makes the backend for the runbook: `kprof run` asks with --simulate, `resume` with what the
   // run recorded (simulated, profiler version).
   std::function<std::unique_ptr<ProfilerBackend>(const runbook::Runbook&, const BackendChoice&)>
       backend;
   PassLauncher* launcher = nullptr;  // runs every attempt; not owned
+  // Plans the run (pass_plan.hpp). Called once per `kprof run` or `resume`, before the database is
+  // touched; the driver is handed the plan and never plans again.
+  std::function<RunPlan(const runbook::Runbook&, const ProfilerBackend&, int64_t,
+                        const RunPlanOptions&)>
+      plan;
 };
 
 struct ExecOptions {

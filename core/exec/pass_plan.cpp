@@ -94,27 +94,37 @@ fs::path pass_log(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal) {
   return run_dir(rb, run_id) / "logs" / ("pass-" + std::to_string(ordinal) + ".log");
 }
 
+PassRequest pass_request(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal,
+                         store::PassKind kind, std::vector<std::string> counters,
+                         std::optional<std::string> kernel_include_regex) {
+  PassRequest r;
+  r.mode = kind == store::PassKind::trace ? PassMode::trace : PassMode::counters;
+  r.counters = std::move(counters);
+  r.output_dir = pass_dir(rb, run_id, ordinal);
+  r.output_name = k_output_name;
+  r.kernel_include_regex = std::move(kernel_include_regex);
+  return r;
+}
+
+std::vector<std::vector<std::string>> kernel_replay_groups(const runbook::Runbook& rb,
+                                                           const ProfilerBackend& backend,
+                                                           const RunPlan& plan,
+                                                           store::PassKind kind) {
+  // choose_replay checked the profiler and the workload; the plan's passes are the groups.
+  if (kind != store::PassKind::counters || !plan.counters ||
+      rb.passes.counters.replay.value != runbook::Replay::kernel ||
+      !backend.offers_kernel_replay() || plan.counters->plan.passes.size() < 2)
+    return {};
+  return plan::rotation_groups(plan.counters->plan, plan.counters->request);
+}
+
 PlannedCommand pass_command(const runbook::Runbook& rb, const ProfilerBackend& backend,
                             int64_t run_id, int64_t ordinal, store::PassKind kind,
-                            std::vector<std::string> counters,
-                            std::optional<std::string> kernel_include_regex) {
+                            PassRequest request) {
   PlannedCommand c;
   c.ordinal = ordinal;
   c.kind = kind;
-  c.request.mode = kind == store::PassKind::trace ? PassMode::trace : PassMode::counters;
-  c.request.counters = std::move(counters);
-  c.request.output_dir = pass_dir(rb, run_id, ordinal);
-  c.request.output_name = k_output_name;
-  c.request.kernel_include_regex = std::move(kernel_include_regex);
-  // replay: kernel: the planned passes are the groups every dispatch is replayed with, in one run
-  // (choose_replay checked the profiler and the workload; the same plan gives the same groups).
-  if (kind == store::PassKind::counters &&
-      rb.passes.counters.replay.value == runbook::Replay::kernel &&
-      backend.offers_kernel_replay()) {
-    const CounterPlan cp = plan_counters(rb, {});
-    if (cp.plan.passes.size() >= 2)
-      c.request.replay_groups = plan::rotation_groups(cp.plan, cp.request);
-  }
+  c.request = std::move(request);
   c.argv = backend.argv(c.request);
   c.env = backend.env();
   c.output_dir = c.request.output_dir;
@@ -140,8 +150,15 @@ std::vector<PlannedCommand> commands_for_run(const RunPlan& rp, const runbook::R
   const std::optional<std::string> include = rp.filter_after_trace ? placeholder : std::nullopt;
   std::vector<PlannedCommand> out;
   if (rb.passes.trace.enabled.value) {
-    out.push_back(pass_command(rb, backend, run_id, 0, store::PassKind::trace, {}, std::nullopt));
+    out.push_back(pass_command(rb, backend, run_id, 0, store::PassKind::trace,
+                               pass_request(rb, run_id, 0, store::PassKind::trace, {}, {})));
   }
+  const auto counter_pass = [&](int64_t ordinal, std::vector<std::string> counters) {
+    PassRequest r =
+        pass_request(rb, run_id, ordinal, store::PassKind::counters, std::move(counters), include);
+    r.replay_groups = kernel_replay_groups(rb, backend, rp, store::PassKind::counters);
+    return r;
+  };
   int64_t ordinal = 1;  // ordinal 0 is the trace pass's, even when there is none
   if (rp.counters && rp.replay.mode == ReplayMode::rotate) {
     // Rotation: the planned passes become the groups of ONE counter run; interval and repeats
@@ -150,11 +167,9 @@ std::vector<PlannedCommand> commands_for_run(const RunPlan& rp, const runbook::R
     std::vector<std::string> all;
     for (const auto& g : plan::rotation_groups(rp.counters->plan, rp.counters->request))
       all.insert(all.end(), g.begin(), g.end());
-    PlannedCommand c =
-        pass_command(rb, backend, run_id, 1, store::PassKind::counters, std::move(all), include);
-    c.request.input_file = rotation_input_file(rb, run_id, 1);
-    c.argv = backend.argv(c.request);
-    out.push_back(std::move(c));
+    PassRequest r = counter_pass(1, std::move(all));
+    r.input_file = rotation_input_file(rb, run_id, 1);
+    out.push_back(pass_command(rb, backend, run_id, 1, store::PassKind::counters, std::move(r)));
     return out;
   }
   if (rp.counters && rp.replay.mode == ReplayMode::kernel) {
@@ -162,14 +177,15 @@ std::vector<PlannedCommand> commands_for_run(const RunPlan& rp, const runbook::R
     std::vector<std::string> all;
     for (const auto& g : plan::rotation_groups(rp.counters->plan, rp.counters->request))
       all.insert(all.end(), g.begin(), g.end());
-    out.push_back(
-        pass_command(rb, backend, run_id, 1, store::PassKind::counters, std::move(all), include));
+    out.push_back(pass_command(rb, backend, run_id, 1, store::PassKind::counters,
+                               counter_pass(1, std::move(all))));
     return out;
   }
   if (rp.counters) {
     for (const auto& pass : rp.counters->plan.passes) {
-      out.push_back(pass_command(rb, backend, run_id, ordinal++, store::PassKind::counters,
-                                 pass.counters, include));
+      const int64_t k = ordinal++;
+      out.push_back(pass_command(rb, backend, run_id, k, store::PassKind::counters,
+                                 counter_pass(k, pass.counters)));
     }
   }
   return out;

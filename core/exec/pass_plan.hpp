@@ -83,11 +83,26 @@ std::vector<PlannedCommand> commands_for_run(const RunPlan& plan, const runbook:
 // The pass as the store records it before it runs.
 store::PlannedPass planned_pass(const PlannedCommand& command);
 
-// The command of one pass of run `run_id`; what plan_run returns per pass, and what the executor
-// launches once the trace pass decided the counter passes' kernel filter.
+// What pass `ordinal` of run `run_id` asks the profiler for, before its command line exists:
+// folder, file prefix, counters and kernel filter (nullopt: the runbook's own). Callers add what
+// only they know (a rotated pass's input file and repeats, kernel replay's groups) and then make
+// the command once with pass_command.
+PassRequest pass_request(const runbook::Runbook& rb, int64_t run_id, int64_t ordinal,
+                         store::PassKind kind, std::vector<std::string> counters,
+                         std::optional<std::string> kernel_include_regex);
+
+// `replay: kernel`: the planned passes as the groups every dispatch is replayed with, in one run;
+// empty for a trace pass, another replay or a profiler without kernel replay.
+std::vector<std::vector<std::string>> kernel_replay_groups(const runbook::Runbook& rb,
+                                                           const ProfilerBackend& backend,
+                                                           const RunPlan& plan,
+                                                           store::PassKind kind);
+
+// The one factory of a pass's command line: the backend's argv and environment for `request`,
+// built once. The command it returns is what the store records, `kprof plan` shows, the launcher
+// starts and a Slurm script runs.
 PlannedCommand pass_command(const runbook::Runbook& rb, const ProfilerBackend& backend,
                             int64_t run_id, int64_t ordinal, store::PassKind kind,
-                            std::vector<std::string> counters,
-                            std::optional<std::string> kernel_include_regex);
+                            PassRequest request);
 
 }  // namespace kprof::exec

@@ -219,6 +219,10 @@ bool read_rocprofv3_kernel_replay(const std::string& executable, const store::En
   return offered;
 }
 
+bool runs_test_double(const runbook::Runbook& rb, bool simulate) {
+  return simulate || fs::path(rb.profiler.path.value).filename() == k_sim_name;
+}
+
 std::unique_ptr<ProfilerBackend> make_rocprofv3_backend(const runbook::Runbook& rb,
                                                         const BackendChoice& choice) {
   Rocprofv3Options o;
@@ -232,7 +236,7 @@ std::unique_ptr<ProfilerBackend> make_rocprofv3_backend(const runbook::Runbook& 
     }
     o.executable = sim.string();
   }
-  o.simulated = fs::path(o.executable).filename() == k_sim_name;
+  o.simulated = runs_test_double(rb, choice.simulate);
   if (o.simulated) o.seed = static_cast<int64_t>(rb.sim.seed.value);
   // The environment the version is read with is the passes' own (the double's version switch
   // may come from the runbook's workload.env or from kprof's environment).

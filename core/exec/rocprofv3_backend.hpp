@@ -59,6 +59,12 @@ class Rocprofv3Backend final : public ProfilerBackend {
 std::unique_ptr<ProfilerBackend> make_rocprofv3_backend(const runbook::Runbook& rb,
                                                         const BackendChoice& choice);
 
+// Whether the passes run the test double: --simulate, or a runbook whose `profiler.path` is
+// rocprofv3-sim. The one place that decides it: make_rocprofv3_backend marks the backend (and so
+// the run's stored provenance, run_provenance.hpp) simulated, and `kprof run` skips the node's
+// checks for it.
+bool runs_test_double(const runbook::Runbook& rb, bool simulate);
+
 // The counter input file of a pass on a release without --pmc (ROCm 6.2): beside the pass's
 // output folder, which is emptied before every attempt.
 std::filesystem::path counter_input_file(const std::filesystem::path& output_dir);

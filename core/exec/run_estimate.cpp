@@ -5,16 +5,16 @@
 #include <tuple>
 
 #include "core/base/error.hpp"
-#include "core/sim/model.hpp"
 
 namespace kprof::exec {
 
 std::optional<ModelRotation> rotation_on_model(const runbook::Runbook& rb, size_t groups,
-                                               int64_t min_samples) {
-  if (!rb.sim.present || rb.sim.model.value.empty()) return std::nullopt;
-  sim::Model model;
+                                               int64_t min_samples,
+                                               const WorkloadModelLoader& load) {
+  if (!rb.sim.present || rb.sim.model.value.empty() || !load) return std::nullopt;
+  WorkloadModel model;
   try {
-    model = sim::load_model_named(rb.sim.model.value);
+    model = load(rb.sim.model.value);
   } catch (const Error&) {
     return std::nullopt;
   }
@@ -27,7 +27,7 @@ std::optional<ModelRotation> rotation_on_model(const runbook::Runbook& rb, size_
   std::map<std::tuple<int, uint32_t, uint32_t, uint32_t>, int> variant;
   plan::RotationRequest q;
   for (const auto& d : model.dispatches) {
-    const std::string& name = model.symbols[static_cast<size_t>(d.symbol)].name;
+    const std::string& name = model.symbols[static_cast<size_t>(d.symbol)];
     if (!d.in_region || !std::regex_search(name, include)) continue;
     if (exclude && std::regex_search(name, *exclude)) continue;
     const auto key = std::make_tuple(d.symbol, d.grid[0], d.grid[1], d.grid[2]);
@@ -44,15 +44,16 @@ std::optional<ModelRotation> rotation_on_model(const runbook::Runbook& rb, size_
   return out;
 }
 
-RunEstimate estimate_runs(const runbook::Runbook& rb, size_t passes, int repeats, int64_t counted) {
+RunEstimate estimate_runs(const runbook::Runbook& rb, size_t passes, int repeats, int64_t counted,
+                          const WorkloadModelLoader& load) {
   RunEstimate e;
-  if (!rb.sim.present || rb.sim.model.value.empty()) {
+  if (!rb.sim.present || rb.sim.model.value.empty() || !load) {
     e.unavailable = "no workload model (the runbook's sim.model) to estimate run times from";
     return e;
   }
-  sim::RunTimes t;
+  WorkloadModel t;
   try {
-    t = sim::run_times(sim::load_model_named(rb.sim.model.value));
+    t = load(rb.sim.model.value);
   } catch (const Error& err) {
     e.unavailable = std::string("workload model not readable: ") + err.what();
     return e;

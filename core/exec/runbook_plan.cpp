@@ -86,7 +86,8 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
         for (const auto& v : out.rotation->variants) counted += v.per_request;
         basis = "R chosen on run " + std::to_string(out.rotation->trace_run) + "'s trace";
       } else if (const auto m = rotation_on_model(rb, c.plan.passes.size(),
-                                                  rb.passes.counters.min_samples.value)) {
+                                                  rb.passes.counters.min_samples.value,
+                                                  request.workload_model)) {
         // No trace yet: R is decided on the run's trace; the model's own sequence estimates it.
         counted = m->counted;
         if (m->choice.feasible) {
@@ -98,7 +99,8 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
                   "); kprof decides on the run's trace";
         }
       }
-      out.estimate = estimate_runs(rb, c.plan.passes.size(), repeats, counted);
+      out.estimate =
+          estimate_runs(rb, c.plan.passes.size(), repeats, counted, request.workload_model);
       out.estimate->repeats_basis = basis;
     }
   }

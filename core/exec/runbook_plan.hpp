@@ -17,6 +17,7 @@
 #include "core/exec/rocprofv3_version.hpp"
 #include "core/exec/rotation_preview.hpp"
 #include "core/exec/run_estimate.hpp"
+#include "core/exec/workload_model.hpp"
 #include "core/runbook/runbook.hpp"
 #include "core/store/capture_db.hpp"
 
@@ -34,6 +35,9 @@ struct RunbookPlanRequest {
   // Refuses a profiler that is not on PATH (Error(runtime)); false for a batch script that runs
   // on other nodes (`--emit-sbatch`).
   bool require_profiler = true;
+  // Reads the runbook's workload model for the estimates (workload_model.hpp); the app composes
+  // it. Without one there is no estimate.
+  WorkloadModelLoader workload_model;
 };
 
 struct RunbookPlan {

@@ -132,7 +132,8 @@ Workload workload(an::QuerySession& s, const std::string& label) {
   Workload w;
   w.arch = cap.arch;
   w.label = label;
-  w.simulated = cap.run.simulated || cap.product.find("(simulated)") != std::string::npos;
+  // The run's stored provenance (runs.simulated), set when it was run or ingested.
+  w.simulated = cap.run.simulated;
   w.prefill = pm.prefill_steps;
   w.decode = pm.decode_steps;
   w.role_unknown = pm.role_unknown_steps;

@@ -68,7 +68,8 @@ Provenance provenance(an::QuerySession& session) {
   p.profiler_version = cap.run.profiler_version;
   p.started = utc_text(cap.run.started_ms);
   p.finished = utc_text(cap.run.finished_ms);
-  p.simulated = cap.run.simulated || cap.product.find("(simulated)") != std::string::npos;
+  // The run's stored provenance (runs.simulated), set when it was run or ingested.
+  p.simulated = cap.run.simulated;
   p.seed = cap.run.seed;
   p.arch = cap.arch;
   p.product = cap.product;

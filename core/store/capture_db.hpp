@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/store/rows.hpp"
+#include "core/store/run_provenance.hpp"
 
 namespace SQLite {
 class Database;
@@ -214,6 +215,9 @@ class CaptureDb {
   std::optional<RunInfo> find_run_by_name(std::string_view name);  // the latest of that name
   std::optional<RunInfo> find_last_run();                          // the latest created
   std::vector<RunInfo> list_runs();                                // oldest first
+  // A run's provenance (run_provenance.hpp, run_provenance.cpp); nullopt for no such run.
+  void set_run_provenance(int64_t run_id, const RunProvenance& provenance);
+  std::optional<RunProvenance> run_provenance(int64_t run_id);
   // done/failed/interrupted also set finished_ms (now unless given); running clears it.
   void set_run_status(int64_t run_id, RunStatus status,
                       std::optional<int64_t> finished_ms = std::nullopt);

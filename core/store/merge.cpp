@@ -119,6 +119,7 @@ MergeReport merge_captures(CaptureDb& target, const std::vector<fs::path>& sourc
                  src_run->runbook_text, src_run->host,         src_run->kprof_version,
                  src_run->simulated,    src_run->seed,         src_run->profiler_version};
         const int64_t id = target.create_run(n);
+        if (const auto p = src.run_provenance(src_run->id)) target.set_run_provenance(id, *p);
         SQLite::Statement up(dst, "UPDATE runs SET started_ms = ? WHERE id = ?");
         up.bind(1, src_run->started_ms);
         up.bind(2, id);

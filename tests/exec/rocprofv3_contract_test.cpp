@@ -148,8 +148,9 @@ Planned plan_all(const fs::path& rb, const fs::path& db) {
     // A counter pass as it runs once the trace chose the kernels of interest.
     if (bp.plan.counters && bp.plan.filter_after_trace) {
       const auto backend = make_profiler_backend(bp.rb, BackendChoice{false, bp.version.text});
-      p.argvs.push_back(pass_command(bp.rb, *backend, 1, 1, store::PassKind::counters, {"SQ_WAVES"},
-                                     "^(?:fused_moe_kernel)$")
+      p.argvs.push_back(pass_command(bp.rb, *backend, 1, 1, store::PassKind::counters,
+                                     pass_request(bp.rb, 1, 1, store::PassKind::counters,
+                                                  {"SQ_WAVES"}, "^(?:fused_moe_kernel)$"))
                             .argv);
     }
   } catch (const Error& e) {

@@ -26,8 +26,8 @@ std::string error_line(const std::function<void()>& fn) {
 TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
   TempDir dir;
   CaptureDb db(dir / "c.db");
-  EXPECT_EQ(db.schema_version(), 6);
-  EXPECT_EQ(CaptureDb::latest_schema_version(), 6);
+  EXPECT_EQ(db.schema_version(), 8);
+  EXPECT_EQ(CaptureDb::latest_schema_version(), 8);
   SQLite::Statement st(db.sql(),
                        "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
                        "WHERE type = 'table' ORDER BY name)");
@@ -230,11 +230,11 @@ TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
   const auto path = dir / "c.db";
   {
     CaptureDb db(path);
-    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (7, 0)");
+    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (9, 0)");
   }
   const std::string expected = "capture database '" + path.string() +
-                               "' has schema version 7, but this kprof (" KPROF_VERSION
-                               ") knows versions up to 6 (open it with a newer kprof, or give "
+                               "' has schema version 9, but this kprof (" KPROF_VERSION
+                               ") knows versions up to 8 (open it with a newer kprof, or give "
                                "this one another database file)";
   EXPECT_EQ(error_line([&] { CaptureDb db(path); }), expected);
   EXPECT_EQ(error_line([&] { CaptureDb db(path, OpenMode::read_only); }), expected);
