@@ -30,6 +30,11 @@ struct CaptureDb::Impl {
   bool outer_write = false;    // a WriteTransaction is open: PassLoaders use savepoints in it
 };
 
+// The connection behind a CaptureDb, for the store's own files that are not its members.
+struct StoreAccess {
+  static CaptureDb::Impl& of(CaptureDb& db) { return *db.m_impl; }
+};
+
 // Runs fn, turning SQLite's exceptions into kprof::Error naming the file and what was being done.
 // Busy/locked is a runtime error with a hint about the other process.
 [[noreturn]] void rethrow_sqlite(const std::filesystem::path& path, const char* doing,

@@ -136,7 +136,6 @@ TEST_F(SimCapture, AJoinThatFailsMidwayStoresNothing) {
   store::CaptureDb db(private_copy(*s_db, "midway"));
   const Capture cap = load_capture(db, std::nullopt);
   ASSERT_EQ(cap.counters.size(), 2u);
-  db.sql().exec(analysis_schema_sql());
   for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes",
                             "analysis_join_proofs", "analysis_join_files"})
     db.sql().exec(std::string("DELETE FROM ") + table);  // an earlier test may have joined them

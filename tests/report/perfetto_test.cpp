@@ -304,8 +304,8 @@ TEST(PerfettoExport, StreamedSlicesSayWhatTheTraceModelSays) {
 }
 
 // A private copy of a simulated run's database in a fresh folder, removed at the end, as a run
-// that was never outlined: the fixture's `kprof report` kept the outline (keep_outline), so its
-// tables are dropped. The stored-outline tests write analysis tables into it.
+// that was never outlined: its stored outline rows are deleted. The stored-outline tests write
+// analysis tables into it.
 class SimRunCopy {
  public:
   explicit SimRunCopy(const std::string& run)
@@ -316,8 +316,8 @@ class SimRunCopy {
     fs::copy_file(fs::path(KPROF_REPORT_SIM_DIR) / run / (run + ".db"), db());
     SQLite::Database(db().string(), SQLite::OPEN_READWRITE)
         .exec(
-            "DROP TABLE IF EXISTS analysis_outline_segments; DROP TABLE IF EXISTS "
-            "analysis_outline_passes; DROP TABLE IF EXISTS analysis_outline;");
+            "DELETE FROM analysis_outline_segments; DELETE FROM analysis_outline_passes; "
+            "DELETE FROM analysis_outline;");
   }
   ~SimRunCopy() { fs::remove_all(m_dir); }
   SimRunCopy(const SimRunCopy&) = delete;
