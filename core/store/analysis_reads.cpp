@@ -7,7 +7,7 @@ namespace kprof::store {
 
 void for_each_kernel_variant(CaptureDb& db, int64_t pass_id,
                              const std::function<void(const KernelVariant&)>& fn) {
-  guarded(StoreAccess::of(db), "reading kernel variants", [&] {
+  guarded(db, "reading kernel variants", [&] {
     // The variant's own columns after its id (select_sql lists the table's in order).
     const std::string select =
         columns::select_sql(columns::kernel_variants, "WHERE t.pass_id = ? ORDER BY t.id");
@@ -32,8 +32,8 @@ struct DispatchTimingReader::Impl {
 };
 
 DispatchTimingReader::DispatchTimingReader(CaptureDb& db, int64_t pass_id)
-    : m_impl(guarded(StoreAccess::of(db), "reading dispatches",
-                     [&] { return std::make_unique<Impl>(db, pass_id); })) {}
+    : m_impl(
+          guarded(db, "reading dispatches", [&] { return std::make_unique<Impl>(db, pass_id); })) {}
 DispatchTimingReader::~DispatchTimingReader() = default;
 
 bool DispatchTimingReader::next(DispatchTiming& row) {
@@ -43,7 +43,7 @@ bool DispatchTimingReader::next(DispatchTiming& row) {
 }
 
 int64_t dispatch_count(CaptureDb& db, int64_t pass_id) {
-  return guarded(StoreAccess::of(db), "counting dispatches", [&] {
+  return guarded(db, "counting dispatches", [&] {
     SQLite::Statement n(db.sql(), "SELECT count(*) FROM dispatch_rows WHERE pass_id = ?");
     n.bind(1, pass_id);
     n.executeStep();
@@ -53,7 +53,7 @@ int64_t dispatch_count(CaptureDb& db, int64_t pass_id) {
 
 void for_each_variant_duration(CaptureDb& db, int64_t pass_id,
                                const std::function<void(int64_t, int64_t)>& fn) {
-  guarded(StoreAccess::of(db), "reading dispatch durations", [&] {
+  guarded(db, "reading dispatch durations", [&] {
     SQLite::Statement q(db.sql(),
                         "SELECT variant_id, max(end_ns - start_ns, 0) FROM dispatch_rows "
                         "WHERE pass_id = ?");
@@ -63,7 +63,7 @@ void for_each_variant_duration(CaptureDb& db, int64_t pass_id,
 }
 
 std::vector<DispatchStream> dispatch_streams(CaptureDb& db, int64_t pass_id) {
-  return guarded(StoreAccess::of(db), "counting dispatch streams", [&] {
+  return guarded(db, "counting dispatch streams", [&] {
     SQLite::Statement q(db.sql(),
                         "SELECT pid, agent, count(*) FROM dispatch_rows WHERE pass_id = ? "
                         "GROUP BY pid, agent ORDER BY pid, agent");
@@ -78,7 +78,7 @@ std::vector<DispatchStream> dispatch_streams(CaptureDb& db, int64_t pass_id) {
 
 std::vector<JoinedCounterSum> joined_counter_sums(CaptureDb& db, int64_t counter_pass_id,
                                                   int64_t trace_pass_id) {
-  return guarded(StoreAccess::of(db), "summing joined counter values", [&] {
+  return guarded(db, "summing joined counter values", [&] {
     SQLite::Statement q(
         db.sql(),
         "SELECT s.value, count(*), sum(c.value), min(c.value), max(c.value) "
@@ -128,7 +128,7 @@ struct JoinedValueReader::Impl {
 
 JoinedValueReader::JoinedValueReader(CaptureDb& db, int64_t trace_pass_id,
                                      const std::vector<int64_t>& counter_pass_ids)
-    : m_impl(guarded(StoreAccess::of(db), "reading joined counter values",
+    : m_impl(guarded(db, "reading joined counter values",
                      [&] { return std::make_unique<Impl>(db, trace_pass_id, counter_pass_ids); })) {
 }
 JoinedValueReader::~JoinedValueReader() = default;

@@ -27,7 +27,7 @@ JoinMethod parse_join_method(std::string_view s) {
 }
 
 std::optional<StoredJoin> read_join(CaptureDb& db, int64_t counter_pass_id) {
-  return guarded(StoreAccess::of(db), "reading a stored join", [&]() -> std::optional<StoredJoin> {
+  return guarded(db, "reading a stored join", [&]() -> std::optional<StoredJoin> {
     SQLite::Statement q(db.sql(),
                         "SELECT trace_pass_id, counter_dispatches, trace_dispatches, "
                         "trace_considered, matched, matched_share, filtered, streams, "
@@ -72,7 +72,7 @@ std::optional<StoredJoin> read_join(CaptureDb& db, int64_t counter_pass_id) {
 }
 
 std::optional<std::string> join_files(CaptureDb& db, int64_t counter_pass_id, int64_t pass_id) {
-  return guarded(StoreAccess::of(db), "reading a stored join", [&]() -> std::optional<std::string> {
+  return guarded(db, "reading a stored join", [&]() -> std::optional<std::string> {
     SQLite::Statement q(db.sql(),
                         "SELECT files FROM analysis_join_files WHERE counter_pass_id = ? AND "
                         "pass_id = ?");
@@ -85,7 +85,7 @@ std::optional<std::string> join_files(CaptureDb& db, int64_t counter_pass_id, in
 
 void for_each_join_pair(CaptureDb& db, int64_t counter_pass_id, int64_t trace_pass_id,
                         const std::function<void(DispatchKey, DispatchKey)>& fn) {
-  guarded(StoreAccess::of(db), "reading a stored join", [&] {
+  guarded(db, "reading a stored join", [&] {
     SQLite::Statement q(db.sql(),
                         "SELECT counter_pid, counter_dispatch_id, trace_pid, trace_dispatch_id "
                         "FROM analysis_join WHERE counter_pass_id = ? AND trace_pass_id = ?");
@@ -108,7 +108,7 @@ struct JoinWriter::Impl {
                   "INSERT INTO analysis_unmatched (counter_pass_id, side, pid, dispatch_id) "
                   "VALUES (?, ?, ?, ?)") {}
   void add_unmatched(const char* side, DispatchKey d) {
-    guarded(StoreAccess::of(db), "storing a join", [&] {
+    guarded(db, "storing a join", [&] {
       unmatched.reset();
       unmatched.bind(1, counter_pass_id);
       unmatched.bind(2, side);
@@ -123,7 +123,7 @@ struct JoinWriter::Impl {
 };
 
 JoinWriter::JoinWriter(CaptureDb& db, int64_t counter_pass_id) {
-  guarded(StoreAccess::of(db), "storing a join", [&] {
+  guarded(db, "storing a join", [&] {
     for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes",
                               "analysis_join_proofs", "analysis_join_files"}) {
       SQLite::Statement del(db.sql(),
@@ -138,7 +138,7 @@ JoinWriter::~JoinWriter() = default;
 
 void JoinWriter::pair(DispatchKey counter, int64_t trace_pass_id, DispatchKey trace) {
   auto& q = m_impl->pair;
-  guarded(StoreAccess::of(m_impl->db), "storing a join", [&] {
+  guarded(m_impl->db, "storing a join", [&] {
     q.reset();
     q.bind(1, m_impl->counter_pass_id);
     q.bind(2, counter.pid);
@@ -157,7 +157,7 @@ void JoinWriter::finish(const StoredJoin& j,
                         const std::vector<std::pair<int64_t, std::string>>& files) {
   auto& sql = m_impl->db.sql();
   const int64_t c = m_impl->counter_pass_id;
-  guarded(StoreAccess::of(m_impl->db), "storing a join", [&] {
+  guarded(m_impl->db, "storing a join", [&] {
     SQLite::Statement sum(sql,
                           "INSERT INTO analysis_join_passes (counter_pass_id, trace_pass_id, "
                           "counter_dispatches, trace_dispatches, trace_considered, matched, "
@@ -203,21 +203,20 @@ void JoinWriter::finish(const StoredJoin& j,
 
 std::optional<StoredOutline> read_outline_head(CaptureDb& db, int64_t trace_pass_id,
                                                int64_t version) {
-  return guarded(
-      StoreAccess::of(db), "reading the run outline", [&]() -> std::optional<StoredOutline> {
-        SQLite::Statement q(db.sql(),
-                            "SELECT arch, product, main_pid, main_agent FROM analysis_outline "
-                            "WHERE trace_pass_id = ? AND version = ?");
-        q.bind(1, trace_pass_id);
-        q.bind(2, version);
-        if (!q.executeStep()) return std::nullopt;
-        return StoredOutline{version, q.getColumn(0).getString(), q.getColumn(1).getString(),
-                             q.getColumn(2).getInt64(), q.getColumn(3).getInt64()};
-      });
+  return guarded(db, "reading the run outline", [&]() -> std::optional<StoredOutline> {
+    SQLite::Statement q(db.sql(),
+                        "SELECT arch, product, main_pid, main_agent FROM analysis_outline "
+                        "WHERE trace_pass_id = ? AND version = ?");
+    q.bind(1, trace_pass_id);
+    q.bind(2, version);
+    if (!q.executeStep()) return std::nullopt;
+    return StoredOutline{version, q.getColumn(0).getString(), q.getColumn(1).getString(),
+                         q.getColumn(2).getInt64(), q.getColumn(3).getInt64()};
+  });
 }
 
 std::vector<StoredOutlinePass> read_outline_passes(CaptureDb& db, int64_t trace_pass_id) {
-  return guarded(StoreAccess::of(db), "reading the run outline", [&] {
+  return guarded(db, "reading the run outline", [&] {
     SQLite::Statement q(db.sql(),
                         "SELECT pass_id, dispatches, base_ns, reorder_window, files FROM "
                         "analysis_outline_passes WHERE trace_pass_id = ? ORDER BY pass_id");
@@ -233,7 +232,7 @@ std::vector<StoredOutlinePass> read_outline_passes(CaptureDb& db, int64_t trace_
 
 void for_each_outline_segment(CaptureDb& db, int64_t trace_pass_id,
                               const std::function<void(const StoredSegment&)>& fn) {
-  guarded(StoreAccess::of(db), "reading the run outline", [&] {
+  guarded(db, "reading the run outline", [&] {
     SQLite::Statement q(db.sql(),
                         "SELECT first_id, phase, step, start_ns, end_ns, dispatches, window_no "
                         "FROM analysis_outline_segments WHERE trace_pass_id = ? ORDER BY first_id");
@@ -256,7 +255,7 @@ void replace_outline(CaptureDb& db, int64_t tp, const StoredOutline& o,
                      const std::vector<StoredOutlinePass>& passes,
                      const std::vector<StoredSegment>& segments) {
   auto& sql = db.sql();
-  guarded(StoreAccess::of(db), "storing the run outline", [&] {
+  guarded(db, "storing the run outline", [&] {
     for (const char* table :
          {"analysis_outline_segments", "analysis_outline_passes", "analysis_outline"}) {
       SQLite::Statement del(sql, std::string("DELETE FROM ") + table + " WHERE trace_pass_id = ?");
@@ -316,7 +315,7 @@ bool try_write_now(CaptureDb& db, const std::function<bool()>& write) {
     rethrow_sqlite(db.path(), "taking the write lock", e);
   }
   if (!write()) return false;
-  guarded(StoreAccess::of(db), "committing", [&] { tx->commit(); });
+  guarded(db, "committing", [&] { tx->commit(); });
   return true;
 }
 

@@ -30,11 +30,6 @@ struct CaptureDb::Impl {
   bool outer_write = false;    // a WriteTransaction is open: PassLoaders use savepoints in it
 };
 
-// The connection behind a CaptureDb, for the store's own files that are not its members.
-struct StoreAccess {
-  static CaptureDb::Impl& of(CaptureDb& db) { return *db.m_impl; }
-};
-
 // Runs fn, turning SQLite's exceptions into kprof::Error naming the file and what was being done.
 // Busy/locked is a runtime error with a hint about the other process.
 [[noreturn]] void rethrow_sqlite(const std::filesystem::path& path, const char* doing,
@@ -46,6 +41,17 @@ auto guarded(CaptureDb::Impl& impl, const char* doing, F&& fn) -> decltype(fn())
     return fn();
   } catch (const SQLite::Exception& e) {
     rethrow_sqlite(impl.path, doing, e);
+  }
+}
+
+// The same for the store's files that are not CaptureDb's members (they reach the connection
+// through CaptureDb::sql()).
+template <class F>
+auto guarded(CaptureDb& db, const char* doing, F&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const SQLite::Exception& e) {
+    rethrow_sqlite(db.path(), doing, e);
   }
 }
 

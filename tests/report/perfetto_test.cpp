@@ -396,9 +396,9 @@ TEST(PerfettoExport, TheFirstExportStreamsTheCountersOfTheJoinItStored) {
   auto drop_joins = [&] {
     SQLite::Database(copy.db().string(), SQLite::OPEN_READWRITE)
         .exec(
-            "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_unmatched; DROP "
-            "TABLE IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_proofs; "
-            "DROP TABLE IF EXISTS analysis_join_files;");
+            "DELETE FROM analysis_join; DELETE FROM analysis_unmatched; DELETE FROM "
+            "analysis_join_passes; DELETE FROM analysis_join_proofs; "
+            "DELETE FROM analysis_join_files;");
   };
   drop_joins();
   std::ostringstream held, streamed;
