@@ -13,8 +13,8 @@ namespace kprof::analysis {
 
 const char* const k_join_not_stored =
     "the counter join was computed for this query only: a query never writes the database "
-    "(`kprof ingest DB FILES...` stores it when it loads the passes; loading the same files again "
-    "changes no row)";
+    "(`kprof resume DB` stores it for a finished run, `kprof ingest DB FILES...` when it loads the "
+    "passes)";
 
 RunbookAnalysis runbook_analysis(const store::RunInfo& run) {
   RunbookAnalysis out;

@@ -17,10 +17,12 @@ std::string store_results(store::CaptureDb& db, int64_t run_id) {
   if (!trace || !db.has_dispatches(trace->id)) return "";
   const RunTrace rt{*run, passes, *trace};
   const RunCounts counts = run_counts(db, rt);
+  const std::string run_text = "run " + std::to_string(run_id);
+  if (joins_current(db, counts) && read_outline(db, counts))
+    return run_text + ": the stored counter join and outline are current";
   const size_t memory = spill_memory_bytes(size_t{4} << 20);
   size_t step_period = 0;
   const RunOutline ro = compute_outline_bounded(db, rt, counts, memory, &step_period);
-  const std::string run_text = "run " + std::to_string(run_id);
   const auto joined =
       try_join_stored(db, counts, join_jump_bound(step_period, counts.trace.dispatches), memory);
   if (!joined || !joins_current(db, counts) || !try_store_outline(db, ro))

@@ -17,6 +17,7 @@
 #include "core/analysis/metrics.hpp"
 #include "core/analysis/run_outline.hpp"
 #include "core/analysis/session.hpp"
+#include "core/analysis/stored_results.hpp"
 #include "core/report/perfetto.hpp"
 #include "tests/analysis/backwards_steps.hpp"
 #include "tests/report/trace_check.hpp"
@@ -424,14 +425,20 @@ TEST(PerfettoExport, TheFirstExportStreamsTheCountersOfTheJoinItStored) {
   EXPECT_TRUE(held.str() == streamed.str()) << "held and streamed counters differ";
 }
 
-// An analysis that loads the capture anyway (a query, `kprof report`) keeps the outline it found,
-// so even the first export of that run reads it and writes what an export computing it writes.
-TEST(PerfettoExport, AQuerySessionKeepsTheOutlineForTheExport) {
+// A query session (a query, `kprof report`) never writes; the outline the loading command stores
+// (analysis::store_results: `kprof run`, `ingest`, `resume`) serves even the first export of that
+// run, which writes what an export computing it writes.
+TEST(PerfettoExport, TheOutlineStoredAfterLoadingServesTheFirstExport) {
   const SimRunCopy copy("qwen3-32");
   EXPECT_FALSE(copy.outline_stored());
   {
     auto session = analysis::QuerySession::open(copy.db(), {});
     EXPECT_FALSE(session.view("phases", {}).rows.empty());
+  }
+  EXPECT_FALSE(copy.outline_stored());
+  {
+    store::CaptureDb rw(copy.db());
+    analysis::store_results(rw, 1);
   }
   EXPECT_TRUE(copy.outline_stored());
   std::ostringstream computed, stored;
