@@ -1,11 +1,14 @@
 // `kprof ingest DB DIR|FILE...`: load rocprofv3 outputs captured by hand or on another machine
 // into a capture database. Parses flags, calls the ingest use case (core/exec/ingest_capture.hpp:
-// which pass each file goes to, one transaction), prints what it loaded (ingest_view.hpp).
+// which pass each file goes to, one transaction), prints what it loaded (ingest_view.hpp), then
+// stores each run's counter join and outline for queries (core/analysis/stored_results.hpp) and
+// says so: a query never writes the database.
 #include <unistd.h>
 
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
+#include "core/analysis/stored_results.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
 #include "core/exec/ingest_capture.hpp"
@@ -51,8 +54,12 @@ int cmd_ingest(const app::Args& args) {
   request.read.strict = (*vm)["strict"].as<bool>();
   request.replace = (*vm)["replace"].as<bool>();
   if (vm->count("run")) request.run_name = (*vm)["run"].as<std::string>();
-  std::cout << exec::ingest_text(exec::ingest_capture(request), db_path,
-                                 terminal_width(STDOUT_FILENO));
+  const exec::IngestReport report = exec::ingest_capture(request);
+  std::cout << exec::ingest_text(report, db_path, terminal_width(STDOUT_FILENO));
+  // After the load's transaction: the rows are in whatever happens here.
+  std::vector<int64_t> runs;
+  for (const auto& run : report.runs) runs.push_back(run.id);
+  analysis::print_stored_results(db_path, runs, std::cout);
   return 0;
 }
 

@@ -3,6 +3,7 @@
 
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/launcher_args.hpp"
+#include "core/analysis/stored_results.hpp"
 #include "core/base/error.hpp"
 #include "core/exec/executor.hpp"
 #include "core/exec/gpu_list.hpp"
@@ -40,7 +41,11 @@ int cmd_resume(const kprof::app::Args& args) {
   if (vm->count("gpus")) o.gpus = kprof::exec::parse_gpu_list((*vm)["gpus"].as<std::string>());
   if (vm->count("db")) o.db = (*vm)["db"].as<std::string>();
   o.launcher = kprof::app::launcher_flags_from(*vm);
-  return kprof::exec::resume_run((*vm)["target"].as<std::string>(), o).exit_code;
+  const auto result = kprof::exec::resume_run((*vm)["target"].as<std::string>(), o);
+  // A query never writes: the run's join and outline are stored here, and the line says so.
+  if (result.status == kprof::store::RunStatus::done)
+    kprof::analysis::print_stored_results(result.db, {result.run_id}, std::cout);
+  return result.exit_code;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/launcher_args.hpp"
 #include "apps/kprof/one_line_args.hpp"
+#include "core/analysis/stored_results.hpp"
 #include "core/base/table.hpp"
 #include "core/exec/doctor.hpp"
 #include "core/exec/executor.hpp"
@@ -89,7 +90,11 @@ int cmd_run(const kprof::app::Args& all_args) {
   const auto path = kprof::app::runbook_for_run(*vm, app, all_args, o.simulate);
   const auto rb = kprof::runbook::load_runbook(path);
   if (!vm->count("no-doctor") && !node_ready(path, rb, o)) return 2;
-  return kprof::exec::run_runbook(rb, o).exit_code;
+  const auto result = kprof::exec::run_runbook(rb, o);
+  // A query never writes: the run's join and outline are stored here, and the line says so.
+  if (result.status == kprof::store::RunStatus::done)
+    kprof::analysis::print_stored_results(result.db, {result.run_id}, std::cout);
+  return result.exit_code;
 }
 
 }  // namespace

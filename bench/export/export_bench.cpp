@@ -60,16 +60,15 @@ const char* k_dump =
     "WHERE d.pass_id = (SELECT id FROM passes WHERE ordinal = 0 ORDER BY id DESC LIMIT 1) "
     "ORDER BY d.pid, d.dispatch_id";
 
-// The run outline's tables (core/analysis/analysis_schema.sql), children first.
+// The run outline's rows (core/store/schema/0007_analysis_results.sql), children first.
 const char* k_drop_outline =
-    "DROP TABLE IF EXISTS analysis_outline_segments; DROP TABLE IF EXISTS "
-    "analysis_outline_passes; DROP TABLE IF EXISTS analysis_outline;";
+    "DELETE FROM analysis_outline_segments; DELETE FROM analysis_outline_passes; DELETE FROM "
+    "analysis_outline;";
 
-// With counter passes, the join's tables too (children first): the first export joins again.
+// With counter passes, the join's rows too (children first): the first export joins again.
 const char* k_drop_join =
-    "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_join_proofs; DROP TABLE IF "
-    "EXISTS analysis_unmatched; DROP TABLE IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS "
-    "analysis_join_files;";
+    "DELETE FROM analysis_join; DELETE FROM analysis_join_proofs; DELETE FROM analysis_unmatched; "
+    "DELETE FROM analysis_join_passes; DELETE FROM analysis_join_files;";
 
 // Byte for byte, a block at a time (a 10M-dispatch trace with counters is several GiB).
 bool same_bytes(const fs::path& a, const fs::path& b) {

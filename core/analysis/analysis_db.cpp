@@ -1,7 +1,5 @@
 #include "core/analysis/analysis_db.hpp"
 
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -14,12 +12,6 @@
 #include "core/base/text.hpp"
 
 namespace kprof::analysis {
-
-bool detail::has_table(store::CaptureDb& db, const char* name) {
-  SQLite::Statement q(db.sql(), "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
-  q.bind(1, name);
-  return q.executeStep();
-}
 
 bool writable_database(const std::filesystem::path& db) {
   const std::filesystem::path dir = db.has_parent_path() ? db.parent_path() : ".";
@@ -36,28 +28,19 @@ std::string pass_files_fingerprint(store::CaptureDb& db, int64_t pass_id) {
 
 void for_each_shape(store::CaptureDb& db, int64_t pass_id,
                     const std::function<void(int64_t, KernelShape, const std::string&)>& f) {
-  SQLite::Statement q(db.sql(),
-                      "SELECT v.id, v.kernel_id, s.value, v.grid_x, v.grid_y, v.grid_z, v.wg_x, "
-                      "v.wg_y, v.wg_z, v.lds, v.scratch, v.vgpr, v.agpr, v.sgpr "
-                      "FROM kernel_variants v JOIN strings s ON s.id = v.kernel_name_id "
-                      "WHERE v.pass_id = ? ORDER BY v.id");
-  q.bind(1, pass_id);
-  auto opt_int = [&](int col) {
-    const auto c = q.getColumn(col);
-    return c.isNull() ? int64_t{-1} : c.getInt64();
-  };
-  while (q.executeStep()) {
+  store::for_each_kernel_variant(db, pass_id, [&](const store::KernelVariant& v) {
+    const store::DispatchRow& r = v.shape;
     KernelShape s;
-    s.kernel_id = q.getColumn(1).getInt64();
-    for (int i = 0; i < 3; ++i) s.grid[i] = q.getColumn(3 + i).getInt64();
-    for (int i = 0; i < 3; ++i) s.wg[i] = q.getColumn(6 + i).getInt64();
-    s.lds = q.getColumn(9).getInt64();
-    s.scratch = q.getColumn(10).getInt64();
-    s.vgpr = opt_int(11);
-    s.agpr = opt_int(12);
-    s.sgpr = opt_int(13);
-    f(q.getColumn(0).getInt64(), s, q.getColumn(2).getString());
-  }
+    s.kernel_id = r.kernel_id;
+    s.grid[0] = r.grid_x, s.grid[1] = r.grid_y, s.grid[2] = r.grid_z;
+    s.wg[0] = r.wg_x, s.wg[1] = r.wg_y, s.wg[2] = r.wg_z;
+    s.lds = r.lds;
+    s.scratch = r.scratch;
+    s.vgpr = r.vgpr.value_or(-1);
+    s.agpr = r.agpr.value_or(-1);
+    s.sgpr = r.sgpr.value_or(-1);
+    f(v.id, s, r.kernel_name);
+  });
 }
 
 StoredShapes read_stored_shapes(store::CaptureDb& db, PassData& pass, NameTable& names) {
@@ -73,32 +56,25 @@ StoredShapes read_stored_shapes(store::CaptureDb& db, PassData& pass, NameTable&
 
 StoredDispatchReader::StoredDispatchReader(store::CaptureDb& db, PassData& pass,
                                            const StoredShapes& shape_of)
-    : m_db(db),
-      m_pass(pass),
-      m_shape_of(shape_of),
-      m_q(db.sql(),
-          "SELECT dispatch_id, variant_id, pid, agent, queue_id, start_ns, end_ns "
-          "FROM dispatch_rows WHERE pass_id = ? ORDER BY pid, dispatch_id") {
-  m_q.bind(1, pass.pass_id);
-}
+    : m_db(db), m_pass(pass), m_shape_of(shape_of), m_rows(db, pass.pass_id) {}
 
 bool StoredDispatchReader::next(Dispatch& d) {
-  while (m_q.executeStep()) {
-    const auto shape = m_shape_of.find(m_q.getColumn(1).getInt64());
+  for (store::DispatchTiming r; m_rows.next(r);) {
+    const auto shape = m_shape_of.find(r.variant_id);
     if (shape == m_shape_of.end()) continue;  // the foreign key forbids it
     d = Dispatch{};
-    d.dispatch_id = m_q.getColumn(0).getInt64();
+    d.dispatch_id = r.dispatch_id;
     d.shape = shape->second;
     d.name = m_pass.shapes[d.shape].name;
-    d.pid = detail::stored_pid(m_db, m_pass.ordinal, m_q.getColumn(2).getInt64());
-    const Lane lane{m_q.getColumn(3).getInt64(), m_q.getColumn(4).getInt64()};
+    d.pid = detail::stored_pid(m_db, m_pass.ordinal, r.pid);
+    const Lane lane{r.agent, r.queue_id};
     if (!(lane == m_last_lane)) {
       m_last_lane = lane;
       m_last_lane_index = m_pass.intern(lane);
     }
     d.lane = m_last_lane_index;
-    d.start_ns = m_q.getColumn(5).getInt64();
-    d.end_ns = m_q.getColumn(6).getInt64();
+    d.start_ns = r.start_ns;
+    d.end_ns = r.end_ns;
     return true;
   }
   return false;
@@ -119,12 +95,8 @@ PassData load_pass(store::CaptureDb& db, const store::PassInfo& p, NameTable& na
   PassData out;
   out.pass_id = p.id;
   out.ordinal = static_cast<int>(p.ordinal);
-  out.kind = std::string(store::to_string(p.kind));
-  {
-    SQLite::Statement n(db.sql(), "SELECT count(*) FROM dispatch_rows WHERE pass_id = ?");
-    n.bind(1, p.id);
-    if (n.executeStep()) out.dispatches.reserve(static_cast<size_t>(n.getColumn(0).getInt64()));
-  }
+  out.kind = p.kind;
+  out.dispatches.reserve(static_cast<size_t>(store::dispatch_count(db, p.id)));
   for_each_stored_dispatch(db, out, names, [&](const Dispatch& d) { out.dispatches.push_back(d); });
   return out;
 }
@@ -245,15 +217,8 @@ RunCounts run_counts(const Capture& cap) {
 }
 
 RunCounts run_counts(store::CaptureDb& db, const RunTrace& rt) {
-  // The narrow rows, as load_pass counts them (the dispatches view joins every row to its
-  // variant and name).
-  SQLite::Statement n(db.sql(), "SELECT count(*) FROM dispatch_rows WHERE pass_id = ?");
-  auto count = [&](int64_t pass_id) {
-    n.reset();
-    n.bind(1, pass_id);
-    n.executeStep();
-    return n.getColumn(0).getInt64();
-  };
+  // The narrow rows, as load_pass counts them.
+  auto count = [&](int64_t pass_id) { return store::dispatch_count(db, pass_id); };
   RunCounts out;
   out.trace = {rt.trace.id, rt.trace.ordinal, count(rt.trace.id)};
   // list_passes returns them by ordinal, as load_capture keeps them.

@@ -1,12 +1,10 @@
 // The analysis' side of the capture database: loading a run's passes into plain values
-// (analysis_db.cpp), creating the analysis tables and views (analysis_schema.sql), computing,
-// storing and reading the cross-pass join mapping (join_store.cpp) and moving counter values onto
+// (analysis_db.cpp), computing the cross-pass join mapping and storing and reading it through the
+// store (join_store.cpp; core/store/analysis_results.hpp) and moving counter values onto
 // trace dispatches through it (joined_counters.cpp). The mapping is computed once per counter pass
 // and stored; it is redone only when a pass's dispatch count changed since (a re-ingest), and
 // callers say so when it is.
 #pragma once
-
-#include <SQLiteCpp/Statement.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -21,11 +19,10 @@
 #include "core/analysis/capture.hpp"
 #include "core/analysis/join.hpp"
 #include "core/analysis/metrics.hpp"
+#include "core/store/analysis_reads.hpp"
 #include "core/store/capture_db.hpp"
 
 namespace kprof::analysis {
-
-const char* analysis_schema_sql();
 
 struct Capture {
   store::RunInfo run;
@@ -75,7 +72,7 @@ class StoredDispatchReader {
   store::CaptureDb& m_db;
   PassData& m_pass;
   const StoredShapes& m_shape_of;
-  SQLite::Statement m_q;
+  store::DispatchTimingReader m_rows;
   Lane m_last_lane{-1, -1};
   uint32_t m_last_lane_index = 0;
 };
@@ -124,14 +121,14 @@ std::unique_ptr<JoinInput> stored_join_input(store::CaptureDb& db, const PassCou
 // Whether counter pass `counter`'s stored mapping against trace pass `trace` is current: it was
 // self-checked, made from as many dispatches on both sides as the passes hold now, and neither
 // pass was ingested again after it (`kprof ingest --replace` keeps a pass's id and, from a re-run,
-// often its count; pass_files_fingerprint tells). Needs the analysis tables. The one test every
+// often its count; pass_files_fingerprint tells). The one test every
 // reader of a stored join uses.
 bool pass_join_current(store::CaptureDb& db, const PassCount& counter, const PassCount& trace);
-// True when the analysis tables exist and every counter pass of `cap` has a current mapping.
+// True when every counter pass of `cap` has a current mapping.
 bool joins_current(store::CaptureDb& db, const Capture& cap);
 bool joins_current(store::CaptureDb& db, const RunCounts& counts);
-// Creates the analysis tables/views and computes the mapping of every counter pass that has none
-// or a stale one, each pass in one transaction. Needs a read-write database.
+// Computes the mapping of every counter pass that has none or a stale one and stores them in one
+// transaction. Needs a read-write database.
 std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap);
 // Every counter pass's mapping computed in memory, nothing read or written (a query session that
 // may not write uses it for its own views).
@@ -155,7 +152,7 @@ int64_t join_jump_bound(size_t step_period, int64_t trace_dispatches);
 std::optional<std::vector<JoinSummary>> try_join_stored(store::CaptureDb& db,
                                                         const RunCounts& counts, int64_t jump_bound,
                                                         size_t memory_bytes);
-// The stored summaries (empty when the tables do not exist yet).
+// The stored summaries of the passes of `counts` that have one.
 std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap);
 std::vector<JoinSummary> read_joins(store::CaptureDb& db, const RunCounts& counts);
 
@@ -183,8 +180,6 @@ std::string pass_files_fingerprint(store::CaptureDb& db, int64_t pass_id);
 bool writable_database(const std::filesystem::path& db);
 
 namespace detail {
-// Whether the table `name` exists (the analysis tables appear with the first stored join).
-bool has_table(store::CaptureDb& db, const char* name);
 // A stored Process_Id as the analysis holds it; Error(input) naming pass `ordinal` when no Linux
 // process can have it.
 int32_t stored_pid(store::CaptureDb& db, int ordinal, int64_t pid);

@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/store/rows.hpp"  // PassKind
+
 namespace kprof::analysis {
 
 // Interned kernel names. Ids are dense (0..size-1) so algorithms can index arrays by them.
@@ -69,7 +71,7 @@ static_assert(sizeof(Dispatch) == 40, "a dispatch is 40 bytes in memory");
 struct PassData {
   int64_t pass_id = 0;  // passes.id (or a test's own number)
   int ordinal = 0;
-  std::string kind;                  // "trace" | "counters"
+  store::PassKind kind = store::PassKind::trace;
   std::vector<KernelShape> shapes;   // launch configurations, each once
   std::vector<Lane> lanes;           // (agent, queue) pairs, each once
   std::vector<Dispatch> dispatches;  // any order; algorithms sort what they need

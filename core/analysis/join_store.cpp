@@ -1,27 +1,16 @@
 // The join mapping in the capture database: computed per counter pass (join.hpp), stored in the
 // analysis tables, read back, and redone when a pass's dispatch count changed since or a pass was
 // ingested again after the join.
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
-#include <SQLiteCpp/Transaction.h>
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <functional>
 
 #include "core/analysis/analysis_db.hpp"
 #include "core/analysis/join.hpp"
 #include "core/analysis/phases.hpp"
+#include "core/store/analysis_results.hpp"
 
 namespace kprof::analysis {
 namespace {
-
-int64_t stored_count(SQLite::Database& sql, int64_t pass_id) {
-  SQLite::Statement q(sql, "SELECT count(*) FROM dispatches WHERE pass_id = ?");
-  q.bind(1, pass_id);
-  q.executeStep();
-  return q.getColumn(0).getInt64();
-}
 
 // Whether the stored mapping was made from the files `pass` holds now: `kprof ingest --replace`
 // reloads a pass under the same id, and a re-run's capture often has as many dispatches (the same
@@ -29,12 +18,8 @@ int64_t stored_count(SQLite::Database& sql, int64_t pass_id) {
 // ingest_stats rows (pass_files_fingerprint) as they were at the join must still be there; no clock
 // is compared, so a database copied between machines or a clock set back changes nothing.
 bool same_files(store::CaptureDb& db, int64_t counter_pass_id, int64_t pass_id) {
-  SQLite::Statement q(db.sql(),
-                      "SELECT files FROM analysis_join_files WHERE counter_pass_id = ? AND "
-                      "pass_id = ?");
-  q.bind(1, counter_pass_id);
-  q.bind(2, pass_id);
-  return q.executeStep() && q.getColumn(0).getString() == pass_files_fingerprint(db, pass_id);
+  const auto files = store::join_files(db, counter_pass_id, pass_id);
+  return files && *files == pass_files_fingerprint(db, pass_id);
 }
 
 }  // namespace
@@ -49,26 +34,15 @@ bool joins_current(store::CaptureDb& db, const Capture& cap) {
 }
 
 bool pass_join_current(store::CaptureDb& db, const PassCount& counter, const PassCount& trace) {
-  auto& sql = db.sql();
-  SQLite::Statement chk(sql, "SELECT 1 FROM analysis_join_proofs WHERE counter_pass_id = ?");
-  chk.bind(1, counter.pass_id);
-  if (!chk.executeStep()) return false;
-  SQLite::Statement q(sql,
-                      "SELECT counter_dispatches, trace_dispatches, trace_pass_id "
-                      "FROM analysis_join_passes WHERE counter_pass_id = ?");
-  q.bind(1, counter.pass_id);
-  if (!q.executeStep() || q.getColumn(0).getInt64() != counter.dispatches ||
-      q.getColumn(1).getInt64() != trace.dispatches || q.getColumn(2).getInt64() != trace.pass_id)
+  const auto j = store::read_join(db, counter.pass_id);
+  if (!j || !j->proof || j->counter_dispatches != counter.dispatches ||
+      j->trace_dispatches != trace.dispatches || j->trace_pass_id != trace.pass_id)
     return false;
   return same_files(db, counter.pass_id, counter.pass_id) &&
          same_files(db, counter.pass_id, trace.pass_id);
 }
 
 bool joins_current(store::CaptureDb& db, const RunCounts& counts) {
-  if (!detail::has_table(db, "analysis_join_passes") ||
-      !detail::has_table(db, "analysis_join_proofs") ||
-      !detail::has_table(db, "analysis_join_files"))
-    return counts.counters.empty();
   for (const auto& c : counts.counters)
     if (!pass_join_current(db, c, counts.trace)) return false;
   return true;
@@ -111,116 +85,61 @@ JoinSummary summarize(const PassCount& trace, const PassCount& c, const JoinResu
 // Replaces the stored mapping of one counter pass (the caller holds the transaction).
 void store_join(store::CaptureDb& db, const PassCount& trace, const PassCount& c,
                 const JoinResult& r) {
-  auto& sql = db.sql();
-  for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes",
-                            "analysis_join_proofs", "analysis_join_files"}) {
-    SQLite::Statement del(sql, std::string("DELETE FROM ") + table + " WHERE counter_pass_id = ?");
-    del.bind(1, c.pass_id);
-    del.exec();
-  }
-  SQLite::Statement ins(sql, "INSERT INTO analysis_join VALUES (?, ?, ?, ?, ?, ?)");
-  for (const auto& m : r.matches) {
-    ins.bind(1, c.pass_id);
-    ins.bind(2, m.counter.pid);
-    ins.bind(3, m.counter.dispatch_id);
-    ins.bind(4, trace.pass_id);
-    ins.bind(5, m.trace.pid);
-    ins.bind(6, m.trace.dispatch_id);
-    ins.exec();
-    ins.reset();
-  }
-  SQLite::Statement um(sql, "INSERT INTO analysis_unmatched VALUES (?, ?, ?, ?)");
-  auto put = [&](const char* side, const DispatchRef& d) {
-    um.bind(1, c.pass_id);
-    um.bind(2, side);
-    um.bind(3, d.pid);
-    um.bind(4, d.dispatch_id);
-    um.exec();
-    um.reset();
-  };
-  for (const auto& d : r.unmatched_counter) put("counter", d);
-  for (const auto& d : r.unmatched_trace) put("trace", d);
-  SQLite::Statement sum(sql,
-                        "INSERT INTO analysis_join_passes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  sum.bind(1, c.pass_id);
-  sum.bind(2, trace.pass_id);
-  sum.bind(3, c.dispatches);
-  sum.bind(4, trace.dispatches);
-  sum.bind(5, static_cast<int64_t>(r.trace_considered));
-  sum.bind(6, static_cast<int64_t>(r.matches.size()));
-  sum.bind(7, r.matched_share());
-  sum.bind(8, r.filtered ? 1 : 0);
-  sum.bind(9, static_cast<int64_t>(r.streams.size()));
-  sum.bind(10, store::now_unix_ms());
-  sum.exec();
-  SQLite::Statement ck(sql, "INSERT INTO analysis_join_proofs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  ck.bind(1, c.pass_id);
-  ck.bind(2, r.method);
-  ck.bind(3, r.monotone ? 1 : 0);
-  ck.bind(4, r.jump_bound);
-  ck.bind(5, r.jumps);
-  ck.bind(6, r.max_jump);
-  ck.bind(7, r.reliable() ? 1 : 0);
-  ck.bind(8, static_cast<int64_t>(r.offset_streams));
-  ck.bind(9, r.offset);
-  ck.exec();
-  SQLite::Statement files(sql, "INSERT INTO analysis_join_files VALUES (?, ?, ?)");
-  for (const int64_t pass_id : {c.pass_id, trace.pass_id}) {
-    files.bind(1, c.pass_id);
-    files.bind(2, pass_id);
-    files.bind(3, pass_files_fingerprint(db, pass_id));
-    files.exec();
-    files.reset();
-  }
+  store::JoinWriter w(db, c.pass_id);
+  for (const auto& m : r.matches)
+    w.pair({m.counter.pid, m.counter.dispatch_id}, trace.pass_id,
+           {m.trace.pid, m.trace.dispatch_id});
+  for (const auto& d : r.unmatched_counter) w.unmatched_counter({d.pid, d.dispatch_id});
+  for (const auto& d : r.unmatched_trace) w.unmatched_trace({d.pid, d.dispatch_id});
+  store::StoredJoin j;
+  j.counter_pass_id = c.pass_id;
+  j.trace_pass_id = trace.pass_id;
+  j.counter_dispatches = c.dispatches;
+  j.trace_dispatches = trace.dispatches;
+  j.trace_considered = static_cast<int64_t>(r.trace_considered);
+  j.matched = static_cast<int64_t>(r.matches.size());
+  j.matched_share = r.matched_share();
+  j.filtered = r.filtered;
+  j.streams = static_cast<int64_t>(r.streams.size());
+  store::JoinProof p;
+  p.method = store::parse_join_method(r.method);
+  p.monotone = r.monotone;
+  p.jump_bound = r.jump_bound;
+  p.jumps = r.jumps;
+  p.max_jump = r.max_jump;
+  p.reliable = r.reliable();
+  p.offset_streams = static_cast<int64_t>(r.offset_streams);
+  p.id_offset = r.offset;
+  j.proof = p;
+  w.finish(j, {{c.pass_id, pass_files_fingerprint(db, c.pass_id)},
+               {trace.pass_id, pass_files_fingerprint(db, trace.pass_id)}});
 }
 
-bool has_join_tables(store::CaptureDb& db) {
-  return detail::has_table(db, "analysis_join_passes") &&
-         detail::has_table(db, "analysis_join_proofs") && detail::has_table(db, "analysis_join") &&
-         detail::has_table(db, "analysis_unmatched") &&
-         detail::has_table(db, "analysis_join_files");
-}
-
-// Creates the analysis tables and runs `store` in one transaction if the write lock is free right
-// now; false, having changed nothing, when another connection holds it. Never waits for another
-// writer: a `kprof run` or `kprof ingest` holding the write lock makes BEGIN IMMEDIATE fail with
-// SQLITE_BUSY at once when the busy timeout is 0 (https://sqlite.org/lang_transaction.html,
-// https://sqlite.org/c3ref/busy_timeout.html).
-bool try_write_joins(store::CaptureDb& db, const std::function<void()>& store) {
-  auto& sql = db.sql();
-  sql.setBusyTimeout(0);
-  try {
-    SQLite::Transaction tx(sql, SQLite::TransactionBehavior::IMMEDIATE);
-    sql.exec(analysis_schema_sql());
-    store();
-    tx.commit();
-  } catch (const SQLite::Exception& e) {
-    if ((e.getErrorCode() & 0xff) == SQLITE_BUSY) return false;
-    throw;
-  }
-  return true;
+// Runs `write` in one transaction if the write lock is free right now (store::try_write_now).
+bool try_write_joins(store::CaptureDb& db, const std::function<void()>& write) {
+  return store::try_write_now(db, [&] {
+    write();
+    return true;
+  });
 }
 
 }  // namespace
 
 std::vector<JoinSummary> ensure_joins(store::CaptureDb& db, const Capture& cap) {
-  auto& sql = db.sql();
   const int64_t jump_bound = capture_jump_bound(cap);
-  const bool has_tables = has_join_tables(db);
   // The stale passes are joined first (reads only); then the analysis tables and every new
   // mapping are written in one transaction: a failure or a kill leaves the joins as they were.
   const RunCounts counts = run_counts(cap);
   std::vector<std::pair<PassCount, JoinResult>> stale;
   for (size_t i = 0; i < cap.counters.size(); ++i) {
     const PassCount& c = counts.counters[i];
-    if (has_tables && pass_join_current(db, c, counts.trace) &&
-        stored_count(sql, c.pass_id) == c.dispatches)
+    if (pass_join_current(db, c, counts.trace) &&
+        store::dispatch_count(db, c.pass_id) == c.dispatches)
       continue;
     stale.emplace_back(c, join_pass(cap.trace, cap.counters[i], jump_bound));
   }
   {
     store::WriteTransaction tx(db);
-    sql.exec(analysis_schema_sql());
     for (const auto& [c, r] : stale) store_join(db, counts.trace, c, r);
     tx.commit();
   }
@@ -252,7 +171,6 @@ bool try_store_joins(store::CaptureDb& db, const Capture& cap, const ComputedJoi
 std::optional<std::vector<JoinSummary>> try_join_stored(store::CaptureDb& db,
                                                         const RunCounts& counts, int64_t jump_bound,
                                                         size_t memory_bytes) {
-  const bool has_tables = has_join_tables(db);
   // Joined first with reads only (the results spill past memory_bytes), then stored in one
   // transaction, as ensure_joins does: the write lock is held for the inserts, not the alignment.
   NameTable names;
@@ -260,7 +178,7 @@ std::optional<std::vector<JoinSummary>> try_join_stored(store::CaptureDb& db,
   std::vector<std::pair<PassCount, JoinResult>> stale;
   std::vector<JoinSummary> out;
   for (const auto& c : counts.counters) {
-    if (has_tables && pass_join_current(db, c, counts.trace)) continue;
+    if (pass_join_current(db, c, counts.trace)) continue;
     JoinResult r = join_pass(*trace, *stored_join_input(db, c, names), jump_bound, memory_bytes);
     out.push_back(summarize(counts.trace, c, r));
     stale.emplace_back(c, std::move(r));
@@ -278,47 +196,30 @@ std::vector<JoinSummary> read_joins(store::CaptureDb& db, const Capture& cap) {
 
 std::vector<JoinSummary> read_joins(store::CaptureDb& db, const RunCounts& counts) {
   std::vector<JoinSummary> out;
-  auto& sql = db.sql();
-  if (!detail::has_table(db, "analysis_join_passes")) return out;
   for (const auto& c : counts.counters) {
-    SQLite::Statement q(sql,
-                        "SELECT trace_pass_id, counter_dispatches, trace_considered, matched, "
-                        "matched_share, filtered, streams, "
-                        "(SELECT count(*) FROM analysis_unmatched u WHERE u.counter_pass_id = "
-                        "j.counter_pass_id AND side = 'counter'), "
-                        "(SELECT count(*) FROM analysis_unmatched u WHERE u.counter_pass_id = "
-                        "j.counter_pass_id AND side = 'trace') "
-                        "FROM analysis_join_passes j WHERE counter_pass_id = ?");
-    q.bind(1, c.pass_id);
-    if (!q.executeStep()) continue;
+    const auto j = store::read_join(db, c.pass_id);
+    if (!j) continue;
     JoinSummary s;
     s.counter_pass_id = c.pass_id;
     s.ordinal = c.ordinal;
-    s.trace_pass_id = q.getColumn(0).getInt64();
-    s.counter_dispatches = q.getColumn(1).getInt64();
-    s.trace_considered = q.getColumn(2).getInt64();
-    s.matched = q.getColumn(3).getInt64();
-    s.matched_share = q.getColumn(4).getDouble();
-    s.filtered = q.getColumn(5).getInt() != 0;
-    s.streams = q.getColumn(6).getInt64();
-    s.unmatched_counter = q.getColumn(7).getInt64();
-    s.unmatched_trace = q.getColumn(8).getInt64();
-    if (detail::has_table(db, "analysis_join_proofs")) {
-      SQLite::Statement ck(sql,
-                           "SELECT method, monotone, jump_bound, jumps, max_jump, reliable, "
-                           "offset_streams, id_offset FROM analysis_join_proofs WHERE "
-                           "counter_pass_id = ?");
-      ck.bind(1, c.pass_id);
-      if (ck.executeStep()) {
-        s.method = ck.getColumn(0).getString();
-        s.monotone = ck.getColumn(1).getInt() != 0;
-        s.jump_bound = ck.getColumn(2).getInt64();
-        s.jumps = ck.getColumn(3).getInt64();
-        s.max_jump = ck.getColumn(4).getInt64();
-        s.reliable = ck.getColumn(5).getInt() != 0;
-        s.offset_streams = ck.getColumn(6).getInt64();
-        s.offset = ck.getColumn(7).getInt64();
-      }
+    s.trace_pass_id = j->trace_pass_id;
+    s.counter_dispatches = j->counter_dispatches;
+    s.trace_considered = j->trace_considered;
+    s.matched = j->matched;
+    s.matched_share = j->matched_share;
+    s.filtered = j->filtered;
+    s.streams = j->streams;
+    s.unmatched_counter = j->unmatched_counter;
+    s.unmatched_trace = j->unmatched_trace;
+    if (const auto& p = j->proof) {
+      s.method = std::string(store::to_string(p->method));
+      s.monotone = p->monotone;
+      s.jump_bound = p->jump_bound;
+      s.jumps = p->jumps;
+      s.max_jump = p->max_jump;
+      s.reliable = p->reliable;
+      s.offset_streams = p->offset_streams;
+      s.offset = p->id_offset;
     }
     out.push_back(s);
   }

@@ -1,13 +1,11 @@
 // Counter values of the counter passes moved onto the trace dispatches through the join mapping,
 // stored or computed in memory.
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
-
 #include <algorithm>
 #include <optional>
 #include <set>
 
 #include "core/analysis/analysis_db.hpp"
+#include "core/store/analysis_results.hpp"
 
 namespace kprof::analysis {
 namespace {
@@ -87,8 +85,6 @@ void exclude_unreliable(const std::vector<JoinSummary>& joins, bool use_unreliab
 JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap, bool use_unreliable) {
   JoinedCounters jc;
   jc.by_dispatch.resize(cap.trace.dispatches.size());
-  auto& sql = db.sql();
-  if (!detail::has_table(db, "analysis_join")) return jc;
   std::set<int64_t> excluded;
   exclude_unreliable(read_joins(db, cap), use_unreliable, excluded, jc);
   int64_t next_launch = 0;
@@ -96,15 +92,11 @@ JoinedCounters load_joined_counters(store::CaptureDb& db, const Capture& cap, bo
   for (const auto& c : cap.counters) {
     if (excluded.count(c.pass_id)) continue;
     std::vector<CounterTarget> to_trace;
-    SQLite::Statement q(sql,
-                        "SELECT counter_pid, counter_dispatch_id, trace_pid, trace_dispatch_id "
-                        "FROM analysis_join WHERE counter_pass_id = ? AND trace_pass_id = ?");
-    q.bind(1, c.pass_id);
-    q.bind(2, cap.trace.pass_id);
-    while (q.executeStep()) {
-      if (auto t = trace_index.find({q.getColumn(2).getInt64(), q.getColumn(3).getInt64()}))
-        to_trace.push_back({{q.getColumn(0).getInt64(), q.getColumn(1).getInt64()}, *t});
-    }
+    store::for_each_join_pair(db, c.pass_id, cap.trace.pass_id,
+                              [&](store::DispatchKey counter, store::DispatchKey trace) {
+                                if (auto t = trace_index.find({trace.pid, trace.dispatch_id}))
+                                  to_trace.push_back({{counter.pid, counter.dispatch_id}, *t});
+                              });
     attach_counters(db, c.pass_id, std::move(to_trace), next_launch, jc);
   }
   return jc;

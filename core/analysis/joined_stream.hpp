@@ -18,17 +18,13 @@
 #include "core/analysis/analysis_db.hpp"
 #include "core/analysis/metrics.hpp"
 
-namespace SQLite {
-class Statement;
-}
-
 namespace kprof::analysis {
 
 class JoinedCounterStream {
  public:
   // Reads the stored mapping of `counts`' counter passes onto its trace pass; passes whose join
   // failed its self-check are left out unless `use_unreliable`. The mapping must be current
-  // (joins_current); without analysis tables there is nothing to read.
+  // (joins_current).
   JoinedCounterStream(store::CaptureDb& db, const RunCounts& counts, bool use_unreliable = false);
   ~JoinedCounterStream();
   JoinedCounterStream(const JoinedCounterStream&) = delete;
@@ -41,12 +37,13 @@ class JoinedCounterStream {
   const std::vector<int64_t>& excluded_passes() const { return m_excluded; }
 
  private:
-  std::unique_ptr<SQLite::Statement> m_q;
-  bool m_row = false;  // m_q holds a row not yet taken
+  store::CaptureDb* m_db = nullptr;
+  std::unique_ptr<store::JoinedValueReader> m_q;
+  store::JoinedValue m_cur;
+  bool m_row = false;  // m_cur holds a row not yet taken
   std::vector<int64_t> m_excluded;
   const NameTable* m_names = nullptr;              // the table m_ids' ids are in
   std::unordered_map<int64_t, uint32_t> m_ids;     // strings.id of a counter name -> its id there
-  std::unique_ptr<SQLite::Statement> m_name;       // a counter name by strings.id
   std::unordered_map<int64_t, int64_t> m_ordinal;  // counter pass id -> its ordinal
   struct Row {
     int64_t ordinal, pass, pid, dispatch;

@@ -2,9 +2,6 @@
 // compute_outline_bounded): what a first `kprof export --perfetto` needs, without the capture.
 // Each pass's rows are read once, in (pid, Dispatch_Id) order through the index dispatches_by_key
 // (core/store/schema/0005_kernel_variants.sql), so no query sorts.
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
-
 #include <algorithm>
 #include <climits>
 #include <optional>
@@ -40,7 +37,7 @@ class PassClock {
   int32_t m_pid = 0;
 };
 
-PassData pass_of(const PassCount& pc, const char* kind) {
+PassData pass_of(const PassCount& pc, store::PassKind kind) {
   PassData p;
   p.pass_id = pc.pass_id;
   p.ordinal = static_cast<int>(pc.ordinal);
@@ -62,14 +59,9 @@ RunOutline compute_outline_bounded(store::CaptureDb& db, const RunTrace& rt,
   std::optional<Stream> main;
   int64_t main_pid_size = 0;
   {
-    SQLite::Statement q(db.sql(),
-                        "SELECT pid, agent, count(*) FROM dispatch_rows WHERE pass_id = ? "
-                        "GROUP BY pid, agent ORDER BY pid, agent");
-    q.bind(1, tp);
     std::vector<Stream> all;
-    while (q.executeStep()) {
-      const Stream s{q.getColumn(0).getInt64(), q.getColumn(1).getInt64(),
-                     q.getColumn(2).getInt64()};
+    for (const auto& r : store::dispatch_streams(db, tp)) {
+      const Stream s{r.pid, r.agent, r.dispatches};
       all.push_back(s);
       if (!main || s.size > main->size) main = s;
     }
@@ -82,7 +74,7 @@ RunOutline compute_outline_bounded(store::CaptureDb& db, const RunTrace& rt,
   // the main process's rows for the main stream (in Dispatch_Id order) and, when the process ran
   // on other agents too, its ids there (not missing); the first row for the GPU agent.
   NameTable names;
-  PassData trace = pass_of(counts.trace, "trace");
+  PassData trace = pass_of(counts.trace, store::PassKind::trace);
   PassClock trace_clock(memory_bytes);
   const bool other_agents = main_pid_size > main->size;
   MainStream order(SpillVector<Dispatch>{memory_bytes});
@@ -107,7 +99,7 @@ RunOutline compute_outline_bounded(store::CaptureDb& db, const RunTrace& rt,
   ro.segments = outline_segments(pm);
   ro.trace = trace_clock.outline(counts.trace);
   for (const auto& c : counts.counters) {
-    PassData pass = pass_of(c, "counters");
+    PassData pass = pass_of(c, store::PassKind::counters);
     PassClock clock(memory_bytes);
     for_each_stored_dispatch(db, pass, names, [&](const Dispatch& d) { clock.add(d); });
     ro.counters.push_back(clock.outline(c));

@@ -1,13 +1,10 @@
 // The stored run outline (run_outline.hpp): computed from a phase model, written and read back.
 #include "core/analysis/run_outline.hpp"
 
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
-#include <SQLiteCpp/Transaction.h>
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <climits>
+
+#include "core/store/analysis_results.hpp"
 
 namespace kprof::analysis {
 namespace {
@@ -16,43 +13,6 @@ namespace {
 // another version is computed again rather than trusted. 3: segment starts are a running maximum
 // (outline_segments), so version 2's stored segments, whose starts could go back, are recomputed.
 constexpr int64_t k_outline_version = 3;
-
-// Whether the outline tables are absent or have this kprof's columns and version only.
-bool layout_current(SQLite::Database& sql) {
-  static const char* const k_layout[][2] = {
-      {"analysis_outline", "trace_pass_id,version,arch,product,main_pid,main_agent"},
-      {"analysis_outline_passes", "trace_pass_id,pass_id,dispatches,base_ns,reorder_window,files"},
-      {"analysis_outline_segments",
-       "trace_pass_id,first_id,phase,step,start_ns,end_ns,dispatches,window_no"}};
-  bool any = false;
-  for (const auto& [table, columns] : k_layout) {
-    SQLite::Statement q(sql, "SELECT group_concat(name, ',') FROM pragma_table_info(?)");
-    q.bind(1, table);
-    q.executeStep();
-    if (q.getColumn(0).isNull()) continue;  // no such table
-    any = true;
-    if (q.getColumn(0).getString() != columns) return false;
-  }
-  if (!any) return true;
-  // Finalized on return, before any DROP (a pending statement makes it fail: SQLITE_LOCKED).
-  SQLite::Statement other(sql, "SELECT 1 FROM analysis_outline WHERE version <> ? LIMIT 1");
-  other.bind(1, k_outline_version);
-  return !other.executeStep();
-}
-
-std::optional<OutlinePass> stored_pass(store::CaptureDb& db, int64_t trace_pass_id,
-                                       const PassCount& want) {
-  SQLite::Statement q(db.sql(),
-                      "SELECT dispatches, base_ns, reorder_window, files FROM "
-                      "analysis_outline_passes WHERE trace_pass_id = ? AND pass_id = ?");
-  q.bind(1, trace_pass_id);
-  q.bind(2, want.pass_id);
-  if (!q.executeStep() || q.getColumn(0).getInt64() != want.dispatches ||
-      q.getColumn(3).getString() != pass_files_fingerprint(db, want.pass_id))
-    return std::nullopt;
-  return OutlinePass{want.pass_id, want.ordinal, want.dispatches, q.getColumn(1).getInt64(),
-                     q.getColumn(2).getInt64()};
-}
 
 // The reorder window of one process's starts in Dispatch_Id order, start_at(i) for i in [0, n):
 // the most earlier starts greater than one start. A sorted list holds the earlier starts that
@@ -208,166 +168,80 @@ std::vector<OutlineSegment> outline_segments(const PhaseModel& pm) {
 namespace {
 
 std::optional<RunOutline> read_current(store::CaptureDb& db, const RunCounts& counts) {
-  auto& sql = db.sql();
   const int64_t tp = counts.trace.pass_id;
+  const auto head = store::read_outline_head(db, tp, k_outline_version);
+  if (!head) return std::nullopt;
   RunOutline o;
-  {
-    SQLite::Statement q(sql,
-                        "SELECT arch, product, main_pid, main_agent FROM analysis_outline "
-                        "WHERE trace_pass_id = ? AND version = ?");
-    q.bind(1, tp);
-    q.bind(2, k_outline_version);
-    if (!q.executeStep()) return std::nullopt;
-    o.arch = q.getColumn(0).getString();
-    o.product = q.getColumn(1).getString();
-    o.main_pid = q.getColumn(2).getInt64();
-    o.main_agent = q.getColumn(3).getInt64();
-  }
-  {
-    // Exactly the passes of `counts`: a counter pass cleared or added since makes it stale.
-    SQLite::Statement n(sql,
-                        "SELECT count(*) FROM analysis_outline_passes WHERE trace_pass_id = ?");
-    n.bind(1, tp);
-    n.executeStep();
-    if (n.getColumn(0).getInt64() != static_cast<int64_t>(counts.counters.size() + 1))
-      return std::nullopt;
-  }
-  auto trace = stored_pass(db, tp, counts.trace);
+  o.arch = head->arch;
+  o.product = head->product;
+  o.main_pid = head->main_pid;
+  o.main_agent = head->main_agent;
+  // Exactly the passes of `counts`: a counter pass cleared or added since makes it stale.
+  const auto passes = store::read_outline_passes(db, tp);
+  if (passes.size() != counts.counters.size() + 1) return std::nullopt;
+  auto stored_pass = [&](const PassCount& want) -> std::optional<OutlinePass> {
+    for (const auto& p : passes)
+      if (p.pass_id == want.pass_id) {
+        if (p.dispatches != want.dispatches || p.files != pass_files_fingerprint(db, want.pass_id))
+          return std::nullopt;
+        return OutlinePass{want.pass_id, want.ordinal, want.dispatches, p.base_ns,
+                           p.reorder_window};
+      }
+    return std::nullopt;
+  };
+  auto trace = stored_pass(counts.trace);
   if (!trace) return std::nullopt;
   o.trace = *trace;
   for (const auto& c : counts.counters) {
-    auto p = stored_pass(db, tp, c);
+    auto p = stored_pass(c);
     if (!p) return std::nullopt;
     o.counters.push_back(*p);
   }
-  SQLite::Statement q(sql,
-                      "SELECT first_id, phase, step, start_ns, end_ns, dispatches, window_no FROM "
-                      "analysis_outline_segments WHERE trace_pass_id = ? ORDER BY first_id");
-  q.bind(1, tp);
-  while (q.executeStep()) {
-    OutlineSegment s;
-    s.first_id = q.getColumn(0).getInt64();
-    const auto phase = parse_phase(q.getColumn(1).getString());
-    if (!phase) return std::nullopt;  // a word this kprof does not know: compute it again
-    s.phase = *phase;
-    s.step = q.getColumn(2).getInt64();
-    s.start_ns = q.getColumn(3).getInt64();
-    s.end_ns = q.getColumn(4).getInt64();
-    s.dispatches = q.getColumn(5).getInt64();
-    s.window = q.getColumn(6).getInt64();
-    o.segments.push_back(s);
-  }
+  bool known = true;
+  store::for_each_outline_segment(db, tp, [&](const store::StoredSegment& r) {
+    const auto phase = parse_phase(r.phase);
+    if (!phase) known = false;  // a word this kprof does not know: compute it again
+    if (!known) return;
+    o.segments.push_back(
+        {r.first_id, *phase, r.step, r.start_ns, r.end_ns, r.dispatches, r.window_no});
+  });
+  if (!known) return std::nullopt;
   return o;
 }
 
 }  // namespace
 
 std::optional<RunOutline> read_outline(store::CaptureDb& db, const RunCounts& counts) {
-  if (!detail::has_table(db, "analysis_outline_segments")) return std::nullopt;
-  try {
-    return read_current(db, counts);
-  } catch (const SQLite::Exception&) {
-    // Tables of another kprof's layout (derived data): found again and stored anew.
-    return std::nullopt;
-  }
+  return read_current(db, counts);
 }
 
 bool try_store_outline(store::CaptureDb& db, const RunOutline& o) {
-  auto& sql = db.sql();
-  // Never wait for another writer, as try_store_joins (join_store.cpp): BEGIN IMMEDIATE fails at
-  // once with SQLITE_BUSY when the busy timeout is 0 (https://sqlite.org/lang_transaction.html,
-  // https://sqlite.org/c3ref/busy_timeout.html).
-  sql.setBusyTimeout(0);
-  try {
-    SQLite::Transaction tx(sql, SQLite::TransactionBehavior::IMMEDIATE);
-    // Derived data only: outline tables that another kprof made (another layout or version) are
-    // dropped and made again rather than migrated. The column lists are this file's INSERTs'.
-    if (!layout_current(sql))
-      sql.exec(
-          "DROP TABLE IF EXISTS analysis_outline_segments; DROP TABLE IF EXISTS "
-          "analysis_outline_passes; DROP TABLE IF EXISTS analysis_outline;");
-    sql.exec(analysis_schema_sql());
+  return store::try_write_now(db, [&] {
     // The capture was loaded in an earlier read transaction: a pass re-ingested since then makes
     // this outline stale before it is stored.
-    {
-      SQLite::Statement n(sql, "SELECT count(*) FROM dispatch_rows WHERE pass_id = ?");
-      auto same = [&](const OutlinePass& p) {
-        n.reset();
-        n.bind(1, p.pass_id);
-        n.executeStep();
-        return n.getColumn(0).getInt64() == p.dispatches;
-      };
-      if (!same(o.trace)) return false;
-      for (const auto& c : o.counters)
-        if (!same(c)) return false;
-    }
-    const int64_t tp = o.trace.pass_id;
-    for (const char* table :
-         {"analysis_outline_segments", "analysis_outline_passes", "analysis_outline"}) {
-      SQLite::Statement del(sql, std::string("DELETE FROM ") + table + " WHERE trace_pass_id = ?");
-      del.bind(1, tp);
-      del.exec();
-    }
-    SQLite::Statement head(sql,
-                           "INSERT INTO analysis_outline (trace_pass_id, version, arch, product, "
-                           "main_pid, main_agent) VALUES (?, ?, ?, ?, ?, ?)");
-    head.bind(1, tp);
-    head.bind(2, k_outline_version);
-    head.bind(3, o.arch);
-    head.bind(4, o.product);
-    head.bind(5, o.main_pid);
-    head.bind(6, o.main_agent);
-    head.exec();
-    SQLite::Statement pass(sql,
-                           "INSERT INTO analysis_outline_passes (trace_pass_id, pass_id, "
-                           "dispatches, base_ns, reorder_window, files) VALUES (?, ?, ?, ?, ?, ?)");
+    auto same = [&](const OutlinePass& p) {
+      return store::dispatch_count(db, p.pass_id) == p.dispatches;
+    };
+    if (!same(o.trace)) return false;
+    for (const auto& c : o.counters)
+      if (!same(c)) return false;
+    std::vector<store::StoredOutlinePass> passes;
     auto add_pass = [&](const OutlinePass& p) {
-      pass.reset();
-      pass.bind(1, tp);
-      pass.bind(2, p.pass_id);
-      pass.bind(3, p.dispatches);
-      pass.bind(4, p.base_ns);
-      pass.bind(5, p.reorder_window);
-      pass.bind(6, pass_files_fingerprint(db, p.pass_id));
-      pass.exec();
+      passes.push_back({p.pass_id, p.dispatches, p.base_ns, p.reorder_window,
+                        pass_files_fingerprint(db, p.pass_id)});
     };
     add_pass(o.trace);
     for (const auto& c : o.counters) add_pass(c);
-    SQLite::Statement seg(
-        sql,
-        "INSERT INTO analysis_outline_segments (trace_pass_id, first_id, phase, "
-        "step, start_ns, end_ns, dispatches, window_no) VALUES (?, ?, ?, ?, ?, ?, "
-        "?, ?)");
-    for (const auto& s : o.segments) {
-      seg.reset();
-      seg.bind(1, tp);
-      seg.bind(2, s.first_id);
-      seg.bind(3, std::string(to_string(s.phase)));
-      seg.bind(4, s.step);
-      seg.bind(5, s.start_ns);
-      seg.bind(6, s.end_ns);
-      seg.bind(7, s.dispatches);
-      seg.bind(8, s.window);
-      seg.exec();
-    }
-    tx.commit();
-  } catch (const SQLite::Exception& e) {
-    if ((e.getErrorCode() & 0xff) == SQLITE_BUSY) return false;
-    throw;
-  }
-  return true;
-}
-
-bool keep_outline(const std::filesystem::path& path, store::CaptureDb& db, const Capture& cap,
-                  const PhaseModel& pm) {
-  const RunCounts counts = run_counts(cap);
-  // A stored outline is used only with a current join (report/perfetto_outline.cpp), so one made
-  // while the joins are stale would never be read.
-  if (!joins_current(db, counts)) return false;
-  if (read_outline(db, counts)) return true;
-  if (!writable_database(path)) return false;
-  store::CaptureDb rw(path, store::OpenMode::read_write);
-  return try_store_outline(rw, compute_outline(cap, pm));
+    std::vector<store::StoredSegment> segments;
+    segments.reserve(o.segments.size());
+    for (const auto& s : o.segments)
+      segments.push_back({s.first_id, std::string(to_string(s.phase)), s.step, s.start_ns, s.end_ns,
+                          s.dispatches, s.window});
+    store::replace_outline(db, o.trace.pass_id,
+                           {k_outline_version, o.arch, o.product, o.main_pid, o.main_agent}, passes,
+                           segments);
+    return true;
+  });
 }
 
 }  // namespace kprof::analysis

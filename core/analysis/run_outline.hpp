@@ -4,8 +4,8 @@
 // steps only. In-memory analysis finds it from the capture it loaded (about 60 bytes per
 // dispatch); a first export, which loads no capture, finds it from the database in bounded memory
 // (compute_outline_bounded). It is computed once per run and stored in the analysis tables
-// (analysis_schema.sql: analysis_outline*), like the join mapping; an export whose outline is
-// stored and current reads O(steps) rows.
+// (core/store/schema/0007_analysis_results.sql: analysis_outline*), like the join mapping; an
+// export whose outline is stored and current reads O(steps) rows.
 #pragma once
 
 #include <cstddef>
@@ -99,14 +99,5 @@ std::optional<RunOutline> read_outline(store::CaptureDb& db, const RunCounts& co
 // Stores `o` (replacing the trace pass's previous outline) in one transaction if the write lock
 // is free now; false, having changed nothing, when another connection holds it. Read-write.
 bool try_store_outline(store::CaptureDb& db, const RunOutline& o);
-
-// For an analysis that loaded the capture of `db` (the file at `path`) and detected its phases
-// anyway (analysis::QuerySession, so `kprof query`, `kprof report`): stores the run's outline when
-// it is missing or stale, the run's joins are current and the file is writable now, so the next
-// `kprof export --perfetto` reads O(steps) rows instead of loading the capture again. Never waits
-// for another writer and says nothing when it cannot store (the export finds it itself). Returns
-// whether a current outline is stored afterwards.
-bool keep_outline(const std::filesystem::path& path, store::CaptureDb& db, const Capture& cap,
-                  const PhaseModel& pm);
 
 }  // namespace kprof::analysis

@@ -1,5 +1,6 @@
 #include "core/analysis/session.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/analysis/run_outline.hpp"
@@ -9,6 +10,11 @@
 #include "core/runbook/runbook.hpp"
 
 namespace kprof::analysis {
+
+const char* const k_join_not_stored =
+    "the counter join was computed for this query only: a query never writes the database "
+    "(`kprof resume DB` stores it for a finished run, `kprof ingest DB FILES...` when it loads the "
+    "passes)";
 
 RunbookAnalysis runbook_analysis(const store::RunInfo& run) {
   RunbookAnalysis out;
@@ -41,21 +47,74 @@ FamilyRules run_rules(const RunbookAnalysis& from_runbook, std::vector<std::stri
   return rules;
 }
 
-// `top` and `counters` of a run whose trace pass holds no dispatches, or that has no trace pass,
-// from the rows it does hold (streamed_views.hpp); nullopt when it has a trace to use.
-std::optional<Table> untraced_view(store::CaptureDb& db, const SessionOptions& options,
-                                   const std::string& view, const ViewOptions& o,
-                                   std::vector<std::string>& notes) {
-  const auto run = options.run_id ? db.find_run(*options.run_id) : db.find_last_run();
+// What a streamed view is given: the read-only connection and the query's options.
+struct Streamed {
+  store::CaptureDb& db;
+  const SessionOptions& options;
+  const ViewOptions& o;
+  std::vector<std::string>& notes;
+};
+
+// The run a streamed view reads when its trace pass holds no dispatches (or it has none).
+struct Untraced {
+  const store::RunInfo& run;
+  const std::vector<store::PassInfo>& passes;
+  const store::PassInfo* trace;  // nullptr: no trace pass
+};
+
+// A view computed without loading the capture: from the rows a run without trace dispatches
+// holds (`untraced`, nullptr when the view needs a trace), and from the trace (`traced`); either
+// returns nullopt to leave the view to a QuerySession.
+struct StreamedEntry {
+  const char* name;
+  std::optional<Table> (*untraced)(Streamed& s, const Untraced& u);
+  std::optional<Table> (*traced)(Streamed& s, const RunTrace& rt);
+};
+
+const std::vector<StreamedEntry>& streamed_registry() {
+  static const std::vector<StreamedEntry> entries = {
+      {"top",
+       [](Streamed& s, const Untraced& u) -> std::optional<Table> {
+         if (!u.trace) return std::nullopt;
+         return stats_top(s.db, u.run, *u.trace, run_rules(runbook_analysis(u.run), s.notes),
+                          s.o.limit);
+       },
+       [](Streamed& s, const RunTrace& rt) -> std::optional<Table> {
+         return streamed_top(s.db, rt, run_rules(runbook_analysis(rt.run), s.notes), s.o.limit);
+       }},
+      {"families", nullptr,
+       [](Streamed& s, const RunTrace& rt) -> std::optional<Table> {
+         Table t = streamed_families(s.db, rt, run_rules(runbook_analysis(rt.run), s.notes));
+         apply_limit(t, s.o.limit);
+         return t;
+       }},
+      {"counters",
+       [](Streamed& s, const Untraced& u) -> std::optional<Table> {
+         return untraced_counters(s.db, u.run, u.passes, s.o.limit);
+       },
+       [](Streamed& s, const RunTrace& rt) -> std::optional<Table> {
+         // Only from a stored join that is current; else the session computes one on the model.
+         auto t = streamed_counters(s.db, rt, s.options.force_join);
+         if (!t) return std::nullopt;
+         run_rules(runbook_analysis(rt.run), s.notes);  // the session's note when the runbook fails
+         apply_limit(*t, s.o.limit);
+         return t;
+       }},
+  };
+  return entries;
+}
+
+// The view of a run whose trace pass holds no dispatches, or that has no trace pass, from the rows
+// it does hold (streamed_views.hpp); nullopt when it has a trace to use.
+std::optional<Table> untraced_view(Streamed& s, const StreamedEntry& view) {
+  const auto run = s.options.run_id ? s.db.find_run(*s.options.run_id) : s.db.find_last_run();
   if (!run) return std::nullopt;  // find_run_trace says so
-  const auto passes = db.list_passes(run->id);
+  const auto passes = s.db.list_passes(run->id);
   const store::PassInfo* trace = nullptr;
   for (const auto& p : passes)
     if (p.kind == store::PassKind::trace && (!trace || p.ordinal < trace->ordinal)) trace = &p;
-  if (trace && db.has_dispatches(trace->id)) return std::nullopt;
-  if (view == "counters") return untraced_counters(db, *run, passes, o.limit);
-  if (view != "top" || !trace) return std::nullopt;
-  return stats_top(db, *run, *trace, run_rules(runbook_analysis(*run), notes), o.limit);
+  if (trace && s.db.has_dispatches(trace->id)) return std::nullopt;
+  return view.untraced(s, {*run, passes, trace});
 }
 
 }  // namespace
@@ -63,25 +122,15 @@ std::optional<Table> untraced_view(store::CaptureDb& db, const SessionOptions& o
 std::optional<Table> streamed_view(const std::filesystem::path& db, const SessionOptions& options,
                                    const std::string& view, const ViewOptions& o,
                                    std::vector<std::string>& notes) {
-  if ((view != "top" && view != "families" && view != "counters") || !o.family.empty() || o.phase)
-    return std::nullopt;
+  const auto& views = streamed_registry();
+  const auto entry = std::find_if(views.begin(), views.end(),
+                                  [&](const StreamedEntry& e) { return view == e.name; });
+  if (entry == views.end() || !o.family.empty() || o.phase) return std::nullopt;
   store::CaptureDb cdb(db, store::OpenMode::read_only);
-  if (view != "families")
-    if (auto t = untraced_view(cdb, options, view, o, notes)) return t;
-  const RunTrace rt = find_run_trace(cdb, options.run_id);
-  if (view == "counters") {
-    // Only from a stored join that is current; else the session computes one on the model.
-    auto t = streamed_counters(cdb, rt, options.force_join);
-    if (!t) return std::nullopt;
-    run_rules(runbook_analysis(rt.run), notes);  // the session's note when the runbook fails
-    apply_limit(*t, o.limit);
-    return t;
-  }
-  const FamilyRules rules = run_rules(runbook_analysis(rt.run), notes);
-  if (view == "top") return streamed_top(cdb, rt, rules, o.limit);
-  Table t = streamed_families(cdb, rt, rules);
-  apply_limit(t, o.limit);
-  return t;
+  Streamed s{cdb, options, o, notes};
+  if (entry->untraced)
+    if (auto t = untraced_view(s, *entry)) return t;
+  return entry->traced(s, find_run_trace(cdb, options.run_id));
 }
 
 QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOptions& options) {
@@ -96,22 +145,11 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
   std::optional<ComputedJoins> computed;
   if (!joins_current(*s.m_db, cap)) {
     // The join mapping is computed here, in memory, from the snapshot just read, and used by this
-    // session whether or not it can be stored. It is stored (a cache, also read by --sql users
-    // through v_joined_counters) only when the write lock is free at this moment; while another
-    // process writes, the query neither waits for it nor delays it.
+    // session only: a query never writes the database. The commands that store it say so
+    // (`kprof ingest` after loading, `kprof export --perfetto`; store_results.hpp).
     computed = compute_joins(cap);
     s.m_joins = computed->summaries;
-    bool stored = false;
-    if (writable_database(db)) {
-      store::CaptureDb rw(db, store::OpenMode::read_write);
-      stored = try_store_joins(rw, cap, *computed);
-    }
-    if (!stored)
-      s.m_notes.push_back("the counter join was computed for this query only and not stored: " +
-                          std::string(writable_database(db)
-                                          ? "another process (kprof run or ingest) is writing the "
-                                            "database; a later query stores it"
-                                          : "the database is not writable by this user"));
+    s.m_notes.push_back(k_join_not_stored);
   }
   const RunbookAnalysis from_runbook = runbook_analysis(cap.run);
   s.m_hints.layers = options.layers ? options.layers : from_runbook.layers;
@@ -122,9 +160,6 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
   s.m_query = std::make_unique<QueryContext>(*s.m_db, std::move(cap), std::move(rules));
   s.m_query->use_unreliable_joins(options.force_join);
   if (computed) s.m_query->use_computed_joins(std::move(*computed));
-  // The phases were detected anyway: kept for `kprof export --perfetto`, whose later
-  // runs then never load the capture.
-  keep_outline(db, *s.m_db, s.m_query->capture(), s.m_query->model().phases);
   return s;
 }
 

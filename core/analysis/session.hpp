@@ -1,8 +1,8 @@
 // Opening a capture database for queries, as every front end does it (the `query` use case):
 //  1. the run: the latest, or the one asked for;
 //  2. the join mapping: when a counter pass has none or a stale one, every pass's is computed in
-//     memory and used (each computed join is reported, so the caller can say so); it is stored
-//     only if the write lock is free at that moment, never waiting for a running writer;
+//     memory and used (each computed join is reported, so the caller can say so); a query never
+//     writes, so it is not stored (store_results.hpp: the commands that store it);
 //  3. the run's own runbook (its text is stored by `kprof run`): its `analysis.families` rules are
 //     tried before configs/families, and its `layers`/`output_tokens` hints are checked against
 //     what the data shows. Runs made by `kprof ingest` have no runbook.
@@ -20,6 +20,9 @@
 #include "core/store/capture_db.hpp"
 
 namespace kprof::analysis {
+
+// The note of a session that computed the join in memory.
+extern const char* const k_join_not_stored;
 
 struct SessionOptions {
   std::optional<int64_t> run_id;  // empty: the latest run
@@ -41,15 +44,13 @@ RunbookAnalysis runbook_analysis(const store::RunInfo& run);
 
 class QuerySession {
  public:
-  // Opens `db` read-only (and, when joins were computed, read-write for one transaction that is
-  // skipped rather than waited for while another process writes). Throws Error(input) as
-  // load_capture() does.
+  // Opens `db` read-only and never writes it. Throws Error(input) as load_capture() does.
   static QuerySession open(const std::filesystem::path& db, const SessionOptions& options);
 
   // The named view with the session's hints filled in where `options.hints` leaves them empty.
   Table view(const std::string& name, ViewOptions options);
 
-  // Joins this opening computed and stored (empty when all were current).
+  // Joins this opening computed in memory (empty when all stored ones were current).
   const std::vector<JoinSummary>& joins_computed() const { return m_joins; }
   // Notes for the user ("the run's runbook does not load here ...").
   const std::vector<std::string>& notes() const { return m_notes; }

@@ -1,9 +1,5 @@
 // `--sql`: one read-only SELECT as a Table.
 #include "core/analysis/views.hpp"
-
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
-
 #include "core/store/user_query.hpp"
 
 namespace kprof::analysis {
@@ -16,20 +12,18 @@ Table sql_table(store::CaptureDb& db, const std::string& select, bool simulated,
   t.run_id = run_id;
   // One statement, reads only, stopped after `timeout` (core/store/user_query.hpp).
   store::UserQuery uq(db, select, timeout);
-  SQLite::Statement& q = uq.statement();
-  for (int i = 0; i < q.getColumnCount(); ++i) t.columns.push_back(q.getColumnName(i));
+  t.columns = uq.column_names();
   while (uq.step()) {
     std::vector<Cell> row;
-    for (int i = 0; i < q.getColumnCount(); ++i) {
-      const auto c = q.getColumn(i);
-      if (c.isNull())
-        row.emplace_back();
-      else if (c.isInteger())
-        row.emplace_back(c.getInt64());
-      else if (c.isFloat())
-        row.emplace_back(c.getDouble());
+    for (auto& v : uq.row()) {
+      if (auto* i = std::get_if<int64_t>(&v))
+        row.emplace_back(*i);
+      else if (auto* d = std::get_if<double>(&v))
+        row.emplace_back(*d);
+      else if (auto* s = std::get_if<std::string>(&v))
+        row.emplace_back(std::move(*s));
       else
-        row.emplace_back(c.getString());
+        row.emplace_back();
     }
     t.rows.push_back(std::move(row));
   }

@@ -1,8 +1,5 @@
 #include "core/analysis/streamed_views.hpp"
 
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -10,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/analysis/view_helpers.hpp"
+#include "core/store/analysis_reads.hpp"
 
 namespace kprof::analysis {
 
@@ -17,13 +15,8 @@ std::vector<StoredVariant> trace_variant_sums(store::CaptureDb& db, const RunTra
   // Durations as Dispatch::duration_ns() takes them (end before start counts 0; the schema
   // forbids it anyway).
   std::unordered_map<int64_t, DurationStats> by_id;
-  {
-    SQLite::Statement q(db.sql(),
-                        "SELECT variant_id, max(end_ns - start_ns, 0) FROM dispatch_rows "
-                        "WHERE pass_id = ?");
-    q.bind(1, rt.trace.id);
-    while (q.executeStep()) by_id[q.getColumn(0).getInt64()].add(q.getColumn(1).getInt64());
-  }
+  store::for_each_variant_duration(db, rt.trace.id,
+                                   [&](int64_t variant, int64_t ns) { by_id[variant].add(ns); });
   if (by_id.empty()) no_dispatches(db, rt.run, rt.trace.id);
   std::vector<StoredVariant> out;
   for_each_shape(db, rt.trace.id, [&](int64_t id, KernelShape s, const std::string& name) {
@@ -67,20 +60,9 @@ Table streamed_families(store::CaptureDb& db, const RunTrace& rt, const FamilyRu
   return families_table(std::move(t), sums);
 }
 
-namespace {
-
-int64_t rows_of(store::CaptureDb& db, int64_t pass_id) {
-  SQLite::Statement n(db.sql(), "SELECT count(*) FROM dispatch_rows WHERE pass_id = ?");
-  n.bind(1, pass_id);
-  n.executeStep();
-  return n.getColumn(0).getInt64();
-}
-
-}  // namespace
-
 std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
                                        bool use_unreliable) {
-  const int64_t trace_dispatches = rows_of(db, rt.trace.id);
+  const int64_t trace_dispatches = store::dispatch_count(db, rt.trace.id);
   if (trace_dispatches == 0) no_dispatches(db, rt.run, rt.trace.id);
   // The counter passes the model would load (load_capture: those holding dispatches), with only
   // what read_joins needs of them.
@@ -88,19 +70,14 @@ std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
   cap.run = rt.run;
   cap.passes = rt.passes;
   cap.trace.pass_id = rt.trace.id;
-  const bool stored = detail::has_table(db, "analysis_join_passes") &&
-                      detail::has_table(db, "analysis_join_proofs") &&
-                      detail::has_table(db, "analysis_join_files") &&
-                      detail::has_table(db, "analysis_join");
   for (const auto& p : rt.passes) {
     if (p.kind != store::PassKind::counters) continue;
-    const int64_t n = rows_of(db, p.id);
+    const int64_t n = store::dispatch_count(db, p.id);
     if (n == 0) continue;
     PassData c;
     c.pass_id = p.id;
     c.ordinal = static_cast<int>(p.ordinal);
-    if (!stored ||
-        !pass_join_current(db, {c.pass_id, c.ordinal, n}, {rt.trace.id, 0, trace_dispatches}))
+    if (!pass_join_current(db, {c.pass_id, c.ordinal, n}, {rt.trace.id, 0, trace_dispatches}))
       return std::nullopt;
     cap.counters.push_back(std::move(c));
   }
@@ -124,20 +101,8 @@ std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
   std::map<std::pair<std::string, int64_t>, Acc> acc;
   for (const auto& c : cap.counters) {
     if (excluded.count(c.pass_id)) continue;
-    SQLite::Statement q(
-        db.sql(),
-        "SELECT s.value, count(*), sum(c.value), min(c.value), max(c.value) "
-        "FROM analysis_join j JOIN counter_values c ON c.pass_id = "
-        "j.counter_pass_id AND c.pid = j.counter_pid AND c.dispatch_id = "
-        "j.counter_dispatch_id JOIN strings s ON s.id = c.counter_id "
-        "WHERE j.counter_pass_id = ? AND j.trace_pass_id = ? GROUP BY c.counter_id");
-    q.bind(1, c.pass_id);
-    q.bind(2, rt.trace.id);
-    while (q.executeStep()) {
-      acc[{q.getColumn(0).getString(), c.pass_id}] = {
-          c.ordinal, q.getColumn(1).getInt64(), q.getColumn(2).getDouble(),
-          q.getColumn(3).getDouble(), q.getColumn(4).getDouble()};
-    }
+    for (const auto& v : store::joined_counter_sums(db, c.pass_id, rt.trace.id))
+      acc[{v.counter, c.pass_id}] = {c.ordinal, v.values, v.sum, v.min, v.max};
   }
   for (const auto& [key, a] : acc) {
     t.rows.push_back({key.first, a.ordinal, a.n, a.sum / a.n, a.min, a.max, a.sum});

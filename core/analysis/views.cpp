@@ -10,10 +10,33 @@
 
 namespace kprof::analysis {
 
+const std::vector<QueryContext::ViewEntry>& QueryContext::registry() {
+  // Captureless lambdas defined in a member: they may call the private builders.
+  static const std::vector<ViewEntry> entries = {
+      {"top", [](QueryContext& q, const ViewOptions& o) { return q.top(o); }},
+      {"families", [](QueryContext& q, const ViewOptions& o) { return q.families(o); }},
+      {"variants", [](QueryContext& q, const ViewOptions& o) { return q.variants(o); }},
+      {"phases", [](QueryContext& q, const ViewOptions& o) { return q.phases(o); }},
+      {"structure", [](QueryContext& q, const ViewOptions& o) { return q.structure(o); }},
+      {"windows", [](QueryContext& q, const ViewOptions& o) { return q.windows(o); }},
+      {"explain", [](QueryContext& q, const ViewOptions& o) { return q.explain_view(o); }},
+      {"counters", [](QueryContext& q, const ViewOptions& o) { return q.counters(o); }},
+      {"metrics", [](QueryContext& q, const ViewOptions& o) { return q.metrics(o, false); }},
+      {"metric_sets", [](QueryContext& q, const ViewOptions& o) { return q.metric_sets(o); }},
+      {"roofline", [](QueryContext& q, const ViewOptions& o) { return q.metrics(o, true); }},
+      {"passes", [](QueryContext& q, const ViewOptions& o) { return q.passes(o); }},
+      {"samples", [](QueryContext& q, const ViewOptions& o) { return q.samples(o); }},
+      {"claims", [](QueryContext& q, const ViewOptions& o) { return q.claims(o); }},
+  };
+  return entries;
+}
+
 const std::vector<std::string>& view_names() {
-  static const std::vector<std::string> names = {
-      "top",      "families", "variants",    "phases",   "structure", "windows", "explain",
-      "counters", "metrics",  "metric_sets", "roofline", "passes",    "samples", "claims"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& e : QueryContext::registry()) out.emplace_back(e.name);
+    return out;
+  }();
   return names;
 }
 
@@ -89,40 +112,15 @@ Table QueryContext::view(const std::string& name, const ViewOptions& o) {
                          did_you_mean(nearest_names(o.family, fams, 3, true)));
     }
   }
-  Table t;
-  if (name == "top")
-    t = top(o);
-  else if (name == "families")
-    t = families(o);
-  else if (name == "variants")
-    t = variants(o);
-  else if (name == "phases")
-    t = phases(o);
-  else if (name == "structure")
-    t = structure(o);
-  else if (name == "claims")
-    t = claims(o);
-  else if (name == "windows")
-    t = windows(o);
-  else if (name == "explain")
-    t = explain_view(o);
-  else if (name == "counters")
-    t = counters(o);
-  else if (name == "metrics")
-    t = metrics(o, false);
-  else if (name == "roofline")
-    t = metrics(o, true);
-  else if (name == "metric_sets")
-    t = metric_sets(o);
-  else if (name == "passes")
-    t = passes(o);
-  else if (name == "samples")
-    t = samples(o);
-  else {
+  const auto& views = registry();
+  const auto entry =
+      std::find_if(views.begin(), views.end(), [&](const ViewEntry& e) { return name == e.name; });
+  if (entry == views.end()) {
     throw Error::input("unknown view '" + name + "'",
                        did_you_mean(nearest_names(name, view_names(), 1, true)) +
                            " (views: " + join(view_names(), ", ") + ")");
   }
+  Table t = entry->build(*this, o);
   apply_limit(t, o.limit);
   return t;
 }

@@ -20,7 +20,7 @@
 //             error; FLOPs and bytes per launch from counters of one pass only, else combined
 //             from variant means (flagged)
 // Each view builder (<view>_view.cpp, one file per view) names its columns; the SQL views are
-// documented per column in core/analysis/analysis_schema.sql.
+// documented per column in core/store/schema/0007_analysis_results.sql.
 #pragma once
 
 #include <chrono>
@@ -55,6 +55,7 @@ struct ViewOptions {
   bool compact = false;
 };
 
+// The views' names, in the order `kprof query --help` lists them (QueryContext::registry).
 const std::vector<std::string>& view_names();
 
 class QueryContext {
@@ -65,6 +66,15 @@ class QueryContext {
   QueryContext(store::CaptureDb& db, Capture capture, FamilyRules rules);
 
   Table view(const std::string& name, const ViewOptions& options);
+
+  // Every view: its name and the builder that makes it. view() looks the name up here, so a new
+  // view is one entry (and its builder's file), not another branch.
+  struct ViewEntry {
+    const char* name;
+    Table (*build)(QueryContext& q, const ViewOptions& o);
+  };
+  static const std::vector<ViewEntry>& registry();
+
   // Use counters of joins that failed their self-check too (--force-join); each view still says so.
   void use_unreliable_joins(bool use) { m_use_unreliable = use; }
   // Use joins computed in memory instead of the stored ones (a session that could not store them).

@@ -20,7 +20,7 @@ void apply(an::RunOutline ro, PerfettoOutline& o) {
   o.trace_pass_id = ro.trace.pass_id;
   o.arch = std::move(ro.arch);
   o.product = std::move(ro.product);
-  o.simulated = o.run.simulated || o.product.find("(simulated)") != std::string::npos;
+  o.simulated = o.run.simulated;
   o.base_ns = ro.trace.base_ns;
   o.trace_window = static_cast<size_t>(ro.trace.reorder_window);
   for (const auto& c : ro.counters)

@@ -1,9 +1,10 @@
 // The capture database: one SQLite file holding runs, their passes' bookkeeping, and every row
 // ingested from rocprofv3's outputs. Schema: core/store/schema/*.sql (embedded at build time).
 //
-// This header deliberately names SQLiteCpp only by a forward declaration, so that exec, ingest and
-// report can use the store without compiling SQLite headers. Code that writes its own SQL
-// (analysis' named views) includes <SQLiteCpp/Database.h> itself and uses CaptureDb::sql().
+// This header deliberately names SQLiteCpp only by a forward declaration, so that exec, ingest,
+// analysis and report can use the store without compiling SQLite headers. The store owns every
+// table and statement: the analysis reads and writes through analysis_reads.hpp and
+// analysis_results.hpp; the store's own files and tests use CaptureDb::sql().
 //
 // Threading: one CaptureDb per thread. Several processes may open the same file (WAL mode; writers
 // wait up to the busy timeout for each other).
@@ -266,7 +267,7 @@ class CaptureDb {
   std::vector<MemoryAllocationRow> memory_allocations(int64_t pass_id);  // in file order
   std::vector<ApiCallRow> api_calls(int64_t pass_id);
 
-  // The SQLiteCpp connection, for code that writes its own SQL (analysis views, tests).
+  // The SQLiteCpp connection, for the store's own files and tests (never analysis, report, apps).
   SQLite::Database& sql();
 
   // Opaque outside core/store (defined in capture_db_impl.hpp).

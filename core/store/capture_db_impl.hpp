@@ -44,6 +44,20 @@ auto guarded(CaptureDb::Impl& impl, const char* doing, F&& fn) -> decltype(fn())
   }
 }
 
+// The same for the store's files that are not CaptureDb's members (they reach the connection
+// through CaptureDb::sql()). A damaged file is named as such, with the recovery hint, as
+// with_database_errors names it (CaptureDb::check_intact throws that).
+template <class F>
+auto guarded(CaptureDb& db, const char* doing, F&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const SQLite::Exception& e) {
+    const int primary = e.getErrorCode() & 0xff;
+    if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) db.check_intact();
+    rethrow_sqlite(db.path(), doing, e);
+  }
+}
+
 // Binding optionals: NULL when empty.
 inline void bind_opt(SQLite::Statement& st, int index, const std::optional<int64_t>& v) {
   if (v) {

@@ -1,7 +1,7 @@
 // CaptureDb: reading back what a pass holds, and clearing it.
 
 #include "core/store/capture_db_impl.hpp"
-#include "core/store/row_columns.hpp"
+#include "core/store/row_read.hpp"
 
 namespace kprof::store {
 
@@ -14,19 +14,7 @@ int64_t count_where_pass(SQLite::Database& db, const char* table, int64_t pass_i
   return st.getColumn(0).getInt64();
 }
 
-// One column into one field, by the field's type.
-void get(const SQLite::Statement& st, int i, int64_t& v) { v = st.getColumn(i).getInt64(); }
-void get(const SQLite::Statement& st, int i, double& v) { v = st.getColumn(i).getDouble(); }
-void get(const SQLite::Statement& st, int i, std::string& v) { v = st.getColumn(i).getString(); }
-void get(const SQLite::Statement& st, int i, bool& v) { v = st.getColumn(i).getInt64() != 0; }
-void get(const SQLite::Statement& st, int i, std::optional<int64_t>& v) { v = column_opt(st, i); }
-
-// The current row into `row`: the columns of `t`, in order, as columns::select_sql(t) lists them.
-template <class Tbl, class Row>
-void read_row(const SQLite::Statement& st, const Tbl& t, Row& row) {
-  int i = 0;
-  columns::for_each(t, [&](const auto& c) { get(st, i++, row.*c.field); });
-}
+using columns::read_row;
 
 // Streams the rows of `t` whose pass_id is `pass_id`, ordered by `order`, to `fn`, one reused Row
 // at a time.

@@ -44,8 +44,8 @@ std::string value_text(const SQLite::Column& v) {
 }
 
 // The tables the store's own schema creates (core/store/schema/*.sql, every migration in order):
-// the capture. Tables added by others (core/analysis' join and outline results) are derived from
-// it and never merged as data.
+// the capture. The analysis' results (`analysis_*`, schema/0007_analysis_results.sql: the join
+// and outline) are derived from it and never merged as data.
 const std::set<std::string>& capture_tables() {
   static const std::set<std::string> names = [] {
     std::set<std::string> out;
@@ -55,7 +55,7 @@ const std::set<std::string>& capture_tables() {
     for (const auto& f : schema_files()) {
       const std::string sql = f.sql;
       for (std::sregex_iterator it(sql.begin(), sql.end(), create), end; it != end; ++it)
-        out.insert((*it)[1]);
+        if ((*it)[1].str().rfind("analysis_", 0) != 0) out.insert((*it)[1]);
       for (std::sregex_iterator it(sql.begin(), sql.end(), drop), end; it != end; ++it)
         out.erase((*it)[1]);
     }

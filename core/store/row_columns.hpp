@@ -9,7 +9,8 @@
 #include <string>
 #include <tuple>
 
-#include "core/store/capture_db.hpp"  // IngestFileInfo; rows.hpp
+#include "core/store/analysis_reads.hpp"  // DispatchTiming
+#include "core/store/capture_db.hpp"      // IngestFileInfo; rows.hpp
 
 namespace kprof::store::columns {
 
@@ -115,6 +116,13 @@ inline constexpr auto dispatch_rows =
           col("queue_id", &DispatchRow::queue_id), col("stream_id", &DispatchRow::stream_id),
           col("pid", &DispatchRow::pid), col("tid", &DispatchRow::tid),
           col("start_ns", &DispatchRow::start_ns), col("end_ns", &DispatchRow::end_ns));
+
+// What the analysis reads of a narrow row (analysis_reads.hpp DispatchTiming).
+inline constexpr auto dispatch_timings =
+    table("dispatch_rows", col("dispatch_id", &DispatchTiming::dispatch_id),
+          col("variant_id", &DispatchTiming::variant_id), col("pid", &DispatchTiming::pid),
+          col("agent", &DispatchTiming::agent), col("queue_id", &DispatchTiming::queue_id),
+          col("start_ns", &DispatchTiming::start_ns), col("end_ns", &DispatchTiming::end_ns));
 
 // Read back through the view: both halves of a dispatch.
 inline constexpr auto dispatches = joined("dispatches", dispatch_rows, kernel_variants);

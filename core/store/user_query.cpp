@@ -197,6 +197,29 @@ UserQuery::~UserQuery() {
 
 SQLite::Statement& UserQuery::statement() { return *m_statement; }
 
+std::vector<std::string> UserQuery::column_names() const {
+  std::vector<std::string> out;
+  for (int i = 0; i < m_statement->getColumnCount(); ++i)
+    out.emplace_back(m_statement->getColumnName(i));
+  return out;
+}
+
+std::vector<UserValue> UserQuery::row() const {
+  std::vector<UserValue> out;
+  for (int i = 0; i < m_statement->getColumnCount(); ++i) {
+    const auto c = m_statement->getColumn(i);
+    if (c.isNull())
+      out.emplace_back();
+    else if (c.isInteger())
+      out.emplace_back(c.getInt64());
+    else if (c.isFloat())
+      out.emplace_back(c.getDouble());
+    else
+      out.emplace_back(c.getString());
+  }
+  return out;
+}
+
 bool UserQuery::step() {
   try {
     return m_statement->executeStep();

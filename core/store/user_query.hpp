@@ -18,6 +18,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 #include "core/store/capture_db.hpp"
 
@@ -26,6 +28,9 @@ class Statement;
 }
 
 namespace kprof::store {
+
+// A value of a result row as SQLite typed it: NULL, INTEGER, REAL, or TEXT (a BLOB as its bytes).
+using UserValue = std::variant<std::monostate, int64_t, double, std::string>;
 
 class UserQuery {
  public:
@@ -40,6 +45,9 @@ class UserQuery {
   // The next row (false at the end). Throws Error(input) when the time limit stopped the statement,
   // or for an SQL error while running.
   bool step();
+  // The result's column names, and the current row's values (after step() returned true).
+  std::vector<std::string> column_names() const;
+  std::vector<UserValue> row() const;
 
   struct Guard;  // the authorizer's and progress handler's state (user_query.cpp)
 

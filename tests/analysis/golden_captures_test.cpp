@@ -122,11 +122,10 @@ std::string copy_without_analysis(const std::string& db, const fs::path& to) {
   SQLite::Database(db).exec("VACUUM INTO '" + to.string() + "'");
   SQLite::Database(to.string(), SQLite::OPEN_READWRITE)
       .exec(
-          "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_unmatched; DROP TABLE "
-          "IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_proofs; DROP TABLE "
-          "IF "
-          "EXISTS analysis_join_files; DROP TABLE IF EXISTS analysis_outline_segments; DROP TABLE "
-          "IF EXISTS analysis_outline_passes; DROP TABLE IF EXISTS analysis_outline;");
+          "DELETE FROM analysis_join; DELETE FROM analysis_unmatched; DELETE FROM "
+          "analysis_join_passes; DELETE FROM analysis_join_proofs; DELETE FROM "
+          "analysis_join_files; DELETE FROM analysis_outline_segments; DELETE FROM "
+          "analysis_outline_passes; DELETE FROM analysis_outline;");
   return to.string();
 }
 
@@ -195,14 +194,14 @@ void check_stored_outline(const fs::path& tmp, const std::string& db) {
   EXPECT_TRUE(kprof::analysis::compute_outline_bounded(
                   cdb, kprof::analysis::find_run_trace(cdb, {}), counts, 4096) == in_memory)
       << "the bounded outline is not the in-memory analysis'";
-  // The same through the CLI, spilling for real: with the stored outline dropped, a first export
+  // The same through the CLI, spilling for real: with the stored outline deleted, a first export
   // whose spill vectors hold 4 KiB (blocks of 14 dispatches) writes the bytes the first export
   // wrote, and stores the outline again.
   auto drop_outline = [&] {
     SQLite::Database(db, SQLite::OPEN_READWRITE)
         .exec(
-            "DROP TABLE analysis_outline_segments; DROP TABLE analysis_outline_passes; "
-            "DROP TABLE analysis_outline;");
+            "DELETE FROM analysis_outline_segments; DELETE FROM analysis_outline_passes; "
+            "DELETE FROM analysis_outline;");
   };
   const fs::path c = tmp / "spilled.json";
   drop_outline();

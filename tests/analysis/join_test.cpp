@@ -53,7 +53,7 @@ Rerun rerun(const PassData& trace, int64_t pid, const std::vector<size_t>& drop,
   Rerun r;
   r.pass = same_shapes(trace);
   r.pass.pass_id = 2;
-  r.pass.kind = "counters";
+  r.pass.kind = store::PassKind::counters;
   int64_t id = 5001;
   auto put = [&](Dispatch d) {
     d.pid = pid;

@@ -483,7 +483,7 @@ struct TimedTrace {
   int64_t t = 1'000'000, id = 1;
   TimedTrace() {
     p.pass_id = 1;
-    p.kind = "trace";
+    p.kind = store::PassKind::trace;
   }
   void emit(const char* name, int64_t grid) {
     Dispatch d;
@@ -593,7 +593,7 @@ TEST(Phases, ABetterMatchingSmallerPeriodLosesAsARepetitionInsideTheStep) {
   NameTable names;
   PassData p;
   p.pass_id = 1;
-  p.kind = "trace";
+  p.kind = store::PassKind::trace;
   int64_t t = 1'000'000, id = 1;
   auto emit = [&](const std::string& name) {
     Dispatch d;
@@ -646,7 +646,7 @@ TEST(Phases, WarmUpBeforeTheStepsDoesNotHideThem) {
   const PassData measured = test::build(w, names);
   PassData p;
   p.pass_id = 1;
-  p.kind = "trace";
+  p.kind = store::PassKind::trace;
   int64_t id = 1, t = 1'000'000;
   auto launch = [&](const std::string& name, int64_t grid, int64_t gap_after) {
     Dispatch d;

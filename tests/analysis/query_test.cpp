@@ -5,9 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
+#include "core/analysis/session.hpp"
+#include "core/analysis/stored_results.hpp"
 #include "core/base/error.hpp"
+#include "core/store/analysis_results.hpp"
 #include "tests/analysis/capture_fixture.hpp"
 
 namespace kprof::analysis {
@@ -82,8 +86,36 @@ TEST(QueryUseCase, ACounterViewJoinsTheStalePassFirstAndSaysSo) {
   ASSERT_EQ(first.joins.size(), 1u);
   EXPECT_NE(first.joins[0].find("joined pass 1 to the trace"), std::string::npos) << first.joins[0];
   EXPECT_EQ(first.table.rows.size(), 2u);
-  const QueryResult again = run_query(c.request("passes"));
-  EXPECT_TRUE(again.joins.empty());  // stored by the first query
+  EXPECT_NE(std::find(first.notes.begin(), first.notes.end(), k_join_not_stored),
+            first.notes.end());
+}
+
+// A query never writes the database: the join it computes is its own, so the next query computes
+// it again, and no analysis row appears in the file. A command that writes (store_results, as
+// `kprof ingest` calls it) stores it; then a query reads it and joins nothing. (Before the store
+// owned the writes, the first query stored the join and the second found it: `again.joins` was
+// empty and analysis_join held the 3 matched dispatches.)
+TEST(QueryUseCase, AQueryNeverWritesTheDatabase) {
+  SmallCapture c;
+  auto stored_joins = [&] {
+    store::CaptureDb db(c.tmp.path(), store::OpenMode::read_only);
+    return store::read_join(db, 2).has_value() || store::read_join(db, 1).has_value();
+  };
+  run_query(c.request("passes"));
+  EXPECT_FALSE(stored_joins());
+  const QueryResult again = run_query(c.request("counters"));
+  EXPECT_EQ(again.joins.size(), 1u);
+  EXPECT_FALSE(stored_joins());
+  {
+    store::CaptureDb db(c.tmp.path());
+    EXPECT_EQ(store_results(db, 1),
+              "run 1: stored for queries: the counter join of 1 pass and the run's outline");
+  }
+  EXPECT_TRUE(stored_joins());
+  const QueryResult third = run_query(c.request("passes"));
+  EXPECT_TRUE(third.joins.empty());
+  EXPECT_EQ(std::find(third.notes.begin(), third.notes.end(), k_join_not_stored),
+            third.notes.end());
 }
 
 TEST(QueryUseCase, AMissingOrUnknownViewIsAnInputErrorNamingTheViews) {

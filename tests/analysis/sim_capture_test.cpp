@@ -17,6 +17,7 @@
 #include "core/analysis/explain.hpp"
 #include "core/analysis/query.hpp"
 #include "core/analysis/session.hpp"
+#include "core/analysis/stored_results.hpp"
 #include "core/analysis/table.hpp"
 #include "core/analysis/views.hpp"
 #include "tests/analysis/metrics_cache_check.hpp"
@@ -136,7 +137,6 @@ TEST_F(SimCapture, AJoinThatFailsMidwayStoresNothing) {
   store::CaptureDb db(private_copy(*s_db, "midway"));
   const Capture cap = load_capture(db, std::nullopt);
   ASSERT_EQ(cap.counters.size(), 2u);
-  db.sql().exec(analysis_schema_sql());
   for (const char* table : {"analysis_join", "analysis_unmatched", "analysis_join_passes",
                             "analysis_join_proofs", "analysis_join_files"})
     db.sql().exec(std::string("DELETE FROM ") + table);  // an earlier test may have joined them
@@ -324,7 +324,11 @@ TEST_F(SimCapture, QuerySessionJoinsOnceAndUsesTheStoredRunbook) {
     ASSERT_EQ(first.joins_computed().size(), 1u);
     EXPECT_NE(join_note(first.joins_computed()[0]).find("joined pass 1 to the trace: "),
               std::string::npos);
-    EXPECT_TRUE(first.notes().empty());
+    EXPECT_EQ(first.notes(), std::vector<std::string>{k_join_not_stored});  // a query never writes
+  }
+  {
+    store::CaptureDb rw(db_path);
+    store_results(rw, run);
   }
   QuerySession again = QuerySession::open(db_path, so);
   EXPECT_TRUE(again.joins_computed().empty());
@@ -343,8 +347,8 @@ TEST_F(SimCapture, QuerySessionJoinsOnceAndUsesTheStoredRunbook) {
 
 // A query while another process writes (a real writer process holding SQLite's write lock, as
 // `kprof run` does while it loads a pass): the session neither waits nor writes; it computes the
-// join in memory, uses it, and says it was not stored. The writer's commit then goes through,
-// the file stays intact, and the next query stores the join.
+// join in memory, uses it, and says it was not stored. The writer's commit then goes through and
+// the file stays intact; a query never stores the join, store_results (`kprof ingest`) does.
 TEST_F(SimCapture, QueryDuringAWriterNeitherWaitsNorWrites) {
   test::TempDb own("concurrent");
   {
@@ -386,9 +390,7 @@ TEST_F(SimCapture, QueryDuringAWriterNeitherWaitsNorWrites) {
     ASSERT_EQ(q.joins_computed().size(), 1u);
     EXPECT_GT(q.joins_computed()[0].matched, 0);
     ASSERT_EQ(q.notes().size(), 1u);
-    EXPECT_NE(q.notes()[0].find("computed for this query only and not stored: another process"),
-              std::string::npos)
-        << q.notes()[0];
+    EXPECT_EQ(q.notes()[0], k_join_not_stored);
     // The views use the in-memory join: counters land on trace dispatches.
     size_t with_counters = 0;
     for (const auto& d : q.joined().by_dispatch) with_counters += d.empty() ? 0 : 1;
@@ -406,14 +408,18 @@ TEST_F(SimCapture, QueryDuringAWriterNeitherWaitsNorWrites) {
     SQLite::Database check(own.path().string(), SQLite::OPEN_READONLY);
     EXPECT_EQ(check.execAndGet("PRAGMA integrity_check").getString(), "ok");
     EXPECT_EQ(check.execAndGet("SELECT x FROM writer_was_here").getInt(), 42);
-    EXPECT_EQ(check.execAndGet("SELECT count(*) FROM sqlite_master WHERE name = 'analysis_join'")
-                  .getInt(),
+    EXPECT_EQ(check.execAndGet("SELECT count(*) FROM analysis_join").getInt(),
               0);  // the query wrote nothing
   }
   {
     QuerySession q = QuerySession::open(own.path(), SessionOptions{});
     EXPECT_EQ(q.joins_computed().size(), 1u);
-    EXPECT_TRUE(q.notes().empty());
+    EXPECT_EQ(q.notes(), std::vector<std::string>{k_join_not_stored});
+  }
+  {
+    store::CaptureDb rw(own.path());
+    EXPECT_EQ(store_results(rw, 1),
+              "run 1: stored for queries: the counter join of 1 pass and the run's outline");
   }
   QuerySession stored = QuerySession::open(own.path(), SessionOptions{});
   EXPECT_TRUE(stored.joins_computed().empty());

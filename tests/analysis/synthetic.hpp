@@ -35,7 +35,7 @@ inline PassData build(const Workload& w, NameTable& names, int64_t pass_id = 1,
                       int64_t first_dispatch_id = 1) {
   PassData p;
   p.pass_id = pass_id;
-  p.kind = "trace";
+  p.kind = store::PassKind::trace;
   int64_t t = 1'000'000, id = first_dispatch_id;
   auto emit = [&](const Kernel& k, bool prefill) {
     Dispatch d;

@@ -10,7 +10,9 @@
 //     Process_Id/Thread_Id);
 //   - passes.attempts (a pass whose kprof was killed was started once more) and the run lock
 //     table (run_lock);
-//   - runs.runbook_text/runbook_sha256: two runs' runbooks name workloads in different folders.
+//   - runs.runbook_text/runbook_sha256: two runs' runbooks name workloads in different folders;
+//   - the analysis' results (analysis_* tables: the join and outline `kprof run` stores), derived
+//     from the rows compared here and keyed by their pids and ingest_stats rows.
 #pragma once
 
 #include <SQLiteCpp/Database.h>
@@ -31,9 +33,10 @@ inline std::vector<std::string> canonical_dump(const std::filesystem::path& db_p
       "log_excerpt",  "sha256", "size_bytes", "runbook_text", "runbook_sha256"};
   SQLite::Database db(db_path.string(), SQLite::OPEN_READONLY);
   std::vector<std::string> tables;
-  SQLite::Statement t(db,
-                      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE "
-                      "'sqlite_%' AND name <> 'run_lock' ORDER BY name");
+  SQLite::Statement t(
+      db,
+      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE "
+      "'sqlite_%' AND name NOT LIKE 'analysis_%' AND name <> 'run_lock' ORDER BY name");
   while (t.executeStep()) tables.push_back(t.getColumn(0).getString());
   std::vector<std::string> lines;
   for (const auto& table : tables) {

@@ -17,6 +17,7 @@
 #include "core/analysis/metrics.hpp"
 #include "core/analysis/run_outline.hpp"
 #include "core/analysis/session.hpp"
+#include "core/analysis/stored_results.hpp"
 #include "core/report/perfetto.hpp"
 #include "tests/analysis/backwards_steps.hpp"
 #include "tests/report/trace_check.hpp"
@@ -304,8 +305,8 @@ TEST(PerfettoExport, StreamedSlicesSayWhatTheTraceModelSays) {
 }
 
 // A private copy of a simulated run's database in a fresh folder, removed at the end, as a run
-// that was never outlined: the fixture's `kprof report` kept the outline (keep_outline), so its
-// tables are dropped. The stored-outline tests write analysis tables into it.
+// that was never outlined: its stored outline rows are deleted. The stored-outline tests write
+// analysis tables into it.
 class SimRunCopy {
  public:
   explicit SimRunCopy(const std::string& run)
@@ -316,8 +317,8 @@ class SimRunCopy {
     fs::copy_file(fs::path(KPROF_REPORT_SIM_DIR) / run / (run + ".db"), db());
     SQLite::Database(db().string(), SQLite::OPEN_READWRITE)
         .exec(
-            "DROP TABLE IF EXISTS analysis_outline_segments; DROP TABLE IF EXISTS "
-            "analysis_outline_passes; DROP TABLE IF EXISTS analysis_outline;");
+            "DELETE FROM analysis_outline_segments; DELETE FROM analysis_outline_passes; "
+            "DELETE FROM analysis_outline;");
   }
   ~SimRunCopy() { fs::remove_all(m_dir); }
   SimRunCopy(const SimRunCopy&) = delete;
@@ -396,9 +397,9 @@ TEST(PerfettoExport, TheFirstExportStreamsTheCountersOfTheJoinItStored) {
   auto drop_joins = [&] {
     SQLite::Database(copy.db().string(), SQLite::OPEN_READWRITE)
         .exec(
-            "DROP TABLE IF EXISTS analysis_join; DROP TABLE IF EXISTS analysis_unmatched; DROP "
-            "TABLE IF EXISTS analysis_join_passes; DROP TABLE IF EXISTS analysis_join_proofs; "
-            "DROP TABLE IF EXISTS analysis_join_files;");
+            "DELETE FROM analysis_join; DELETE FROM analysis_unmatched; DELETE FROM "
+            "analysis_join_passes; DELETE FROM analysis_join_proofs; "
+            "DELETE FROM analysis_join_files;");
   };
   drop_joins();
   std::ostringstream held, streamed;
@@ -424,14 +425,20 @@ TEST(PerfettoExport, TheFirstExportStreamsTheCountersOfTheJoinItStored) {
   EXPECT_TRUE(held.str() == streamed.str()) << "held and streamed counters differ";
 }
 
-// An analysis that loads the capture anyway (a query, `kprof report`) keeps the outline it found,
-// so even the first export of that run reads it and writes what an export computing it writes.
-TEST(PerfettoExport, AQuerySessionKeepsTheOutlineForTheExport) {
+// A query session (a query, `kprof report`) never writes; the outline the loading command stores
+// (analysis::store_results: `kprof run`, `ingest`, `resume`) serves even the first export of that
+// run, which writes what an export computing it writes.
+TEST(PerfettoExport, TheOutlineStoredAfterLoadingServesTheFirstExport) {
   const SimRunCopy copy("qwen3-32");
   EXPECT_FALSE(copy.outline_stored());
   {
     auto session = analysis::QuerySession::open(copy.db(), {});
     EXPECT_FALSE(session.view("phases", {}).rows.empty());
+  }
+  EXPECT_FALSE(copy.outline_stored());
+  {
+    store::CaptureDb rw(copy.db());
+    analysis::store_results(rw, 1);
   }
   EXPECT_TRUE(copy.outline_stored());
   std::ostringstream computed, stored;

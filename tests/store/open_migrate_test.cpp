@@ -33,7 +33,9 @@ TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
                        "WHERE type = 'table' ORDER BY name)");
   ASSERT_TRUE(st.executeStep());
   EXPECT_EQ(st.getColumn(0).getString(),
-            "agents,api_calls,counter_values,dispatch_rows,ingest_stats,kernel_stats,"
+            "agents,analysis_join,analysis_join_files,analysis_join_passes,analysis_join_proofs,"
+            "analysis_outline,analysis_outline_passes,analysis_outline_segments,"
+            "analysis_unmatched,api_calls,counter_values,dispatch_rows,ingest_stats,kernel_stats,"
             "kernel_variants,memory_allocations,memory_copies,passes,run_lock,runs,schema_version,"
             "selected_kernels,strings");
   EXPECT_EQ(db.sql().execAndGet("PRAGMA journal_mode").getString(), "wal");
@@ -230,12 +232,15 @@ TEST(OpenMigrate, NewerSchemaIsRefusedNamingBothVersions) {
   const auto path = dir / "c.db";
   {
     CaptureDb db(path);
-    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (9, 0)");
+    db.sql().exec("INSERT INTO schema_version(version, applied_ms) VALUES (" +
+                  std::to_string(CaptureDb::latest_schema_version() + 1) + ", 0)");
   }
-  const std::string expected = "capture database '" + path.string() +
-                               "' has schema version 9, but this kprof (" KPROF_VERSION
-                               ") knows versions up to 8 (open it with a newer kprof, or give "
-                               "this one another database file)";
+  const int64_t latest = CaptureDb::latest_schema_version();
+  const std::string expected =
+      "capture database '" + path.string() + "' has schema version " + std::to_string(latest + 1) +
+      ", but this kprof (" KPROF_VERSION ") knows versions up to " + std::to_string(latest) +
+      " (open it with a newer kprof, or give "
+      "this one another database file)";
   EXPECT_EQ(error_line([&] { CaptureDb db(path); }), expected);
   EXPECT_EQ(error_line([&] { CaptureDb db(path, OpenMode::read_only); }), expected);
   try {

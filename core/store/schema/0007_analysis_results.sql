@@ -1,12 +1,28 @@
--- Tables and views owned by core/analysis, created in the capture database on first use
--- (CREATE ... IF NOT EXISTS: applying this file again changes nothing). They refer to the store's
--- tables (core/store/schema/) but the store never reads them.
+-- Schema version 7: the analysis' results, kept in the capture database beside the rows they
+-- are derived from: the cross-pass join mapping of each counter pass and the run outline of each
+-- trace pass (core/store/analysis_results.hpp reads and writes them; core/analysis computes them),
+-- and the named views for `kprof query --sql` users.
+--
+-- kprof before schema 7 created these objects itself on first use, in layouts that changed over
+-- time. They hold derived data only: whatever an older kprof left is dropped here and computed
+-- again by the next command that stores results (ingest, run, export).
+DROP VIEW IF EXISTS v_dispatches;
+DROP VIEW IF EXISTS v_joined_counters;
+DROP VIEW IF EXISTS v_kernel_totals;
+DROP TABLE IF EXISTS analysis_outline_segments;
+DROP TABLE IF EXISTS analysis_outline_passes;
+DROP TABLE IF EXISTS analysis_outline;
+DROP TABLE IF EXISTS analysis_join_files;
+DROP TABLE IF EXISTS analysis_join_proofs;
+DROP TABLE IF EXISTS analysis_join_passes;
+DROP TABLE IF EXISTS analysis_unmatched;
+DROP TABLE IF EXISTS analysis_join;
 
 -- One row per counter-pass dispatch that the cross-pass join matched to a trace-pass dispatch.
 -- The join aligns launch identities (kernel name, grid size, workgroup size) in program order per
 -- process and agent, or, for counters written by the trace's own invocation, matches by
 -- Dispatch_Id (core/analysis/join.hpp).
-CREATE TABLE IF NOT EXISTS analysis_join (
+CREATE TABLE analysis_join (
   counter_pass_id     INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- the counter pass
   counter_pid         INTEGER NOT NULL,  -- process of the counter-pass dispatch
   counter_dispatch_id INTEGER NOT NULL,  -- its Dispatch_Id (dispatches.dispatch_id of that pass)
@@ -15,12 +31,12 @@ CREATE TABLE IF NOT EXISTS analysis_join (
   trace_dispatch_id   INTEGER NOT NULL,  -- its Dispatch_Id in the trace pass
   PRIMARY KEY (counter_pass_id, counter_pid, counter_dispatch_id)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS analysis_join_by_trace
+CREATE INDEX analysis_join_by_trace
   ON analysis_join(trace_pass_id, trace_pid, trace_dispatch_id);
 
 -- One row per joined counter pass: what the join found, so a query can report the match rate
 -- without redoing it, and can tell when a pass was re-ingested after the join (dispatch counts).
-CREATE TABLE IF NOT EXISTS analysis_join_passes (
+CREATE TABLE analysis_join_passes (
   counter_pass_id     INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,  -- the counter pass
   trace_pass_id       INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- joined against
   counter_dispatches  INTEGER NOT NULL,  -- dispatches of the counter pass at join time
@@ -37,9 +53,8 @@ CREATE TABLE IF NOT EXISTS analysis_join_passes (
 ) STRICT;
 
 -- One row per joined counter pass: how the mapping was made and whether it passed its self-check
--- (core/analysis/join.hpp). A separate table so that databases joined by an older kprof get it by
--- re-joining (a pass without a row here counts as not joined).
-CREATE TABLE IF NOT EXISTS analysis_join_proofs (
+-- (core/analysis/join.hpp). A pass without a row here counts as not joined.
+CREATE TABLE analysis_join_proofs (
   counter_pass_id INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,  -- the counter pass
   method          TEXT NOT NULL CHECK (method IN ('by_id', 'offset', 'aligned')),  -- by_id: the
                                      --   trace's own invocation (same ids, pids, times); offset:
@@ -61,9 +76,9 @@ CREATE TABLE IF NOT EXISTS analysis_join_proofs (
 -- Per joined counter pass, what was ingested into it and into its trace pass when it was joined
 -- (core/analysis/analysis_db.hpp pass_files_fingerprint: ingest_stats rows as text). The mapping is
 -- current only while both are unchanged: `kprof ingest --replace` keeps a pass's id and, from a
--- re-run, often its dispatch count, never its files. A separate table, so that databases joined by
--- an older kprof get it by re-joining (a pass without its rows here counts as not joined).
-CREATE TABLE IF NOT EXISTS analysis_join_files (
+-- re-run, often its dispatch count, never its files.
+-- A pass without its rows here counts as not joined.
+CREATE TABLE analysis_join_files (
   counter_pass_id INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- the joined pass
   pass_id         INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- it or its trace pass
   files           TEXT NOT NULL,     -- that pass's ingest_stats rows at join time, a line each
@@ -72,20 +87,20 @@ CREATE TABLE IF NOT EXISTS analysis_join_files (
 
 -- Dispatches the join could not match: extra kernels of a counter pass (lazy init, allocator
 -- kernels) and trace dispatches of the considered kernels that the counter pass lacks.
-CREATE TABLE IF NOT EXISTS analysis_unmatched (
+CREATE TABLE analysis_unmatched (
   counter_pass_id INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- the join it belongs to
   side            TEXT NOT NULL CHECK (side IN ('counter', 'trace')),  -- which pass the dispatch is in
   pid             INTEGER NOT NULL,  -- its process
   dispatch_id     INTEGER NOT NULL   -- its Dispatch_Id in that pass
 ) STRICT;
-CREATE INDEX IF NOT EXISTS analysis_unmatched_by_pass ON analysis_unmatched(counter_pass_id);
+CREATE INDEX analysis_unmatched_by_pass ON analysis_unmatched(counter_pass_id);
 
 -- The run's outline as `kprof export --perfetto` needs it before its first slice, stored so that
 -- an export reads O(steps) rows instead of loading the capture (phase detection needs the
 -- main stream's whole kernel sequence in memory, about 60 bytes per dispatch; the outline it yields
 -- grows with steps only). One row per trace pass; current while `version`, every pass's dispatch
 -- count and its ingested files are as stored (core/analysis/run_outline.hpp).
-CREATE TABLE IF NOT EXISTS analysis_outline (
+CREATE TABLE analysis_outline (
   trace_pass_id INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,  -- the trace pass
   version       INTEGER NOT NULL,  -- kprof's outline format and phase detection (run_outline.cpp)
   arch          TEXT NOT NULL,     -- the trace's GPU agent ('' when unknown)
@@ -96,7 +111,7 @@ CREATE TABLE IF NOT EXISTS analysis_outline (
 
 -- Per pass of the outlined run with dispatches (the trace pass and its counter passes): its
 -- dispatch count when outlined, its clock and the reorder window of its start order.
-CREATE TABLE IF NOT EXISTS analysis_outline_passes (
+CREATE TABLE analysis_outline_passes (
   trace_pass_id  INTEGER NOT NULL REFERENCES analysis_outline(trace_pass_id) ON DELETE CASCADE,
   pass_id        INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,
   dispatches     INTEGER NOT NULL,  -- rows in dispatches when outlined
@@ -109,7 +124,7 @@ CREATE TABLE IF NOT EXISTS analysis_outline_passes (
 
 -- The main stream's segments in Dispatch_Id order (they cover it): steps and what lies between
 -- them, as phase detection found them (core/analysis/phases.hpp).
-CREATE TABLE IF NOT EXISTS analysis_outline_segments (
+CREATE TABLE analysis_outline_segments (
   trace_pass_id INTEGER NOT NULL REFERENCES analysis_outline(trace_pass_id) ON DELETE CASCADE,
   first_id      INTEGER NOT NULL,  -- Dispatch_Id of the segment's first dispatch
   phase         TEXT NOT NULL,     -- prefill, decode, step, irregular, partial or unknown
@@ -125,7 +140,7 @@ CREATE TABLE IF NOT EXISTS analysis_outline_segments (
 --   run_id, pass_id, ordinal, kind (trace|counters), pid, dispatch_id, kernel_id, kernel_name,
 --   agent, start_ns, end_ns, duration_ns (end - start), grid_x..z, wg_x..z, lds, scratch, vgpr,
 --   agpr, sgpr: as in dispatches (core/store/schema/0001_init.sql).
-CREATE VIEW IF NOT EXISTS v_dispatches AS
+CREATE VIEW v_dispatches AS
   SELECT p.run_id, d.pass_id, p.ordinal, p.kind, d.pid, d.dispatch_id, d.kernel_id,
          s.value AS kernel_name, d.agent, d.start_ns, d.end_ns, d.end_ns - d.start_ns AS duration_ns,
          d.grid_x, d.grid_y, d.grid_z, d.wg_x, d.wg_y, d.wg_z, d.lds, d.scratch, d.vgpr, d.agpr,
@@ -135,7 +150,7 @@ CREATE VIEW IF NOT EXISTS v_dispatches AS
 -- View: counter values moved onto the trace dispatches they were joined to.
 --   trace_pass_id, trace_pid, trace_dispatch_id: the trace dispatch;
 --   counter_pass_id: the pass the value was collected in; counter: Counter_Name; value.
-CREATE VIEW IF NOT EXISTS v_joined_counters AS
+CREATE VIEW v_joined_counters AS
   SELECT j.trace_pass_id, j.trace_pid, j.trace_dispatch_id, j.counter_pass_id,
          s.value AS counter, c.value
   FROM analysis_join j
@@ -145,7 +160,7 @@ CREATE VIEW IF NOT EXISTS v_joined_counters AS
 
 -- View: per trace pass and kernel name, launches and trace durations (the `top` view's source).
 --   pass_id, kernel_name, launches, total_ns, mean_ns, min_ns, max_ns.
-CREATE VIEW IF NOT EXISTS v_kernel_totals AS
+CREATE VIEW v_kernel_totals AS
   SELECT d.pass_id, s.value AS kernel_name, count(*) AS launches,
          sum(d.end_ns - d.start_ns) AS total_ns, avg(d.end_ns - d.start_ns) AS mean_ns,
          min(d.end_ns - d.start_ns) AS min_ns, max(d.end_ns - d.start_ns) AS max_ns
