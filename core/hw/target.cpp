@@ -262,9 +262,12 @@ struct Evaluator {
     return std::nullopt;
   }
 
-  // A name of the formula's own arithmetic: the caller's value, else a derived counter's.
+  // A name of the formula's own arithmetic: the caller's value, else the target's constant (a
+  // property of the device, the same for every dispatch: occupancy.yaml divides by num_xcd and
+  // CU_NUM), else a derived counter's.
   std::optional<double> own_name(const Expr& e) {
     if (auto v = (*own_value)(e)) return v;
+    if (auto c = d.constants.find(e.name); c != d.constants.end()) return c->second;
     if (t.base(e.name) || !t.derived(e.name)) return std::nullopt;
     return without_own_values([&] { return name(e.name); });
   }
