@@ -6,7 +6,7 @@
 
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/table_args.hpp"
-#include "core/analysis/table.hpp"
+#include "core/analysis/views/table.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
 #include "core/report/run_ref.hpp"

@@ -1,5 +1,5 @@
-// `kprof doctor [RUNBOOK]`: the pre-flight check of a node (core/exec/doctor.hpp), one line per
-// check with a fix for each that failed; exit 0 when all passed, 2 when one failed.
+// `kprof doctor [RUNBOOK]`: the pre-flight check of a node (core/exec/usecases/doctor.hpp), one
+// line per check with a fix for each that failed; exit 0 when all passed, 2 when one failed.
 #include <unistd.h>
 
 #include <iostream>
@@ -7,7 +7,7 @@
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
-#include "core/exec/doctor.hpp"
+#include "core/exec/usecases/doctor.hpp"
 
 namespace {
 

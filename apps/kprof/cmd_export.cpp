@@ -6,7 +6,7 @@
 
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/run_args.hpp"
-#include "core/analysis/session.hpp"
+#include "core/analysis/views/session.hpp"
 #include "core/base/error.hpp"
 #include "core/base/output_file.hpp"
 #include "core/base/table.hpp"

@@ -1,18 +1,18 @@
 // `kprof ingest DB DIR|FILE...`: load rocprofv3 outputs captured by hand or on another machine
-// into a capture database. Parses flags, calls the ingest use case (core/exec/ingest_capture.hpp:
-// which pass each file goes to, one transaction), prints what it loaded (ingest_view.hpp), then
-// stores each run's counter join and outline for queries (core/analysis/stored_results.hpp) and
-// says so: a query never writes the database.
+// into a capture database. Parses flags, calls the ingest use case
+// (core/exec/usecases/ingest_capture.hpp: which pass each file goes to, one transaction), prints
+// what it loaded (ingest_view.hpp), then stores each run's counter join and outline for queries
+// (core/analysis/outline/stored_results.hpp) and says so: a query never writes the database.
 #include <unistd.h>
 
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
-#include "core/analysis/stored_results.hpp"
+#include "core/analysis/outline/stored_results.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
-#include "core/exec/ingest_capture.hpp"
-#include "core/exec/ingest_view.hpp"
+#include "core/exec/usecases/ingest_capture.hpp"
+#include "core/exec/usecases/ingest_view.hpp"
 
 namespace {
 

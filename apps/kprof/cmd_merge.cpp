@@ -4,7 +4,7 @@
 
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
-#include "core/exec/merge_captures.hpp"
+#include "core/exec/usecases/merge_captures.hpp"
 
 namespace {
 

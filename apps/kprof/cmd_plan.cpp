@@ -1,7 +1,7 @@
 // `kprof plan RUNBOOK`: the counter passes a runbook needs, their block occupancy, the lower bound,
 // and every pass's exact command line and environment delta, trace pass included. Parses flags,
-// calls the plan use case (core/exec/runbook_plan.hpp: the same commands `kprof run` launches),
-// prints one of its views (core/exec/plan_view.hpp).
+// calls the plan use case (core/exec/usecases/runbook_plan.hpp: the same commands `kprof run`
+// launches), prints one of its views (core/exec/usecases/plan_view.hpp).
 #include <unistd.h>
 
 #include <iostream>
@@ -10,8 +10,8 @@
 #include "apps/kprof/composition.hpp"
 #include "apps/kprof/launcher_args.hpp"
 #include "core/base/table.hpp"
-#include "core/exec/plan_view.hpp"
-#include "core/exec/runbook_plan.hpp"
+#include "core/exec/usecases/plan_view.hpp"
+#include "core/exec/usecases/runbook_plan.hpp"
 
 namespace {
 

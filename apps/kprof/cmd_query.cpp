@@ -1,7 +1,7 @@
 // kprof query DB <view> [FAMILY] | kprof query DB --sql "SELECT ...": the analysis' named views.
-// Parses flags (query_args.hpp), calls the query use case (core/analysis/query.hpp: checks the
-// flags into a request, joins counter passes to the trace first when a pass has no stored mapping
-// yet, and says so), prints the table.
+// Parses flags (query_args.hpp), calls the query use case (core/analysis/views/query.hpp: checks
+// the flags into a request, joins counter passes to the trace first when a pass has no stored
+// mapping yet, and says so), prints the table.
 #include <unistd.h>
 
 #include <iostream>
@@ -9,7 +9,7 @@
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/query_args.hpp"
 #include "apps/kprof/table_args.hpp"
-#include "core/analysis/query.hpp"
+#include "core/analysis/views/query.hpp"
 #include "core/base/table.hpp"
 #include "core/store/database_path.hpp"
 

@@ -3,10 +3,10 @@
 
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/launcher_args.hpp"
-#include "core/analysis/stored_results.hpp"
+#include "core/analysis/outline/stored_results.hpp"
 #include "core/base/error.hpp"
-#include "core/exec/executor.hpp"
-#include "core/exec/gpu_list.hpp"
+#include "core/exec/node/gpu_list.hpp"
+#include "core/exec/usecases/executor.hpp"
 
 namespace {
 

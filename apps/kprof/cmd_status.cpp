@@ -6,7 +6,7 @@
 #include "apps/kprof/command.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
-#include "core/exec/status_view.hpp"
+#include "core/exec/usecases/status_view.hpp"
 
 namespace {
 

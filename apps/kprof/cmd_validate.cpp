@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "apps/kprof/command.hpp"
-#include "core/exec/registered_names.hpp"
+#include "core/exec/launch/registered_names.hpp"
 #include "core/runbook/normalized.hpp"
 #include "core/runbook/runbook.hpp"
 

@@ -3,7 +3,7 @@
 // runs; a command reads it.
 #pragma once
 
-#include "core/exec/workload_model.hpp"
+#include "core/exec/usecases/workload_model.hpp"
 
 namespace kprof::app {
 

@@ -1,11 +1,11 @@
 // The flags that choose where passes run, shared by `kprof run`, `kprof resume` and `kprof plan
 // --emit-sbatch`: --slurm / --launcher local|slurm, and the Slurm settings --partition, --time,
 // --gpus-per-task, --sbatch-arg (over the runbook's `launcher:` map;
-// core/exec/launcher_choice.hpp).
+// core/exec/launch/launcher_choice.hpp).
 #pragma once
 
 #include "apps/kprof/command.hpp"
-#include "core/exec/launcher_choice.hpp"
+#include "core/exec/launch/launcher_choice.hpp"
 
 namespace kprof::app {
 

@@ -6,7 +6,7 @@
 
 #include "apps/kprof/command.hpp"
 #include "apps/kprof/table_args.hpp"
-#include "core/analysis/query.hpp"
+#include "core/analysis/views/query.hpp"
 
 namespace kprof::app {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "apps/kprof/command.hpp"
-#include "core/analysis/session.hpp"
+#include "core/analysis/views/session.hpp"
 
 namespace kprof::app {
 

@@ -1,9 +1,9 @@
 // The test double's workload models (core/sim/model.hpp) as core/exec's WorkloadModelLoader
-// (core/exec/workload_model.hpp): the implementation the main composes into the use cases that
-// estimate, so that core/exec does not link the double's engine.
+// (core/exec/usecases/workload_model.hpp): the implementation the main composes into the use cases
+// that estimate, so that core/exec does not link the double's engine.
 #pragma once
 
-#include "core/exec/workload_model.hpp"
+#include "core/exec/usecases/workload_model.hpp"
 
 namespace kprof::app {
 

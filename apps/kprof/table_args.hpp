@@ -6,7 +6,7 @@
 #include <string>
 
 #include "apps/kprof/command.hpp"
-#include "core/analysis/table.hpp"
+#include "core/analysis/views/table.hpp"
 
 namespace kprof::app {
 

@@ -15,7 +15,7 @@
 #include "apps/kprof/sim_workload.hpp"
 #include "core/base/error.hpp"
 #include "core/base/paths.hpp"
-#include "core/exec/run_estimate.hpp"
+#include "core/exec/usecases/run_estimate.hpp"
 #include "core/hw/metric_set.hpp"
 #include "core/hw/target.hpp"
 #include "core/plan/plan.hpp"

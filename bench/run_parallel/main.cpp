@@ -16,7 +16,7 @@
 
 #include "bench/common/grbm_runbook.hpp"
 #include "core/base/error.hpp"
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // The one table type and its terminal renderer, used by every command that prints rows (query
 // views, status, counters, ingest, plan). CSV/JSON forms of a query table live in
-// core/analysis/table.hpp; this file knows only aligned text.
+// core/analysis/views/table.hpp; this file knows only aligned text.
 //
 // The terminal form fits the terminal: numbers right-aligned, each floating-point column at one
 // precision (k/M/G/T suffixes from 1e6 up), missing values '-'. When a line would be too wide, the

@@ -13,7 +13,8 @@
 // trace does not ran on another machine (or GPU set); counters none of whose kernels the trace
 // launched are of another program. Threads and times are no such evidence: a rerun of the same
 // program (`rocprofv3 --kernel-trace -o NAME -- app`, then `rocprofv3 --pmc ... -o NAME -- app`)
-// has other threads and runs later, and the join aligns its counter pass (core/analysis/join.hpp).
+// has other threads and runs later, and the join aligns its counter pass
+// (core/analysis/join/join.hpp).
 #pragma once
 
 #include <cstdint>

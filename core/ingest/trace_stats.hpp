@@ -3,7 +3,7 @@
 // effect for the requested output format(s) rocpd" (ROCm/rocm-systems 01610ac,
 // projects/rocprofiler-sdk/source/bin/rocprofv3.py; upstream's statistics come from `rocpd
 // summary` there), and a region cut at ingest drops the tool's whole-run statistics
-// (core/exec/region_filter.hpp). The rows carry the columns of rocprofv3's kernel_stats.csv
+// (core/exec/passes/region_filter.hpp). The rows carry the columns of rocprofv3's kernel_stats.csv
 // (Name, Calls, TotalDurationNs, AverageNs, Percentage, MinNs, MaxNs, StdDev: sample standard
 // deviation), one per kernel name over every process of the pass, and are recorded as from a file
 // of kind `kernel_stats_from_trace`, so ingest_stats says where they came from.

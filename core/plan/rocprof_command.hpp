@@ -1,9 +1,9 @@
 // The exact rocprofv3 command line of one pass, as an argv vector. A pure function: the profiler
-// backend (core/exec/rocprofv3_backend.hpp) fills a PassCommand from the runbook, the pass and
-// the profiler's version; `kprof plan` and `kprof run` both print or run what it returns.
-// The options are the detected release's own (configs/rocprofv3): FMTOPT is `-f` where the
-// release has it and `--output-format` before ROCm 7.0; counters go through `-i FILE` where it has
-// no --pmc (ROCm 6.2); the backend leaves out what the release lacks.
+// backend (core/exec/profiler/rocprofv3_backend.hpp) fills a PassCommand from the runbook, the pass
+// and the profiler's version; `kprof plan` and `kprof run` both print or run what it returns. The
+// options are the detected release's own (configs/rocprofv3): FMTOPT is `-f` where the release has
+// it and `--output-format` before ROCm 7.0; counters go through `-i FILE` where it has no --pmc
+// (ROCm 6.2); the backend leaves out what the release lacks.
 //   trace:    rocprofv3 --kernel-trace [--stats] [--marker-trace] -d DIR -o NAME FMTOPT FMT
 //             [--selected-regions] [--truncate-kernels] [--agent-index A] [extra...] -- app
 //   counters: rocprofv3 --pmc A B | -i FILE | --pmc A B --pmc C D ... --replay-mode kernel

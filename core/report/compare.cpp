@@ -8,7 +8,7 @@
 #include <set>
 #include <tuple>
 
-#include "core/analysis/explain.hpp"
+#include "core/analysis/structure/explain.hpp"
 #include "core/base/error.hpp"
 #include "core/report/report_model.hpp"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/analysis/session.hpp"
+#include "core/analysis/views/session.hpp"
 #include "core/base/table.hpp"
 
 namespace kprof::report {

@@ -10,9 +10,9 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "core/analysis/claims.hpp"
-#include "core/analysis/joined_stream.hpp"
-#include "core/analysis/metrics.hpp"
+#include "core/analysis/join/joined_stream.hpp"
+#include "core/analysis/metrics/metrics.hpp"
+#include "core/analysis/outline/claims.hpp"
 #include "core/base/text.hpp"
 #include "core/report/perfetto_json.hpp"
 #include "core/report/start_order.hpp"

@@ -19,8 +19,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/analysis/capture.hpp"
-#include "core/analysis/family.hpp"
+#include "core/analysis/structure/capture.hpp"
+#include "core/analysis/structure/family.hpp"
 #include "core/store/rows.hpp"
 
 namespace kprof::report::perfetto_json {

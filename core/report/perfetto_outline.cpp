@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "core/analysis/session.hpp"
+#include "core/analysis/views/session.hpp"
 #include "core/base/error.hpp"
 #include "core/base/spill_vector.hpp"
 

@@ -19,11 +19,11 @@
 #include <utility>
 #include <vector>
 
-#include "core/analysis/analysis_db.hpp"
-#include "core/analysis/claims.hpp"
-#include "core/analysis/family.hpp"
-#include "core/analysis/phases.hpp"
-#include "core/analysis/run_outline.hpp"
+#include "core/analysis/join/analysis_db.hpp"
+#include "core/analysis/outline/claims.hpp"
+#include "core/analysis/outline/run_outline.hpp"
+#include "core/analysis/structure/family.hpp"
+#include "core/analysis/structure/phases.hpp"
 #include "core/hw/target.hpp"
 #include "core/store/capture_db.hpp"
 

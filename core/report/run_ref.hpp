@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/analysis/session.hpp"
+#include "core/analysis/views/session.hpp"
 #include "core/report/compare.hpp"
 
 namespace kprof::report {

@@ -26,12 +26,12 @@
 #include <utility>
 #include <vector>
 
-#include "core/analysis/run_outline.hpp"
+#include "core/analysis/outline/run_outline.hpp"
 
 namespace kprof::report {
 
-// reorder_window (core/analysis/run_outline.hpp): computed with the run's outline and stored
-// with it, so an export with a stored outline knows its windows without loading the capture.
+// reorder_window (core/analysis/outline/run_outline.hpp): computed with the run's outline and
+// stored with it, so an export with a stored outline knows its windows without loading the capture.
 using analysis::reorder_window;
 
 // Emits items in (start, arrival) order. Exact when no item has more than `window` earlier

@@ -9,7 +9,7 @@ namespace {
 const std::vector<std::string> k_keys = {"type", "partition", "time", "gpus_per_task",
                                          "sbatch_args"};
 
-// sbatch options kprof writes itself (core/exec/slurm_script.cpp), with what to use instead.
+// sbatch options kprof writes itself (core/exec/launch/slurm_script.cpp), with what to use instead.
 struct Owned {
   const char* option;
   const char* instead;

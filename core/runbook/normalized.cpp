@@ -121,7 +121,7 @@ std::string format_normalized(const Runbook& rb) {
   p.section(0, "profiler");
   p.line(1, "backend", scalar(pr.backend.value), pr.backend);
   p.line(1, "path", scalar(pr.path.value), pr.path, "found on PATH");
-  // Unwritten, the profiler's own default applies (core/exec/rocprofv3_backend.hpp).
+  // Unwritten, the profiler's own default applies (core/exec/profiler/rocprofv3_backend.hpp).
   p.line(1, "output_format",
          pr.output_format.from_file ? std::string(to_string(pr.output_format.value)) : "~",
          pr.output_format, "rocprofv3's (rocpd from ROCm 7.0, csv before)");

@@ -48,9 +48,9 @@ enum class RankBy { total_duration, calls };
 // every group in ONE run, a different group on successive dispatches (rocprofv3 input-file
 // `pmc_groups` / `pmc_group_interval`, ROCm 7.0+); `automatic` (the default) rotates when the
 // run's trace shows rotation serves every variant of interest, and replays otherwise
-// (core/exec/replay_choice.hpp); `kernel` replays each dispatch once per group inside ONE run
-// (rocprofv3's beta `--replay-mode kernel`), where the installed rocprofv3 offers it and the
-// workload is within its limits (checked before the run, core/exec/replay_choice.hpp).
+// (core/exec/passes/replay_choice.hpp); `kernel` replays each dispatch once per group inside ONE
+// run (rocprofv3's beta `--replay-mode kernel`), where the installed rocprofv3 offers it and the
+// workload is within its limits (checked before the run, core/exec/passes/replay_choice.hpp).
 enum class Replay { automatic, application, rotate, kernel };
 
 // The spelling in runbooks (and in `kprof validate`): "csv", "type-relative", "total_duration".
@@ -91,7 +91,7 @@ struct Profiler {
   // path resolved against the runbook's folder.
   LocatedString path;
   // Unwritten (from_file false): the profiler's own default, rocpd from ROCm 7.0 and csv before
-  // (the backend decides, core/exec/rocprofv3_backend.hpp); `value` then reads csv.
+  // (the backend decides, core/exec/profiler/rocprofv3_backend.hpp); `value` then reads csv.
   Located<OutputFormat> output_format;
   // `--selected-regions`: profile only between roctxProfilerResume/Pause. Default false.
   Located<bool> selected_regions;
@@ -170,8 +170,8 @@ struct Analysis {
 
 // Where passes run: `type` names a pass launcher of core/exec's registry (pass_launchers.cpp):
 // `local` (processes on this host, the default), `slurm` (tasks of a Slurm job array,
-// core/exec/slurm_launcher.hpp), or any other registered one. The name is kept as written and
-// checked by core/exec (check_registered_names, registered_names.hpp), which sees the registry.
+// core/exec/launch/slurm_launcher.hpp), or any other registered one. The name is kept as written
+// and checked by core/exec (check_registered_names, registered_names.hpp), which sees the registry.
 // The other keys are Slurm's: sbatch's options of the same meaning
 // (https://slurm.schedmd.com/archive/slurm-22.05.8/sbatch.html), refused with another type.
 struct Launcher {
@@ -250,5 +250,11 @@ void use_database(Runbook& rb, const std::filesystem::path& db);
 // hint)).
 Diagnostic diagnostic(const Runbook& rb, const SourcePos& pos, std::string what,
                       std::string hint = {});
+
+// "<file>:<line>:<col>: <key>: unknown value '<name>' (use a or b)", with a did-you-mean before
+// the names when one is near: for a closed choice whose names a later stage knows (the pass
+// launchers and profiler backends registered in core/exec).
+Diagnostic unknown_value(const Runbook& rb, const LocatedString& name, std::string_view key,
+                         const std::vector<std::string>& names);
 
 }  // namespace kprof::runbook

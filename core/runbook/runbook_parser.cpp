@@ -250,4 +250,13 @@ Diagnostic diagnostic(const Runbook& rb, const SourcePos& pos, std::string what,
   return Diagnostic{pos, std::move(what), std::move(hint), reader.source_line(pos.line)};
 }
 
+Diagnostic unknown_value(const Runbook& rb, const LocatedString& name, std::string_view key,
+                         const std::vector<std::string>& names) {
+  // Spelt as the runbook's other closed choices are (yaml_values.cpp, choice).
+  const std::string choices = names.size() == 2 ? names[0] + " or " + names[1] : join(names, ", ");
+  const std::string meant = did_you_mean(nearest_names(name.value, names, 1));
+  return diagnostic(rb, name.pos, std::string(key) + ": unknown value '" + name.value + "'",
+                    (meant.empty() ? "" : meant + " ") + "use " + choices);
+}
+
 }  // namespace kprof::runbook

@@ -1,7 +1,7 @@
 // The rocprofv3 release the double imitates (ROCPROF_SIM_VERSION), and what differs between
 // releases. The command line is each release's own option table (configs/rocprofv3, read from
 // upstream's rocprofv3.py); the rest is read from the source or changelog named in
-// core/exec/rocprofv3_version.hpp:
+// core/exec/profiler/rocprofv3_version.hpp:
 //   - `--version` exists from rocprofiler-sdk 1.0.0 (ROCm 7.0): where the table has it;
 //   - rocpd output exists and is the default from 1.0.0: where the table's formats offer it;
 //   - --selected-regions (from 7.0): up to 1.1.x the pause/resume callback is registered only

@@ -1,7 +1,7 @@
 // A run's provenance as the capture database keeps it (schema 8, 0008_run_provenance.sql): whether
 // its figures are simulated, which profiler binary ran its passes, and which rocprofv3 release's
 // option table built their command lines. core/exec decides it once when a run starts
-// (core/exec/run_provenance.hpp); readers take it from here.
+// (core/exec/passes/run_provenance.hpp); readers take it from here.
 #pragma once
 
 #include <string>

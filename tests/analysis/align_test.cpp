@@ -1,4 +1,4 @@
-#include "core/analysis/align.hpp"
+#include "core/analysis/structure/align.hpp"
 
 #include <gtest/gtest.h>
 

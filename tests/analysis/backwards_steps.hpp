@@ -6,7 +6,7 @@
 // the previous one.
 #pragma once
 
-#include "core/analysis/phases.hpp"
+#include "core/analysis/structure/phases.hpp"
 
 namespace kprof::analysis::test {
 

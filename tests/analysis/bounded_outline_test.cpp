@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "core/analysis/run_outline.hpp"
+#include "core/analysis/outline/run_outline.hpp"
 #include "tests/analysis/capture_fixture.hpp"
 #include "tests/analysis/mi300x_csv.hpp"
 

@@ -1,4 +1,4 @@
-#include "core/analysis/explain.hpp"
+#include "core/analysis/structure/explain.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/analysis/family.hpp"
+#include "core/analysis/structure/family.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

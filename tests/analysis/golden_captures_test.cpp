@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/analysis/run_outline.hpp"
+#include "core/analysis/outline/run_outline.hpp"
 #include "core/base/error.hpp"
 #include "core/hw/target.hpp"
 #include "tests/analysis/metrics_cache_check.hpp"
@@ -166,7 +166,7 @@ void check_bounded_join(const fs::path& tmp, const std::string& db, const fs::pa
       << "the export that joined from the database differs";
 }
 
-// `kprof export --perfetto` stores the run's outline (core/analysis/run_outline.hpp)
+// `kprof export --perfetto` stores the run's outline (core/analysis/outline/run_outline.hpp)
 // and a later export reads it instead of loading the capture. The stored outline must be what the
 // in-memory analysis finds now (phase detection on the loaded capture), and the export that reads
 // it (joined counters streamed from the stored mapping) must write the same bytes as the one that

@@ -1,4 +1,4 @@
-#include "core/analysis/join.hpp"
+#include "core/analysis/join/join.hpp"
 
 #include <gtest/gtest.h>
 

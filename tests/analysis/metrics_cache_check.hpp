@@ -9,7 +9,7 @@
 
 #include <cstddef>
 
-#include "core/analysis/metrics.hpp"
+#include "core/analysis/metrics/metrics.hpp"
 
 namespace kprof::analysis::test {
 

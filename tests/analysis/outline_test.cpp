@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "core/analysis/run_outline.hpp"
+#include "core/analysis/outline/run_outline.hpp"
 #include "tests/analysis/backwards_steps.hpp"
 
 namespace kprof::analysis {

@@ -4,8 +4,8 @@
 // and say, in a `suspect` column and a note, what is impossible and why.
 #include <gtest/gtest.h>
 
-#include "core/analysis/analysis_db.hpp"
-#include "core/analysis/views.hpp"
+#include "core/analysis/join/analysis_db.hpp"
+#include "core/analysis/views/views.hpp"
 #include "tests/analysis/capture_fixture.hpp"
 #include "tests/analysis/mi300x_csv.hpp"
 

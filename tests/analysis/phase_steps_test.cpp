@@ -1,11 +1,11 @@
-// The named steps of phase detection (core/analysis/phase_steps.cpp), each on a small stream
-// written here; every expected value is worked out by hand in the comment beside it.
+// The named steps of phase detection (core/analysis/structure/phase_steps.cpp), each on a small
+// stream written here; every expected value is worked out by hand in the comment beside it.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <vector>
 
-#include "core/analysis/phase_detail.hpp"
+#include "core/analysis/structure/phase_detail.hpp"
 
 namespace kprof::analysis::detail {
 namespace {

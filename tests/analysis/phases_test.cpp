@@ -1,10 +1,10 @@
-#include "core/analysis/phases.hpp"
+#include "core/analysis/structure/phases.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "core/analysis/claims.hpp"
+#include "core/analysis/outline/claims.hpp"
 #include "tests/analysis/synthetic.hpp"
 
 namespace kprof::analysis {

@@ -1,15 +1,15 @@
-// The query use case (core/analysis/query.hpp) on a small hand-made capture loaded through the
-// real ingest library: a streamed view, a view through a session that joins the counter pass
+// The query use case (core/analysis/views/query.hpp) on a small hand-made capture loaded through
+// the real ingest library: a streamed view, a view through a session that joins the counter pass
 // first and says so, the view-name errors, and one read-only SELECT.
-#include "core/analysis/query.hpp"
+#include "core/analysis/views/query.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
 
-#include "core/analysis/session.hpp"
-#include "core/analysis/stored_results.hpp"
+#include "core/analysis/outline/stored_results.hpp"
+#include "core/analysis/views/session.hpp"
 #include "core/base/error.hpp"
 #include "core/store/analysis_results.hpp"
 #include "tests/analysis/capture_fixture.hpp"

@@ -13,8 +13,8 @@
 #include <fstream>
 #include <set>
 
-#include "core/analysis/analysis_db.hpp"
-#include "core/analysis/explain.hpp"
+#include "core/analysis/join/analysis_db.hpp"
+#include "core/analysis/structure/explain.hpp"
 #include "tests/analysis/capture_fixture.hpp"
 
 namespace kprof::analysis {

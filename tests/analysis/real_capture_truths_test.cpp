@@ -27,12 +27,12 @@
 #include <string>
 #include <vector>
 
-#include "core/analysis/analysis_db.hpp"
-#include "core/analysis/explain.hpp"
-#include "core/analysis/join.hpp"
-#include "core/analysis/phases.hpp"
+#include "core/analysis/join/analysis_db.hpp"
+#include "core/analysis/join/join.hpp"
+#include "core/analysis/structure/explain.hpp"
+#include "core/analysis/structure/phases.hpp"
 #include "core/base/error.hpp"
-#include "core/exec/ingest_capture.hpp"
+#include "core/exec/usecases/ingest_capture.hpp"
 #include "tests/analysis/capture_fixture.hpp"
 
 namespace kprof::analysis {

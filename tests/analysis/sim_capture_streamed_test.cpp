@@ -13,11 +13,11 @@
 #include <iterator>
 #include <set>
 
-#include "core/analysis/analysis_db.hpp"
-#include "core/analysis/explain.hpp"
-#include "core/analysis/session.hpp"
-#include "core/analysis/stored_results.hpp"
-#include "core/analysis/views.hpp"
+#include "core/analysis/join/analysis_db.hpp"
+#include "core/analysis/outline/stored_results.hpp"
+#include "core/analysis/structure/explain.hpp"
+#include "core/analysis/views/session.hpp"
+#include "core/analysis/views/views.hpp"
 #include "tests/analysis/sim_capture_fixture.hpp"
 
 namespace kprof::analysis {

@@ -13,13 +13,13 @@
 #include <set>
 #include <sstream>
 
-#include "core/analysis/analysis_db.hpp"
-#include "core/analysis/explain.hpp"
-#include "core/analysis/query.hpp"
-#include "core/analysis/session.hpp"
-#include "core/analysis/stored_results.hpp"
-#include "core/analysis/table.hpp"
-#include "core/analysis/views.hpp"
+#include "core/analysis/join/analysis_db.hpp"
+#include "core/analysis/outline/stored_results.hpp"
+#include "core/analysis/structure/explain.hpp"
+#include "core/analysis/views/query.hpp"
+#include "core/analysis/views/session.hpp"
+#include "core/analysis/views/table.hpp"
+#include "core/analysis/views/views.hpp"
 #include "tests/analysis/metrics_cache_check.hpp"
 #include "tests/analysis/sim_capture_fixture.hpp"
 

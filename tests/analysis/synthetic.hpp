@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/analysis/capture.hpp"
+#include "core/analysis/structure/capture.hpp"
 
 namespace kprof::analysis::test {
 

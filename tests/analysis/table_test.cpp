@@ -1,12 +1,12 @@
-#include "core/analysis/table.hpp"
+#include "core/analysis/views/table.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/analysis/brief.hpp"
-#include "core/analysis/compact_views.hpp"
+#include "core/analysis/views/brief.hpp"
+#include "core/analysis/views/compact_views.hpp"
 #include "core/base/error.hpp"
 
 namespace kprof::analysis {

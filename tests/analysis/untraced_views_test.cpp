@@ -9,8 +9,8 @@
 #include <string>
 #include <variant>
 
-#include "core/analysis/query.hpp"
-#include "core/exec/ingest_capture.hpp"
+#include "core/analysis/views/query.hpp"
+#include "core/exec/usecases/ingest_capture.hpp"
 #include "tests/analysis/capture_fixture.hpp"
 
 namespace kprof::analysis {

@@ -28,10 +28,11 @@ std::string read(const fs::path& p) {
 }
 
 // `| \`core/ingest\` | job | base, store (\`rows.hpp\` only) |` -> core/ingest: {core/base: {},
-// core/store: {rows.hpp}}. "may use" names core folders by their short name.
+// core/store: {rows.hpp}}. "may use" names core folders by their short name, a subfolder by its
+// path under core/ ("exec/node"); a row may be a subfolder (`core/exec/run`).
 std::map<std::string, Allowed> read_table(const fs::path& architecture_md) {
   std::map<std::string, Allowed> table;
-  const std::regex row(R"(^\|\s*`((?:core|apps)/[a-z0-9_-]+)`\s*\|.*\|\s*([^|]*?)\s*\|\s*$)");
+  const std::regex row(R"(^\|\s*`((?:core|apps)/[a-z0-9_/-]+)`\s*\|.*\|\s*([^|]*?)\s*\|\s*$)");
   const std::regex only(R"(^([a-z0-9_]+)\s*\(`([^`]+)`\s+only\)$)");
   std::istringstream lines(read(architecture_md));
   for (std::string line; std::getline(lines, line);) {
@@ -56,8 +57,15 @@ std::map<std::string, Allowed> read_table(const fs::path& architecture_md) {
   return table;
 }
 
-// "core/exec/executor.cpp" -> "core/exec".
+// The folder whose row rules a file: the one it is in. "core/exec/run/driver.cpp" ->
+// "core/exec/run", "core/hw/target.hpp" -> "core/hw".
 std::string folder_of(const std::string& relative) {
+  const auto last = relative.rfind('/');
+  return last == std::string::npos ? "" : relative.substr(0, last);
+}
+
+// The library a file belongs to: "core/exec/run/driver.cpp" -> "core/exec".
+std::string library_of(const std::string& relative) {
   const auto first = relative.find('/');
   const auto second = relative.find('/', first + 1);
   return second == std::string::npos ? "" : relative.substr(0, second);
@@ -82,12 +90,43 @@ std::vector<std::string> sources(const fs::path& root) {
   return out;
 }
 
+// Whether `a` lets a file include `target`: its folder or one above it is named, with no file
+// list or one that holds the target.
+bool allows(const Allowed& a, const std::string& target) {
+  for (const auto& [folder, files] : a.folders) {
+    if (target.rfind(folder + "/", 0) != 0) continue;
+    if (files.empty() || files.count(target.substr(folder.size() + 1))) return true;
+  }
+  return false;
+}
+
+// A subfolder's row may name only what its library's row allows, besides its siblings:
+// "core/exec/run may use core/analysis, which core/exec may not".
+std::vector<std::string> subfolder_violations(const std::map<std::string, Allowed>& table) {
+  std::vector<std::string> out;
+  for (const auto& [folder, allowed] : table) {
+    if (std::count(folder.begin(), folder.end(), '/') < 2) continue;
+    const std::string library = library_of(folder + "/x");
+    const auto parent = table.find(library);
+    if (parent == table.end()) {
+      out.push_back(folder + ": its library " + library + " has no row in ARCHITECTURE.md");
+      continue;
+    }
+    for (const auto& [used, files] : allowed.folders)
+      if (used.rfind(library + "/", 0) != 0 && !allows(parent->second, used + "/x") &&
+          !parent->second.folders.count(used))
+        out.push_back(folder + " may use " + used + ", which " + library + " may not");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> include_violations(const fs::path& root) {
   std::vector<std::string> out;
   const auto table = read_table(root / "ARCHITECTURE.md");
   if (table.empty()) return {"ARCHITECTURE.md: no folder table found"};
+  out = subfolder_violations(table);
   const std::regex include(R"(^\s*#\s*include\s*([<"])([^">]+)[">])");
   std::set<std::string> unlisted;
   for (const std::string& rel : sources(root)) {
@@ -106,10 +145,11 @@ std::vector<std::string> include_violations(const fs::path& root) {
       if (!std::regex_search(line, m, include)) continue;
       const std::string target = m[2];
       const std::string where = rel + ":" + std::to_string(n) + ": includes " + target;
-      // "Boost.Process is included in core/exec/process_runner.cpp only" (ARCHITECTURE.md).
+      // "Boost.Process is included in core/exec/node/process_runner.cpp only" (ARCHITECTURE.md).
       if (m[1] == "<") {
-        if (target.rfind("boost/process", 0) == 0 && rel != "core/exec/process_runner.cpp")
-          out.push_back(where + "; only core/exec/process_runner.cpp may include Boost.Process");
+        if (target.rfind("boost/process", 0) == 0 && rel != "core/exec/node/process_runner.cpp")
+          out.push_back(where +
+                        "; only core/exec/node/process_runner.cpp may include Boost.Process");
         continue;
       }
       const std::string to = folder_of(target);
@@ -117,9 +157,7 @@ std::vector<std::string> include_violations(const fs::path& root) {
         continue;
       const Allowed& a = rule->second;
       if (a.everything_in_core && to.rfind("core/", 0) == 0) continue;
-      auto it = a.folders.find(to);
-      const std::string file = target.substr(to.size() + 1);
-      if (it != a.folders.end() && (it->second.empty() || it->second.count(file))) continue;
+      if (allows(a, target)) continue;
       std::string may;
       for (const auto& [f, files] : a.folders)
         may += (may.empty() ? "" : ", ") + f + (files.empty() ? "" : " (" + *files.begin() + ")");
@@ -157,7 +195,7 @@ std::vector<std::string> sql_violations(const fs::path& root) {
   const std::regex statement(
       R"re("(SELECT|INSERT INTO|INSERT OR|UPDATE|DELETE FROM|CREATE (TABLE|VIEW|INDEX)|PRAGMA) )re");
   for (const std::string& rel : sources(root)) {
-    const std::string from = folder_of(rel);
+    const std::string from = library_of(rel);
     const bool in_core = rel.rfind("core/", 0) == 0;
     std::istringstream lines(read(root / rel));
     int n = 0;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "core/base/text.hpp"
 
@@ -59,7 +60,7 @@ class IncludeRulesOnATree : public ::testing::Test {
 TEST_F(IncludeRulesOnATree, ForbiddenIncludesAreNamed) {
   write("core/analysis/ok.cpp", "#include \"core/store/capture_db.hpp\"\n#include <vector>\n");
   write("core/store/up.cpp",
-        "// store must not see analysis\n#include \"core/analysis/join.hpp\"\n");
+        "// store must not see analysis\n#include \"core/analysis/join/join.hpp\"\n");
   write("core/ingest/rows.cpp", "#include \"core/store/rows.hpp\"\n");
   write("core/ingest/sql.cpp", "#include \"core/store/capture_db.hpp\"\n");
   write("core/plan/spawn.cpp", "#include <boost/process.hpp>\n");
@@ -69,11 +70,49 @@ TEST_F(IncludeRulesOnATree, ForbiddenIncludesAreNamed) {
   EXPECT_EQ(v[0],
             "core/ingest/sql.cpp:1: includes core/store/capture_db.hpp; core/ingest may use: "
             "core/base, core/store (rows.hpp)");
-  EXPECT_EQ(v[1],
-            "core/plan/spawn.cpp:1: includes boost/process.hpp; only core/exec/process_runner.cpp "
-            "may include Boost.Process");
+  EXPECT_EQ(
+      v[1],
+      "core/plan/spawn.cpp:1: includes boost/process.hpp; only core/exec/node/process_runner.cpp "
+      "may include Boost.Process");
+  EXPECT_EQ(
+      v[2],
+      "core/store/up.cpp:2: includes core/analysis/join/join.hpp; core/store may use: core/base");
+}
+
+// The real subfolder rows of exec and analysis: a sibling above is forbidden, one below allowed,
+// a library above names its subfolders through the library's name, and a new subfolder needs its
+// row.
+TEST_F(IncludeRulesOnATree, SubfoldersKeepTheirOwnRows) {
+  write("core/exec/run/ok.cpp", "#include \"core/exec/launch/pass_launcher.hpp\"\n");
+  write("core/exec/node/up.cpp", "#include \"core/exec/run/driver.hpp\"\n");
+  write("core/report/ok.cpp", "#include \"core/analysis/views/session.hpp\"\n");
+  write("core/analysis/structure/up.cpp", "#include \"core/analysis/join/join.hpp\"\n");
+  write("core/exec/extra/new.cpp", "#include \"core/base/text.hpp\"\n");
+  auto v = include_violations(m_root);
+  std::sort(v.begin(), v.end());
+  ASSERT_EQ(v.size(), 3u) << join(v, "\n");
+  EXPECT_EQ(v[0].substr(0, v[0].find(';')),
+            "core/analysis/structure/up.cpp:1: includes core/analysis/join/join.hpp");
+  EXPECT_EQ(v[1], "core/exec/extra: not in ARCHITECTURE.md's folder table; add its row");
   EXPECT_EQ(v[2],
-            "core/store/up.cpp:2: includes core/analysis/join.hpp; core/store may use: core/base");
+            "core/exec/node/up.cpp:1: includes core/exec/run/driver.hpp; core/exec/node may use: "
+            "core/base, core/runbook, core/store");
+}
+
+// A subfolder's row that names more than its library's row allows is itself a violation.
+TEST_F(IncludeRulesOnATree, ASubfolderRowStaysWithinItsLibrary) {
+  std::ifstream in(m_root / "ARCHITECTURE.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string md = text.str();
+  const std::string row = "| base, runbook, store |";
+  const auto at = md.find(row, md.find("| `core/exec/node` |"));
+  ASSERT_NE(at, std::string::npos);
+  md.replace(at, row.size(), "| base, runbook, store, analysis |");
+  std::ofstream(m_root / "ARCHITECTURE.md") << md;
+  const auto v = include_violations(m_root);
+  ASSERT_EQ(v.size(), 1u) << join(v, "\n");
+  EXPECT_EQ(v[0], "core/exec/node may use core/analysis, which core/exec may not");
 }
 
 TEST_F(IncludeRulesOnATree, PrivateCitationsAreFound) {

@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/common/canonical_dump.hpp"
 
 namespace kprof::crash {

@@ -7,10 +7,10 @@
 
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
-#include "core/exec/gpu_select.hpp"
-#include "core/exec/pass_plan.hpp"
-#include "core/exec/region_window.hpp"
-#include "core/exec/rocprofv3_backend.hpp"
+#include "core/exec/node/gpu_select.hpp"
+#include "core/exec/passes/pass_plan.hpp"
+#include "core/exec/passes/region_window.hpp"
+#include "core/exec/profiler/rocprofv3_backend.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec {

@@ -8,8 +8,8 @@
 #include <functional>
 #include <set>
 
-#include "core/exec/node_tool_text.hpp"
-#include "core/exec/tool_probe.hpp"
+#include "core/exec/node/node_tool_text.hpp"
+#include "core/exec/node/tool_probe.hpp"
 #include "tests/exec/kprof_cli.hpp"
 
 namespace kprof::exec {

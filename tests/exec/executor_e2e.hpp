@@ -29,7 +29,7 @@
 #include <thread>
 
 #include "core/base/text.hpp"
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/common/canonical_dump.hpp"
 #include "tests/exec/runbook_yaml.hpp"
 #include "tests/exec/test_util.hpp"

@@ -59,7 +59,7 @@ TEST(Executor, ParallelGpusRunEveryPassOnItsOwnDevice) {
   ASSERT_EQ(k.result.exit_code, 0) << k.output;
   EXPECT_EQ(scalar(dir / "small.db", "SELECT count(*) FROM passes WHERE state = 'done'"), 3);
   // The trace pass and the two counter passes: each got its GPU from ROCR_VISIBLE_DEVICES alone
-  // (HIP_VISIBLE_DEVICES would index the one device ROCr leaves; core/exec/gpu_select.hpp).
+  // (HIP_VISIBLE_DEVICES would index the one device ROCr leaves; core/exec/node/gpu_select.hpp).
   std::vector<std::string> lines;
   for (const auto& l : split(read_text(dir / "devices"), '\n')) {
     if (!l.empty()) lines.push_back(l);

@@ -12,10 +12,10 @@
 #include <sstream>
 #include <thread>
 
-#include "core/exec/executor.hpp"
-#include "core/exec/pass_plan.hpp"
-#include "core/exec/process_runner.hpp"
-#include "core/exec/run_lock.hpp"
+#include "core/exec/node/process_runner.hpp"
+#include "core/exec/node/run_lock.hpp"
+#include "core/exec/passes/pass_plan.hpp"
+#include "core/exec/usecases/executor.hpp"
 #include "core/runbook/runbook.hpp"
 #include "tests/exec/fakes.hpp"
 #include "tests/exec/runbook_yaml.hpp"

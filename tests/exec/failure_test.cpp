@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include "core/exec/failure.hpp"
-#include "core/exec/rocprofv3_backend.hpp"
+#include "core/exec/profiler/failure.hpp"
+#include "core/exec/profiler/rocprofv3_backend.hpp"
 
 namespace kprof::exec {
 namespace {

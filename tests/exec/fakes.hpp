@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/base/error.hpp"
-#include "core/exec/failure.hpp"
-#include "core/exec/pass_launcher.hpp"
-#include "core/exec/profiler_backend.hpp"
+#include "core/exec/launch/pass_launcher.hpp"
+#include "core/exec/profiler/failure.hpp"
+#include "core/exec/profiler/profiler_backend.hpp"
 
 namespace kprof::exec::testing {
 

@@ -1,4 +1,4 @@
-#include "core/exec/gpu_list.hpp"
+#include "core/exec/node/gpu_list.hpp"
 
 #include <gtest/gtest.h>
 

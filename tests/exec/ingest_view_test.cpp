@@ -1,5 +1,6 @@
-// What `kprof ingest` prints for a report (core/exec/ingest_view.hpp), on a hand-made report.
-#include "core/exec/ingest_view.hpp"
+// What `kprof ingest` prints for a report (core/exec/usecases/ingest_view.hpp), on a hand-made
+// report.
+#include "core/exec/usecases/ingest_view.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec::testing {

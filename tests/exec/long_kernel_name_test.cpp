@@ -7,7 +7,7 @@
 #include <SQLiteCpp/Statement.h>
 #include <gtest/gtest.h>
 
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/exec/kprof_cli.hpp"
 #include "tests/exec/test_util.hpp"
 

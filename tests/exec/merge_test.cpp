@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "core/base/sha256.hpp"
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/exec/kprof_cli.hpp"
 #include "tests/exec/test_util.hpp"
 

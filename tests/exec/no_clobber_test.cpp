@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "core/exec/captures_owner.hpp"
+#include "core/exec/node/captures_owner.hpp"
 #include "tests/exec/kprof_cli.hpp"
 #include "tests/exec/test_util.hpp"
 

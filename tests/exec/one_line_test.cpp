@@ -4,7 +4,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec {

@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "core/base/output_file.hpp"
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/exec/kprof_cli.hpp"
 #include "tests/exec/test_util.hpp"
 

@@ -1,11 +1,11 @@
-// The launcher registry (core/exec/pass_launchers.cpp): every registered name makes its launcher,
-// for a resume's owner record and for `--launcher NAME`, and an unknown name is refused with the
-// names this kprof has.
+// The launcher registry (core/exec/launch/pass_launchers.cpp): every registered name makes its
+// launcher, for a resume's owner record and for `--launcher NAME`, and an unknown name is refused
+// with the names this kprof has.
 #include <gtest/gtest.h>
 
 #include "core/base/error.hpp"
-#include "core/exec/launcher_choice.hpp"
-#include "core/exec/pass_launcher.hpp"
+#include "core/exec/launch/launcher_choice.hpp"
+#include "core/exec/launch/pass_launcher.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec {

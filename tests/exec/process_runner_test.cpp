@@ -1,5 +1,5 @@
 // The process runner against real child processes (small shell scripts).
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>

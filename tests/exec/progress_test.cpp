@@ -1,6 +1,6 @@
 // The progress line's ETA against a fake clock: counting down within a pass, during the trace
 // pass, from an earlier run's durations, across --gpus slots, and "unknown" with its reason.
-#include "core/exec/progress.hpp"
+#include "core/exec/node/progress.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec {

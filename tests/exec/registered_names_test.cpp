@@ -4,7 +4,7 @@
 // accepted by the built `kprof validate` (a real process) and by the executor's check; an unknown
 // one is refused at its file:line:col with the registered names as the fix, by validate, plan and
 // the launcher choice alike.
-#include "core/exec/registered_names.hpp"
+#include "core/exec/launch/registered_names.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -13,10 +13,10 @@
 #include <functional>
 
 #include "core/base/text.hpp"
-#include "core/exec/launcher_choice.hpp"
-#include "core/exec/pass_launcher.hpp"
-#include "core/exec/profiler_backend.hpp"
-#include "core/exec/runbook_plan.hpp"
+#include "core/exec/launch/launcher_choice.hpp"
+#include "core/exec/launch/pass_launcher.hpp"
+#include "core/exec/profiler/profiler_backend.hpp"
+#include "core/exec/usecases/runbook_plan.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec {

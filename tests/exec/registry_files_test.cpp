@@ -1,8 +1,8 @@
 // The seams' promise in ARCHITECTURE.md ("Seams"): a launcher or a profiler backend is one file,
-// core/exec/<name>_launcher.cpp or <name>_backend.cpp, plus one line in launchers.def or
-// backends.def. Checked both ways against the source tree and the compiled registries, so that a
-// file without its line (built but never reachable) or a line without its file fails here, not
-// at link time on someone else's machine.
+// core/exec/launch/<name>_launcher.cpp or core/exec/profiler/<name>_backend.cpp, plus one line in
+// the launchers.def or backends.def beside it. Checked both ways against the source tree and the
+// compiled registries, so that a file without its line (built but never reachable) or a line
+// without its file fails here, not at link time on someone else's machine.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "core/exec/pass_launcher.hpp"
-#include "core/exec/profiler_backend.hpp"
+#include "core/exec/launch/pass_launcher.hpp"
+#include "core/exec/profiler/profiler_backend.hpp"
 
 namespace kprof::exec {
 namespace {
@@ -30,9 +30,9 @@ std::string read_all(const fs::path& p) {
 }
 
 // The names of `MACRO(name)` lines in a .def file, in order.
-std::vector<std::string> def_names(const std::string& file, const std::string& macro) {
+std::vector<std::string> def_names(const fs::path& file, const std::string& macro) {
   std::vector<std::string> out;
-  std::istringstream in(read_all(k_exec_dir / file));
+  std::istringstream in(read_all(file));
   const std::regex line("^" + macro + "\\(([a-z0-9_]+)\\)\\s*(//.*)?$");
   std::smatch m;
   for (std::string l; std::getline(in, l);)
@@ -40,10 +40,10 @@ std::vector<std::string> def_names(const std::string& file, const std::string& m
   return out;
 }
 
-// The <name> of every core/exec/<name><suffix>.
-std::set<std::string> files_named(const std::string& suffix) {
+// The <name> of every <dir>/<name><suffix>.
+std::set<std::string> files_named(const fs::path& dir, const std::string& suffix) {
   std::set<std::string> out;
-  for (const auto& e : fs::directory_iterator(k_exec_dir)) {
+  for (const auto& e : fs::directory_iterator(dir)) {
     const std::string f = e.path().filename().string();
     if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
       out.insert(f.substr(0, f.size() - suffix.size()));
@@ -51,26 +51,32 @@ std::set<std::string> files_named(const std::string& suffix) {
   return out;
 }
 
-void expect_one_file_one_line(const std::string& def, const std::string& macro,
-                              const std::string& kind, const std::vector<std::string>& compiled) {
-  const auto listed = def_names(def, macro);
+// `sub`: the subfolder of core/exec that holds the .def and the implementations.
+void expect_one_file_one_line(const std::string& sub, const std::string& def,
+                              const std::string& macro, const std::string& kind,
+                              const std::vector<std::string>& compiled) {
+  const fs::path dir = k_exec_dir / sub;
+  const auto listed = def_names(dir / def, macro);
   EXPECT_EQ(listed, compiled) << def << " is what the registry was compiled from";
-  const auto files = files_named("_" + kind + ".cpp");
+  const auto files = files_named(dir, "_" + kind + ".cpp");
   EXPECT_EQ(std::set<std::string>(listed.begin(), listed.end()), files)
-      << "every core/exec/<name>_" << kind << ".cpp has its line in " << def << " and back";
+      << "every core/exec/" << sub << "/<name>_" << kind << ".cpp has its line in " << def
+      << " and back";
   for (const auto& name : listed) {
-    const std::string text = read_all(k_exec_dir / (name + "_" + kind + ".cpp"));
+    const std::string text = read_all(dir / (name + "_" + kind + ".cpp"));
     EXPECT_NE(text.find("make_" + name + "_" + kind + "("), std::string::npos)
         << name << "_" << kind << ".cpp defines make_" << name << "_" << kind << "()";
   }
 }
 
 TEST(RegistryFiles, EachLauncherIsOneFileAndOneLine) {
-  expect_one_file_one_line("launchers.def", "KPROF_LAUNCHER", "launcher", pass_launcher_names());
+  expect_one_file_one_line("launch", "launchers.def", "KPROF_LAUNCHER", "launcher",
+                           pass_launcher_names());
 }
 
 TEST(RegistryFiles, EachBackendIsOneFileAndOneLine) {
-  expect_one_file_one_line("backends.def", "KPROF_BACKEND", "backend", profiler_backend_names());
+  expect_one_file_one_line("profiler", "backends.def", "KPROF_BACKEND", "backend",
+                           profiler_backend_names());
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/base/text.hpp"
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/exec/test_util.hpp"
 
 namespace kprof::exec::replay_testing {

@@ -18,9 +18,9 @@
 
 #include "core/base/rocprof_release.hpp"
 #include "core/base/text.hpp"
-#include "core/exec/process_runner.hpp"
-#include "core/exec/release_support.hpp"
-#include "core/exec/runbook_plan.hpp"
+#include "core/exec/node/process_runner.hpp"
+#include "core/exec/profiler/release_support.hpp"
+#include "core/exec/usecases/runbook_plan.hpp"
 #include "core/sim/options.hpp"
 #include "core/sim/version.hpp"
 #include "tests/exec/test_util.hpp"

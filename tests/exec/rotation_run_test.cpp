@@ -14,7 +14,7 @@
 #include <set>
 
 #include "core/base/text.hpp"
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/exec/replay_test_util.hpp"
 #include "tests/exec/test_util.hpp"
 

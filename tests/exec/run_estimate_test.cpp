@@ -2,7 +2,7 @@
 // app composes (workload_model.hpp), so core/exec needs no part of the test double's engine. A
 // hand-made model here; the double's own loader is composed in apps/kprof (sim_workload.cpp) and
 // exercised by the plan CLI tests.
-#include "core/exec/run_estimate.hpp"
+#include "core/exec/usecases/run_estimate.hpp"
 
 #include <gtest/gtest.h>
 

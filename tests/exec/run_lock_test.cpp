@@ -1,5 +1,5 @@
 // exec::RunLock: one writer per database file, whatever path reaches it.
-#include "core/exec/run_lock.hpp"
+#include "core/exec/node/run_lock.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>

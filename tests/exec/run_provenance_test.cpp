@@ -1,7 +1,7 @@
 // A run's provenance (simulated, profiler binary, rocprofv3 release) is decided once when `kprof
 // run` starts, stored with the run (schema 8) and read back from the database; runs in a database
 // made before schema 8 read as 'unknown' where nothing recorded it.
-#include "core/exec/run_provenance.hpp"
+#include "core/exec/passes/run_provenance.hpp"
 
 #include <SQLiteCpp/Database.h>
 

@@ -1,14 +1,14 @@
-// The plan use case of `kprof plan` (core/exec/runbook_plan.hpp) and its views: the next run's id,
-// the commands `kprof run` would launch, --gpus slots, and the JSON and text laid out from the
-// same data. The profiler is a small script that prints a ROCm 7.0 version.
-#include "core/exec/runbook_plan.hpp"
+// The plan use case of `kprof plan` (core/exec/usecases/runbook_plan.hpp) and its views: the next
+// run's id, the commands `kprof run` would launch, --gpus slots, and the JSON and text laid out
+// from the same data. The profiler is a small script that prints a ROCm 7.0 version.
+#include "core/exec/usecases/runbook_plan.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "core/base/error.hpp"
-#include "core/exec/plan_view.hpp"
+#include "core/exec/usecases/plan_view.hpp"
 #include "tests/exec/runbook_yaml.hpp"
 #include "tests/exec/test_util.hpp"
 

@@ -2,8 +2,8 @@
 
 #include <regex>
 
-#include "core/exec/kernel_selection.hpp"
-#include "core/exec/text_diff.hpp"
+#include "core/exec/node/text_diff.hpp"
+#include "core/exec/passes/kernel_selection.hpp"
 
 namespace kprof::exec {
 namespace {

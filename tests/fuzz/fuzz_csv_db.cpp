@@ -1,9 +1,9 @@
 // libFuzzer target: CSV values through to the database. The first byte picks the format (a kernel
 // trace or a counter collection, as in fuzz_csv); the rest is written as that file in a folder
-// of its own and loaded by the ingest use case (core/exec/ingest_capture.hpp) into a new capture
-// database, as `kprof ingest` does. Any bytes must end in a database or in kprof::Error (never an
-// SQLite constraint turned "kprof bug", never a crash), and a database that was written must pass
-// PRAGMA quick_check.
+// of its own and loaded by the ingest use case (core/exec/usecases/ingest_capture.hpp) into a new
+// capture database, as `kprof ingest` does. Any bytes must end in a database or in kprof::Error
+// (never an SQLite constraint turned "kprof bug", never a crash), and a database that was written
+// must pass PRAGMA quick_check.
 #include <unistd.h>
 
 #include <cstddef>
@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "core/base/error.hpp"
-#include "core/exec/ingest_capture.hpp"
+#include "core/exec/usecases/ingest_capture.hpp"
 #include "core/store/capture_db.hpp"
 #include "tests/fuzz/capture_input.hpp"
 

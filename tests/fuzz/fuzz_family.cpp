@@ -1,5 +1,5 @@
-// libFuzzer target: the kernel-family rules (core/analysis/family.hpp), configs/families with the
-// structural operations and the regex rules, on kernel names up to 64 kB (the fuzz test's
+// libFuzzer target: the kernel-family rules (core/analysis/structure/family.hpp), configs/families
+// with the structural operations and the regex rules, on kernel names up to 64 kB (the fuzz test's
 // -max_len): a Tensile or Triton name runs to several kB, and std::regex once overflowed the stack
 // on one of ~30 kB. Any bytes must give a family (never an empty one for a non-empty name) or
 // kprof::Error; the same name must always give the same family.
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/analysis/family.hpp"
+#include "core/analysis/structure/family.hpp"
 #include "core/base/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,9 +1,9 @@
 // libFuzzer target: merge of two small capture databases. The input is two rocprofv3 files, each
 // in the csv_db target's shape (capture_input.hpp), separated by a line "====". Each is ingested
 // into a database of its own as `kprof ingest` does, then the second is merged into the first as
-// `kprof merge A B` does (core/exec/merge_captures.hpp). Whatever the rows, the merge ends in a
-// merged database or in kprof::Error (a refusal or a runtime error, never an internal one, never a
-// crash), and the first database passes PRAGMA quick_check afterwards either way.
+// `kprof merge A B` does (core/exec/usecases/merge_captures.hpp). Whatever the rows, the merge ends
+// in a merged database or in kprof::Error (a refusal or a runtime error, never an internal one,
+// never a crash), and the first database passes PRAGMA quick_check afterwards either way.
 #include <unistd.h>
 
 #include <cstddef>
@@ -14,8 +14,8 @@
 #include <string_view>
 
 #include "core/base/error.hpp"
-#include "core/exec/ingest_capture.hpp"
-#include "core/exec/merge_captures.hpp"
+#include "core/exec/usecases/ingest_capture.hpp"
+#include "core/exec/usecases/merge_captures.hpp"
 #include "core/store/capture_db.hpp"
 #include "tests/fuzz/capture_input.hpp"
 

@@ -65,7 +65,8 @@ TEST(MetricSet, UnknownCounterIsPositioned) {
   std::filesystem::remove_all(dir);
 }
 
-// The analysis takes its FLOP and byte formulas from these tags (core/analysis/metrics.cpp).
+// The analysis takes its FLOP and byte formulas from these tags
+// (core/analysis/metrics/metrics.cpp).
 TEST(MetricSet, RooflineMetricsSayWhatTheyMeasure) {
   const std::string dir = std::string(KPROF_SOURCE_DIR) + "/configs/metrics";
   MetricSet roof = load_metric_set_named("roofline", gfx942(), dir);

@@ -14,10 +14,10 @@
 #include <set>
 #include <sstream>
 
-#include "core/analysis/metrics.hpp"
-#include "core/analysis/run_outline.hpp"
-#include "core/analysis/session.hpp"
-#include "core/analysis/stored_results.hpp"
+#include "core/analysis/metrics/metrics.hpp"
+#include "core/analysis/outline/run_outline.hpp"
+#include "core/analysis/outline/stored_results.hpp"
+#include "core/analysis/views/session.hpp"
 #include "core/report/perfetto.hpp"
 #include "tests/analysis/backwards_steps.hpp"
 #include "tests/report/trace_check.hpp"

@@ -188,11 +188,11 @@ TEST(SimRotation, RepeatedRequestsAndTheRegionsPhase) {
 
 // ROCm 7.1 and 7.2 ship rocprofiler-sdk 1.1.0 (CHANGELOG.md), which behaves as 7.0 here: the
 // counter context is never paused, so the warm-up's launches advance the rotation too. What the
-// stored upstream sources settle (core/exec/rocprofv3_version.hpp): the change that put counter
-// collection under roctxProfilerPause/Resume is ROCm/rocm-systems PR #1496 (opened 2025-10-22,
-// after 7.1's branch), and --selected-regions without --marker-trace registered no callback at
-// all until PR #4329 (2026-03); rocprofiler-sdk is 1.1.0 in both releases, so neither can be
-// told from 7.0 by --version's sdk number, and kprof assumes the 7.0 behaviour for both.
+// stored upstream sources settle (core/exec/profiler/rocprofv3_version.hpp): the change that put
+// counter collection under roctxProfilerPause/Resume is ROCm/rocm-systems PR #1496 (opened
+// 2025-10-22, after 7.1's branch), and --selected-regions without --marker-trace registered no
+// callback at all until PR #4329 (2026-03); rocprofiler-sdk is 1.1.0 in both releases, so neither
+// can be told from 7.0 by --version's sdk number, and kprof assumes the 7.0 behaviour for both.
 TEST(SimRotation, Rocm71And72CountTheWarmUpLike70) {
   for (const char* version : {"7.1", "7.2"}) {
     TempDir t;

@@ -453,7 +453,7 @@ TEST(SimRocm70, ShippedRunbookTracesAndCountsOnlyTheRegionsKernels) {
                    "JOIN strings s ON s.id = d.kernel_name_id WHERE p.kind = 'counters'"),
             std::vector<std::string>{"fused_moe_kernel"});
   // 7.0 also counted the warm-up's 288 launches; kprof kept the region's 6,144, found against the
-  // trace (core/exec/region_window.hpp), and says so in each counter pass's log.
+  // trace (core/exec/passes/region_window.hpp), and says so in each counter pass's log.
   EXPECT_EQ(column(rocpd_db,
                    "SELECT count(*) FROM dispatches d JOIN passes p ON p.id = d.pass_id WHERE "
                    "p.kind = 'counters' GROUP BY p.id"),

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/exec/kprof_cli.hpp"
 #include "tests/exec/region_ops_model.hpp"
 #include "tests/slurm/slurm_test_util.hpp"

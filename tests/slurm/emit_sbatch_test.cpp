@@ -8,7 +8,7 @@
 #include <random>
 #include <sstream>
 
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/slurm/slurm_test_util.hpp"
 
 namespace kprof::exec {

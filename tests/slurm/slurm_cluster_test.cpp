@@ -14,9 +14,9 @@
 #include <sstream>
 #include <thread>
 
-#include "core/exec/process_runner.hpp"
-#include "core/exec/slurm_client.hpp"
-#include "core/exec/slurm_script.hpp"
+#include "core/exec/launch/slurm_client.hpp"
+#include "core/exec/launch/slurm_script.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "core/store/capture_db.hpp"
 #include "tests/slurm/slurm_test_util.hpp"
 

@@ -1,6 +1,6 @@
 // Parsing Slurm's outputs. The texts are what slurm-wlm 22.05.8 (Debian 12) printed on the
 // loopback cluster of scripts/slurm-loopback, trimmed to the fields that matter.
-#include "core/exec/slurm_jobs.hpp"
+#include "core/exec/launch/slurm_jobs.hpp"
 
 #include <gtest/gtest.h>
 

@@ -17,8 +17,8 @@
 #include <sstream>
 #include <thread>
 
-#include "core/exec/process_runner.hpp"
-#include "core/exec/slurm_client.hpp"
+#include "core/exec/launch/slurm_client.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/slurm/slurm_test_util.hpp"
 
 namespace kprof::exec {

@@ -2,7 +2,7 @@
 // command, with its env delta, in its folder, never touching the GPU variables. The script is run
 // here by bash with SLURM_ARRAY_TASK_ID set, as slurmd runs it (the real Slurm runs it in
 // tests/slurm/slurm_cluster_test.cpp).
-#include "core/exec/slurm_script.hpp"
+#include "core/exec/launch/slurm_script.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "core/base/error.hpp"
-#include "core/exec/process_runner.hpp"
+#include "core/exec/node/process_runner.hpp"
 #include "tests/slurm/slurm_test_util.hpp"
 
 namespace kprof::exec {

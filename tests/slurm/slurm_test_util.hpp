@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/exec/slurm_client.hpp"
+#include "core/exec/launch/slurm_client.hpp"
 
 namespace kprof::exec::testing {
 

@@ -1,6 +1,6 @@
 -- kprof capture database, schema version 5: a dispatch is a narrow row that points to its kernel
 -- variant. A trace repeats the same kernel with the same launch shape and resources thousands of
--- times (the analysis calls that a variant: core/analysis/family.hpp); storing those 13 columns
+-- times (the analysis calls that a variant: core/analysis/structure/family.hpp); storing those 13 columns
 -- once per variant and pass leaves 11 per dispatch, which is what the loader writes per row.
 -- `dispatches` stays, as a view with the columns and meaning of schema 1, so every reader and
 -- every --sql query written against it keeps working.

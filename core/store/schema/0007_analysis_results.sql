@@ -21,7 +21,7 @@ DROP TABLE IF EXISTS analysis_join;
 -- One row per counter-pass dispatch that the cross-pass join matched to a trace-pass dispatch.
 -- The join aligns launch identities (kernel name, grid size, workgroup size) in program order per
 -- process and agent, or, for counters written by the trace's own invocation, matches by
--- Dispatch_Id (core/analysis/join.hpp).
+-- Dispatch_Id (core/analysis/join/join.hpp).
 CREATE TABLE analysis_join (
   counter_pass_id     INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,  -- the counter pass
   counter_pid         INTEGER NOT NULL,  -- process of the counter-pass dispatch
@@ -53,7 +53,7 @@ CREATE TABLE analysis_join_passes (
 ) STRICT;
 
 -- One row per joined counter pass: how the mapping was made and whether it passed its self-check
--- (core/analysis/join.hpp). A pass without a row here counts as not joined.
+-- (core/analysis/join/join.hpp). A pass without a row here counts as not joined.
 CREATE TABLE analysis_join_proofs (
   counter_pass_id INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,  -- the counter pass
   method          TEXT NOT NULL CHECK (method IN ('by_id', 'offset', 'aligned')),  -- by_id: the
@@ -74,7 +74,7 @@ CREATE TABLE analysis_join_proofs (
 ) STRICT;
 
 -- Per joined counter pass, what was ingested into it and into its trace pass when it was joined
--- (core/analysis/analysis_db.hpp pass_files_fingerprint: ingest_stats rows as text). The mapping is
+-- (core/analysis/join/analysis_db.hpp pass_files_fingerprint: ingest_stats rows as text). The mapping is
 -- current only while both are unchanged: `kprof ingest --replace` keeps a pass's id and, from a
 -- re-run, often its dispatch count, never its files.
 -- A pass without its rows here counts as not joined.
@@ -99,7 +99,7 @@ CREATE INDEX analysis_unmatched_by_pass ON analysis_unmatched(counter_pass_id);
 -- an export reads O(steps) rows instead of loading the capture (phase detection needs the
 -- main stream's whole kernel sequence in memory, about 60 bytes per dispatch; the outline it yields
 -- grows with steps only). One row per trace pass; current while `version`, every pass's dispatch
--- count and its ingested files are as stored (core/analysis/run_outline.hpp).
+-- count and its ingested files are as stored (core/analysis/outline/run_outline.hpp).
 CREATE TABLE analysis_outline (
   trace_pass_id INTEGER PRIMARY KEY REFERENCES passes(id) ON DELETE CASCADE,  -- the trace pass
   version       INTEGER NOT NULL,  -- kprof's outline format and phase detection (run_outline.cpp)
@@ -123,7 +123,7 @@ CREATE TABLE analysis_outline_passes (
 ) STRICT, WITHOUT ROWID;
 
 -- The main stream's segments in Dispatch_Id order (they cover it): steps and what lies between
--- them, as phase detection found them (core/analysis/phases.hpp).
+-- them, as phase detection found them (core/analysis/structure/phases.hpp).
 CREATE TABLE analysis_outline_segments (
   trace_pass_id INTEGER NOT NULL REFERENCES analysis_outline(trace_pass_id) ON DELETE CASCADE,
   first_id      INTEGER NOT NULL,  -- Dispatch_Id of the segment's first dispatch

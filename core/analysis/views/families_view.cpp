@@ -1,0 +1,32 @@
+// `families`: families (configs/families rules) by summed duration, with variant counts.
+#include "core/analysis/views/views.hpp"
+
+#include <map>
+#include <set>
+
+#include "core/analysis/views/streamed_views.hpp"
+
+namespace kprof::analysis {
+
+Table QueryContext::families(const ViewOptions& o) {
+  Table t = base_table("kernel families");
+  struct Acc {
+    DurationStats s;
+    std::set<int> variants;
+    std::set<uint32_t> names;
+  };
+  std::map<std::string, Acc> acc;
+  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
+    if (!keep(k, o)) continue;
+    const auto& d = m_cap.trace.dispatches[k];
+    auto& a = acc[m_model.variants[m_model.variant_of[k]].family];
+    a.s.add(d.duration_ns());
+    a.variants.insert(m_model.variant_of[k]);
+    a.names.insert(d.name);
+  }
+  std::map<std::string, FamilySums> sums;
+  for (const auto& [family, a] : acc) sums[family] = {a.s, a.variants.size(), a.names.size()};
+  return families_table(std::move(t), sums);
+}
+
+}  // namespace kprof::analysis

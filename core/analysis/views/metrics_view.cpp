@@ -1,0 +1,159 @@
+// `metrics` (per variant and phase) and `roofline` (per family and phase): FLOPs, bytes, intensity
+// and rates from the joined counters and trace durations, against the target's peaks.
+#include "core/analysis/views/views.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/analysis/views/view_helpers.hpp"
+#include "core/base/text.hpp"
+
+namespace kprof::analysis {
+
+Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
+  Table t = base_table(roofline ? "roofline per family and phase"
+                                : "derived metrics per variant and phase");
+  const auto* tgt = target();
+  const auto& jc = joined();
+  std::map<std::pair<std::string, std::string>, GroupMetrics> groups;  // (key, phase)
+  std::map<std::pair<std::string, std::string>, int64_t> launches;
+  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
+    if (!keep(k, o)) continue;
+    const auto& v = m_model.variants[m_model.variant_of[k]];
+    const std::string key = roofline ? v.family : std::to_string(v.index);
+    const auto gk = std::make_pair(key, std::string(to_string(m_model.phase_of[k])));
+    ++launches[gk];
+    if (!tgt || jc.by_dispatch[k].empty()) continue;
+    groups[gk].add(dispatch_metrics(*tgt, jc, k), m_cap.trace.dispatches[k].duration_ns());
+  }
+  if (jc.repeated_launches)
+    t.notes.push_back(
+        "rotated counters: each launch was counted with one counter group, so a dispatch's "
+        "figures combine counters read on different launches of its variant (a statistical "
+        "join, not one launch's numbers); `kprof query DB samples` gives n, mean and sd");
+  if (!tgt) {
+    t.notes.push_back("no hardware description for arch '" + m_cap.arch +
+                      "': derived metrics need configs/hw/<arch>.yaml");
+  }
+  if (roofline) {
+    t.columns = {"family",
+                 "phase",
+                 "launches",
+                 "with_counters",
+                 "flops_per_launch",
+                 "bytes_per_launch",
+                 "flop_per_byte",
+                 "tflops",
+                 "peak_tflops",
+                 "pct_peak_flops",
+                 "tbps",
+                 "pct_peak_hbm",
+                 "ridge_flop_per_byte",
+                 "bound",
+                 "passes",
+                 "suspect"};
+  } else {
+    t.columns = {"variant",       "family",     "phase",      "launches",   "with_counters",
+                 "mean_trace_ns", "mfma_flops", "valu_flops", "bytes_read", "bytes_written",
+                 "flop_per_byte", "tflops",     "tbps",       "passes",     "suspect"};
+  }
+  // Machine formats: the prose of `passes` and `suspect` as fields too.
+  if (o.structured) t.columns.insert(t.columns.end(), {"mixed", "suspect_flags", "suspect_cause"});
+  const auto mixed_cell = [](const GroupMetrics& g) {
+    return g.with_flops || g.with_bytes ? Cell(std::string(g.mixed_passes() ? "yes" : "no"))
+                                        : Cell();
+  };
+  std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> order(launches.begin(),
+                                                                             launches.end());
+  std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  bool any_mixed = false;
+  std::set<std::string> suspect_reasons;
+  for (const auto& [gk, n] : order) {
+    auto it = groups.find(gk);
+    const GroupMetrics g = it == groups.end() ? GroupMetrics{} : it->second;
+    any_mixed |= g.mixed_passes();
+    const auto tflops =
+        g.flops_per_s() ? std::optional<double>(*g.flops_per_s() / 1e12) : std::nullopt;
+    const auto tbps =
+        g.bytes_per_s() ? std::optional<double>(*g.bytes_per_s() / 1e12) : std::nullopt;
+    const std::string passes = passes_in(m_cap, g);
+    // A figure above a physical peak is never printed plain: the row says what and why.
+    Cell suspect, flags, cause;
+    if (tgt) {
+      const auto bad = impossible_figures(g, tgt->peaks());
+      if (!bad.empty()) {
+        suspect = suspect_text(bad);
+        flags = suspect_codes(bad);
+        cause = suspect_cause(g);
+        suspect_reasons.insert(suspect_reason(g));
+      }
+    }
+    if (roofline) {
+      Cell peak, pct_f, pct_b, ridge, bound;
+      if (tgt && g.with_flops) {
+        const auto& pk = tgt->peaks();
+        const double pf = peak_flops_for(pk, g.dominant_type());
+        peak = pf / 1e12;
+        if (tflops && pf > 0) pct_f = 100.0 * *tflops * 1e12 / pf;
+        if (tbps && pk.hbm_bytes_per_s > 0) pct_b = 100.0 * *tbps * 1e12 / pk.hbm_bytes_per_s;
+        if (pk.hbm_bytes_per_s > 0) {
+          const double r = pf / pk.hbm_bytes_per_s;
+          ridge = r;
+          if (auto ai = g.intensity())
+            bound = std::string(*ai < r ? "memory" : "compute") +
+                    (g.mixed_passes() ? " (mixed passes)" : "");
+        }
+      }
+      t.rows.push_back({gk.first, gk.second, n, g.with_flops, opt(g.mean_flops()),
+                        opt(g.mean_bytes()), opt(g.intensity()), opt(tflops), peak, pct_f,
+                        opt(tbps), pct_b, ridge, bound, passes, suspect});
+      if (o.structured) t.rows.back().insert(t.rows.back().end(), {mixed_cell(g), flags, cause});
+    } else {
+      const auto& v = m_model.variants[std::stoi(gk.first) - 1];
+      const double mean_ns = v.duration.mean_ns();
+      auto mean = [&](double sum, int64_t cnt) { return cnt ? Cell(sum / cnt) : Cell(); };
+      t.rows.push_back({static_cast<int64_t>(v.index), v.family, gk.second, n,
+                        std::max(g.with_flops, g.with_bytes), mean_ns, Cell(), Cell(),
+                        mean(g.bytes_read, g.with_bytes), mean(g.bytes_written, g.with_bytes),
+                        opt(g.intensity()), opt(tflops), opt(tbps), passes, suspect});
+      if (o.structured) t.rows.back().insert(t.rows.back().end(), {mixed_cell(g), flags, cause});
+      // MFMA and VALU separately need the per-dispatch split; recompute it for this group.
+      double mfma = 0, valu = 0;
+      int64_t nm = 0;
+      if (tgt) {
+        for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
+          if (m_model.variant_of[k] != v.index - 1 || to_string(m_model.phase_of[k]) != gk.second)
+            continue;
+          if (jc.by_dispatch[k].empty() || !keep(k, o)) continue;
+          auto dm = dispatch_metrics(*tgt, jc, k);
+          if (!dm.has_flops()) continue;
+          mfma += dm.mfma_flops.value_or(0);
+          valu += dm.valu_flops.value_or(0);
+          ++nm;
+        }
+      }
+      if (nm) {
+        t.rows.back()[6] = mfma / nm;
+        t.rows.back()[7] = valu / nm;
+      }
+    }
+  }
+  t.notes.push_back(
+      "rates use trace-pass durations (counter passes serialize kernels and stretch them)");
+  add_join_notes(t);
+  for (const auto& why : suspect_reasons) {
+    t.notes.push_back("suspect: figures above a physical peak of " + m_cap.product +
+                      " (configs/hw/" + m_cap.arch +
+                      ".yaml peaks) cannot be measurements; likely cause: " + why);
+  }
+  if (any_mixed) {
+    t.notes.push_back(
+        "(mixed): FLOPs and bytes of these rows come from different counter passes, i.e. "
+        "different runs of the application; their ratio compares two runs");
+  }
+  return t;
+}
+
+}  // namespace kprof::analysis

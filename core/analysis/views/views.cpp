@@ -1,0 +1,128 @@
+// QueryContext: the loaded capture, its trace model and joins, and the dispatch to the view
+// builders (one file per view: top_view.cpp, families_view.cpp, ...).
+#include "core/analysis/views/views.hpp"
+
+#include <algorithm>
+
+#include "core/analysis/views/view_helpers.hpp"
+#include "core/base/error.hpp"
+#include "core/base/text.hpp"
+
+namespace kprof::analysis {
+
+const std::vector<QueryContext::ViewEntry>& QueryContext::registry() {
+  // Captureless lambdas defined in a member: they may call the private builders.
+  static const std::vector<ViewEntry> entries = {
+      {"top", [](QueryContext& q, const ViewOptions& o) { return q.top(o); }},
+      {"families", [](QueryContext& q, const ViewOptions& o) { return q.families(o); }},
+      {"variants", [](QueryContext& q, const ViewOptions& o) { return q.variants(o); }},
+      {"phases", [](QueryContext& q, const ViewOptions& o) { return q.phases(o); }},
+      {"structure", [](QueryContext& q, const ViewOptions& o) { return q.structure(o); }},
+      {"windows", [](QueryContext& q, const ViewOptions& o) { return q.windows(o); }},
+      {"explain", [](QueryContext& q, const ViewOptions& o) { return q.explain_view(o); }},
+      {"counters", [](QueryContext& q, const ViewOptions& o) { return q.counters(o); }},
+      {"metrics", [](QueryContext& q, const ViewOptions& o) { return q.metrics(o, false); }},
+      {"metric_sets", [](QueryContext& q, const ViewOptions& o) { return q.metric_sets(o); }},
+      {"roofline", [](QueryContext& q, const ViewOptions& o) { return q.metrics(o, true); }},
+      {"passes", [](QueryContext& q, const ViewOptions& o) { return q.passes(o); }},
+      {"samples", [](QueryContext& q, const ViewOptions& o) { return q.samples(o); }},
+      {"claims", [](QueryContext& q, const ViewOptions& o) { return q.claims(o); }},
+  };
+  return entries;
+}
+
+const std::vector<std::string>& view_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& e : QueryContext::registry()) out.emplace_back(e.name);
+    return out;
+  }();
+  return names;
+}
+
+QueryContext::QueryContext(store::CaptureDb& db, std::optional<int64_t> run_id, FamilyRules rules)
+    : QueryContext(db, load_capture(db, run_id), std::move(rules)) {}
+
+QueryContext::QueryContext(store::CaptureDb& db, Capture capture, FamilyRules rules)
+    : m_db(db), m_cap(std::move(capture)), m_rules(std::move(rules)) {
+  m_model = build_trace_model(m_cap.trace, m_cap.names, m_rules, m_cap.wave_size);
+}
+
+const JoinedCounters& QueryContext::joined() {
+  if (!m_joined)
+    m_joined = m_computed ? load_joined_counters(m_db, m_cap, *m_computed, m_use_unreliable)
+                          : load_joined_counters(m_db, m_cap, m_use_unreliable);
+  return *m_joined;
+}
+
+std::vector<JoinSummary> QueryContext::join_summaries() {
+  return m_computed ? m_computed->summaries : read_joins(m_db, m_cap);
+}
+
+// Views built on joined counters say which joins failed their self-check and whether their
+// counters were used.
+void QueryContext::add_join_notes(Table& t) {
+  for (const auto& j : join_summaries()) {
+    if (j.reliable) continue;
+    t.notes.push_back("pass " + std::to_string(j.ordinal) + ": " + join_check_text(j) +
+                      (m_use_unreliable ? " [used anyway: --force-join]" : ""));
+  }
+}
+
+const hw::Target* QueryContext::target() {
+  if (!m_target_tried) {
+    m_target_tried = true;
+    if (!m_cap.arch.empty()) {
+      try {
+        m_target = hw::Target::load_arch(m_cap.arch);
+      } catch (const Error&) {
+        // No hardware file for this arch: counters still print, derived metrics do not.
+      }
+    }
+  }
+  return m_target ? &*m_target : nullptr;
+}
+
+Table QueryContext::base_table(const std::string& title) const {
+  Table t;
+  t.title = title;
+  // The run's flag alone: `kprof run` records it from the backend, `kprof ingest` from the loaded
+  // agents (store::PassLoader::commit), and schema 4 filled it in for databases made before.
+  t.simulated = m_cap.run.simulated;
+  t.run_id = m_cap.run.id;
+  return t;
+}
+
+bool QueryContext::keep(size_t k, const ViewOptions& o) const {
+  if (!o.family.empty() && m_model.variants[m_model.variant_of[k]].family != o.family) return false;
+  if (o.phase && m_model.phase_of[k] != *o.phase) return false;
+  return true;
+}
+
+Table QueryContext::view(const std::string& name, const ViewOptions& o) {
+  if (!o.family.empty()) {
+    bool found = false;
+    std::vector<std::string> fams;
+    for (const auto& v : m_model.variants) {
+      found |= v.family == o.family;
+      if (std::find(fams.begin(), fams.end(), v.family) == fams.end()) fams.push_back(v.family);
+    }
+    if (!found) {
+      throw Error::input("no family '" + o.family + "' in run " + std::to_string(m_cap.run.id),
+                         did_you_mean(nearest_names(o.family, fams, 3, true)));
+    }
+  }
+  const auto& views = registry();
+  const auto entry =
+      std::find_if(views.begin(), views.end(), [&](const ViewEntry& e) { return name == e.name; });
+  if (entry == views.end()) {
+    throw Error::input("unknown view '" + name + "'",
+                       did_you_mean(nearest_names(name, view_names(), 1, true)) +
+                           " (views: " + join(view_names(), ", ") + ")");
+  }
+  Table t = entry->build(*this, o);
+  apply_limit(t, o.limit);
+  return t;
+}
+
+}  // namespace kprof::analysis

@@ -1,0 +1,131 @@
+// The named views of `kprof query DB <view>`: each turns a loaded capture into a Table.
+//   top       kernels by summed trace duration
+//   families  families (configs/families rules) by summed duration, with variant counts
+//   variants  distinct launch configurations with resources, waves per workgroup, phase counts
+//   phases    steps found from the data: prefill / decode / tail, period, layers
+//   structure every finding (with confidence and evidence), what was not established and why,
+//             observations and runbook hints, one row each
+//   windows   stretches of the main stream with no missing Dispatch_Id, and the steps in each
+//   claims    every structural statement (windows, steps, prefill, decode, layers, join mapping)
+//             with confidence high/medium/low/unknown, evidence, alternatives weighed, reason
+//   explain   per family: launches = sum over variants of steps × layers × launches per layer
+//   counters  collected counter values joined onto trace dispatches, per counter
+//   metrics   per variant and phase: FLOPs, bytes, intensity, achieved rates (trace durations)
+//   metric_sets per variant and phase: the metrics the metric sets define (configs/metrics
+//             formulas, evaluated per dispatch by core/hw's expression engine), flagged when
+//             impossible
+//   roofline  per family and phase: rates against the target's peaks, and the bound
+//   passes    the run's passes, their states and the join's match rate
+//   samples   per variant and counter: launches counted (n), mean, standard deviation, standard
+//             error; FLOPs and bytes per launch from counters of one pass only, else combined
+//             from variant means (flagged)
+// Each view builder (<view>_view.cpp, one file per view) names its columns; the SQL views are
+// documented per column in core/store/schema/0007_analysis_results.sql.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/join/analysis_db.hpp"
+#include "core/analysis/structure/explain.hpp"
+#include "core/analysis/structure/family.hpp"
+#include "core/analysis/views/table.hpp"
+#include "core/hw/target.hpp"
+
+namespace kprof::analysis {
+
+struct ViewOptions {
+  std::string family;          // only this family ("" = all)
+  std::optional<Phase> phase;  // only this phase (none = all); parse_phase reads the user's word
+  size_t limit = 0;            // at most this many rows (0 = all)
+  ExplainHints hints;
+  // `metric_sets`: the sets whose metrics to show (--metric-set, else the run's runbook); empty:
+  // every set of configs/metrics with a metric whose counters the run collected.
+  std::vector<std::string> metric_sets;
+  // Machine output (CSV, JSON): `explain` gives one row per term of each family's explanation
+  // (phase, steps, layers, launches per layer and step, variants, launches, and the confidence
+  // and evidence of the phase) instead of one prose string per family; `phases` adds each phase's
+  // role_established, confidence and evidence.
+  bool structured = false;
+  // `samples` in the terminal's default form: one row per family and phase with the launches
+  // counted, FLOPs and bytes per launch, intensity and the noise (compact_views.hpp); `--all` and
+  // every machine format keep the per-variant, per-counter rows.
+  bool compact = false;
+};
+
+// The views' names, in the order `kprof query --help` lists them (QueryContext::registry).
+const std::vector<std::string>& view_names();
+
+class QueryContext {
+ public:
+  // Loads the run and builds the trace model. Counter joins are read from the database as stored.
+  QueryContext(store::CaptureDb& db, std::optional<int64_t> run_id, FamilyRules rules);
+  // With a capture already loaded from `db` (saves loading it twice).
+  QueryContext(store::CaptureDb& db, Capture capture, FamilyRules rules);
+
+  Table view(const std::string& name, const ViewOptions& options);
+
+  // Every view: its name and the builder that makes it. view() looks the name up here, so a new
+  // view is one entry (and its builder's file), not another branch.
+  struct ViewEntry {
+    const char* name;
+    Table (*build)(QueryContext& q, const ViewOptions& o);
+  };
+  static const std::vector<ViewEntry>& registry();
+
+  // Use counters of joins that failed their self-check too (--force-join); each view still says so.
+  void use_unreliable_joins(bool use) { m_use_unreliable = use; }
+  // Use joins computed in memory instead of the stored ones (a session that could not store them).
+  void use_computed_joins(ComputedJoins joins) { m_computed = std::move(joins); }
+  const Capture& capture() const { return m_cap; }
+  const TraceModel& model() const { return m_model; }
+  const JoinedCounters& joined();
+  const hw::Target* target();  // nullptr when the arch has no hardware file
+
+ private:
+  Table top(const ViewOptions& o);
+  Table families(const ViewOptions& o);
+  Table variants(const ViewOptions& o);
+  Table phases(const ViewOptions& o);
+  Table structure(const ViewOptions& o);
+  Table claims(const ViewOptions& o);
+  Table windows(const ViewOptions& o);
+  Table explain_view(const ViewOptions& o);
+  Table counters(const ViewOptions& o);
+  Table metrics(const ViewOptions& o, bool roofline);
+  Table metric_sets(const ViewOptions& o);
+  Table passes(const ViewOptions& o);
+  Table samples(const ViewOptions& o);
+  Table samples_by_family(const ViewOptions& o);
+  Table base_table(const std::string& title) const;
+  bool keep(size_t dispatch_index, const ViewOptions& o) const;
+
+  store::CaptureDb& m_db;
+  Capture m_cap;
+  FamilyRules m_rules;
+  TraceModel m_model;
+  std::optional<JoinedCounters> m_joined;
+  std::optional<ComputedJoins> m_computed;
+  std::vector<JoinSummary> join_summaries();
+  std::optional<hw::Target> m_target;
+  bool m_target_tried = false;
+  bool m_use_unreliable = false;
+  void add_join_notes(Table& t);
+};
+
+// `top` for the whole trace (no --family, --phase) without the trace model: one streamed pass
+// over the trace pass's rows, memory independent of the trace's length. The same table as
+// QueryContext::view("top") (a test holds them equal).
+Table streamed_top(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules,
+                   size_t limit);
+
+// `--sql`: any SELECT on the (read-only) connection; the analysis views (v_dispatches, ...) exist
+// once a query has joined the run.
+// One statement that only reads, stopped after `timeout` (`--timeout`, default 60 s): see
+// core/store/user_query.hpp.
+Table sql_table(store::CaptureDb& db, const std::string& select, bool simulated, int64_t run_id,
+                std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+}  // namespace kprof::analysis
