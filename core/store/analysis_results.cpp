@@ -2,6 +2,7 @@
 #include "core/store/analysis_results.hpp"
 
 #include <SQLiteCpp/Transaction.h>
+#include <SQLiteCpp/VariadicBind.h>
 
 #include "core/store/capture_db_impl.hpp"
 
@@ -76,8 +77,7 @@ std::optional<std::string> join_files(CaptureDb& db, int64_t counter_pass_id, in
     SQLite::Statement q(db.sql(),
                         "SELECT files FROM analysis_join_files WHERE counter_pass_id = ? AND "
                         "pass_id = ?");
-    q.bind(1, counter_pass_id);
-    q.bind(2, pass_id);
+    SQLite::bind(q, counter_pass_id, pass_id);
     if (!q.executeStep()) return std::nullopt;
     return q.getColumn(0).getString();
   });
@@ -89,8 +89,7 @@ void for_each_join_pair(CaptureDb& db, int64_t counter_pass_id, int64_t trace_pa
     SQLite::Statement q(db.sql(),
                         "SELECT counter_pid, counter_dispatch_id, trace_pid, trace_dispatch_id "
                         "FROM analysis_join WHERE counter_pass_id = ? AND trace_pass_id = ?");
-    q.bind(1, counter_pass_id);
-    q.bind(2, trace_pass_id);
+    SQLite::bind(q, counter_pass_id, trace_pass_id);
     while (q.executeStep())
       fn({q.getColumn(0).getInt64(), q.getColumn(1).getInt64()},
          {q.getColumn(2).getInt64(), q.getColumn(3).getInt64()});
@@ -110,10 +109,7 @@ struct JoinWriter::Impl {
   void add_unmatched(const char* side, DispatchKey d) {
     guarded(db, "storing a join", [&] {
       unmatched.reset();
-      unmatched.bind(1, counter_pass_id);
-      unmatched.bind(2, side);
-      unmatched.bind(3, d.pid);
-      unmatched.bind(4, d.dispatch_id);
+      SQLite::bind(unmatched, counter_pass_id, side, d.pid, d.dispatch_id);
       unmatched.exec();
     });
   }
@@ -140,12 +136,8 @@ void JoinWriter::pair(DispatchKey counter, int64_t trace_pass_id, DispatchKey tr
   auto& q = m_impl->pair;
   guarded(m_impl->db, "storing a join", [&] {
     q.reset();
-    q.bind(1, m_impl->counter_pass_id);
-    q.bind(2, counter.pid);
-    q.bind(3, counter.dispatch_id);
-    q.bind(4, trace_pass_id);
-    q.bind(5, trace.pid);
-    q.bind(6, trace.dispatch_id);
+    SQLite::bind(q, m_impl->counter_pass_id, counter.pid, counter.dispatch_id, trace_pass_id,
+                 trace.pid, trace.dispatch_id);
     q.exec();
   });
 }
@@ -163,39 +155,23 @@ void JoinWriter::finish(const StoredJoin& j,
                           "counter_dispatches, trace_dispatches, trace_considered, matched, "
                           "matched_share, filtered, streams, joined_ms) "
                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    sum.bind(1, c);
-    sum.bind(2, j.trace_pass_id);
-    sum.bind(3, j.counter_dispatches);
-    sum.bind(4, j.trace_dispatches);
-    sum.bind(5, j.trace_considered);
-    sum.bind(6, j.matched);
-    sum.bind(7, j.matched_share);
-    sum.bind(8, j.filtered ? 1 : 0);
-    sum.bind(9, j.streams);
-    sum.bind(10, now_unix_ms());
+    SQLite::bind(sum, c, j.trace_pass_id, j.counter_dispatches, j.trace_dispatches,
+                 j.trace_considered, j.matched, j.matched_share, j.filtered ? 1 : 0, j.streams,
+                 now_unix_ms());
     sum.exec();
     const JoinProof& p = j.proof.value();
     SQLite::Statement ck(sql,
                          "INSERT INTO analysis_join_proofs (counter_pass_id, method, monotone, "
                          "jump_bound, jumps, max_jump, reliable, offset_streams, id_offset) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    ck.bind(1, c);
-    ck.bind(2, std::string(to_string(p.method)));
-    ck.bind(3, p.monotone ? 1 : 0);
-    ck.bind(4, p.jump_bound);
-    ck.bind(5, p.jumps);
-    ck.bind(6, p.max_jump);
-    ck.bind(7, p.reliable ? 1 : 0);
-    ck.bind(8, p.offset_streams);
-    ck.bind(9, p.id_offset);
+    SQLite::bind(ck, c, std::string(to_string(p.method)), p.monotone ? 1 : 0, p.jump_bound, p.jumps,
+                 p.max_jump, p.reliable ? 1 : 0, p.offset_streams, p.id_offset);
     ck.exec();
     SQLite::Statement f(
         sql, "INSERT INTO analysis_join_files (counter_pass_id, pass_id, files) VALUES (?, ?, ?)");
     for (const auto& [pass_id, text] : files) {
       f.reset();
-      f.bind(1, c);
-      f.bind(2, pass_id);
-      f.bind(3, text);
+      SQLite::bind(f, c, pass_id, text);
       f.exec();
     }
   });
@@ -207,8 +183,7 @@ std::optional<StoredOutline> read_outline_head(CaptureDb& db, int64_t trace_pass
     SQLite::Statement q(db.sql(),
                         "SELECT arch, product, main_pid, main_agent FROM analysis_outline "
                         "WHERE trace_pass_id = ? AND version = ?");
-    q.bind(1, trace_pass_id);
-    q.bind(2, version);
+    SQLite::bind(q, trace_pass_id, version);
     if (!q.executeStep()) return std::nullopt;
     return StoredOutline{version, q.getColumn(0).getString(), q.getColumn(1).getString(),
                          q.getColumn(2).getInt64(), q.getColumn(3).getInt64()};
@@ -265,24 +240,14 @@ void replace_outline(CaptureDb& db, int64_t tp, const StoredOutline& o,
     SQLite::Statement head(sql,
                            "INSERT INTO analysis_outline (trace_pass_id, version, arch, product, "
                            "main_pid, main_agent) VALUES (?, ?, ?, ?, ?, ?)");
-    head.bind(1, tp);
-    head.bind(2, o.version);
-    head.bind(3, o.arch);
-    head.bind(4, o.product);
-    head.bind(5, o.main_pid);
-    head.bind(6, o.main_agent);
+    SQLite::bind(head, tp, o.version, o.arch, o.product, o.main_pid, o.main_agent);
     head.exec();
     SQLite::Statement pass(sql,
                            "INSERT INTO analysis_outline_passes (trace_pass_id, pass_id, "
                            "dispatches, base_ns, reorder_window, files) VALUES (?, ?, ?, ?, ?, ?)");
     for (const auto& p : passes) {
       pass.reset();
-      pass.bind(1, tp);
-      pass.bind(2, p.pass_id);
-      pass.bind(3, p.dispatches);
-      pass.bind(4, p.base_ns);
-      pass.bind(5, p.reorder_window);
-      pass.bind(6, p.files);
+      SQLite::bind(pass, tp, p.pass_id, p.dispatches, p.base_ns, p.reorder_window, p.files);
       pass.exec();
     }
     SQLite::Statement seg(sql,
@@ -291,14 +256,8 @@ void replace_outline(CaptureDb& db, int64_t tp, const StoredOutline& o,
                           "?, ?, ?)");
     for (const auto& s : segments) {
       seg.reset();
-      seg.bind(1, tp);
-      seg.bind(2, s.first_id);
-      seg.bind(3, s.phase);
-      seg.bind(4, s.step);
-      seg.bind(5, s.start_ns);
-      seg.bind(6, s.end_ns);
-      seg.bind(7, s.dispatches);
-      seg.bind(8, s.window_no);
+      SQLite::bind(seg, tp, s.first_id, s.phase, s.step, s.start_ns, s.end_ns, s.dispatches,
+                   s.window_no);
       seg.exec();
     }
   });
