@@ -233,22 +233,10 @@ void emit_block(std::ostream& os, const Table& t, const std::vector<std::vector<
   for (const auto& row : text) emit([&](size_t c) { return row[c]; }, false);
 }
 
-}  // namespace
-
-void render_text(std::ostream& os, const Table& t, const TextLayout& layout) {
+// 1. Cell texts. A column is numeric (right-aligned) unless it holds a string.
+std::vector<std::vector<std::string>> cell_texts(const Table& t, const TextLayout& layout,
+                                                 std::vector<Column>& cols) {
   const size_t n = t.columns.size();
-  if (n == 0) return;
-  // Kernel names and `--sql` results are data anyone may have written: an escape sequence in one
-  // would drive the reader's terminal. Headers (rarely unsafe) through a copy, cells below.
-  if (std::any_of(t.columns.begin(), t.columns.end(),
-                  [](const std::string& c) { return terminal_safe(c) != c; })) {
-    Table safe = t;
-    for (auto& c : safe.columns) c = terminal_safe(c);
-    render_text(os, safe, layout);
-    return;
-  }
-  // 1. Cell texts. A column is numeric (right-aligned) unless it holds a string.
-  std::vector<Column> cols(n);
   std::vector<std::vector<std::string>> text(t.rows.size(), std::vector<std::string>(n, "-"));
   for (size_t c = 0; c < n; ++c) {
     const DoubleFormat format = format_of(t.rows, c);
@@ -266,7 +254,13 @@ void render_text(std::ostream& os, const Table& t, const TextLayout& layout) {
         text[r][c] = terminal_safe(brief->second[r]);
     }
   }
-  // 2. Widths: natural, least (headers wrap at '_', text at spaces), squeeze (words split).
+  return text;
+}
+
+// 2. Widths: natural, least (headers wrap at '_', text at spaces), squeeze (words split).
+void measure_columns(const Table& t, const std::vector<std::vector<std::string>>& text,
+                     std::vector<Column>& cols) {
+  const size_t n = t.columns.size();
   for (size_t c = 0; c < n; ++c) {
     const auto pieces = split(t.columns[c], '_');
     size_t header_min = 0;  // a header breaks only after a '_'
@@ -282,62 +276,54 @@ void render_text(std::ostream& os, const Table& t, const TextLayout& layout) {
     col.least = std::min(col.natural, std::max(header_min, col.numeric ? values : word));
     col.squeeze = col.numeric ? col.least : std::min(col.least, std::max(header_min, k_min_text));
   }
-  std::vector<size_t> all(n);
-  for (size_t c = 0; c < n; ++c) all[c] = c;
-  const size_t limit = layout.width;
-  if (!limit) {
-    std::vector<size_t> w;
-    for (const auto& c : cols) w.push_back(c.natural);
-    emit_block(os, t, text, cols, all, w, 2);
-    return;
-  }
-  // 3. All columns side by side, headers and text wrapped where needed.
-  if (auto w = water_fill(cols, all, &Column::least, limit, 2)) {
-    emit_block(os, t, text, cols, all, *w, 2);
-    return;
-  }
-  // 4. Too many columns: blocks of columns, each repeating the columns that name the row (the
-  // leading ones up to the last text column among the first three: family, phase; variant,
-  // family, phase), as pandas folds a wide frame.
+}
+
+// 4. Too many columns: blocks of columns, each repeating the columns that name the row (the
+// leading ones up to the last text column among the first three: family, phase; variant,
+// family, phase), as pandas folds a wide frame. False (nothing written) when a block cannot fit.
+bool emit_folded(std::ostream& os, const Table& t,
+                 const std::vector<std::vector<std::string>>& text, const std::vector<Column>& cols,
+                 size_t limit) {
+  const size_t n = t.columns.size();
   std::vector<size_t> keys;
   for (size_t c = 0; c < std::min<size_t>(n, 3); ++c)
     if (!cols[c].numeric) keys.resize(c + 1);
   for (size_t c = 0; c < keys.size(); ++c) keys[c] = c;
-  if (keys.size() < n) {
-    std::vector<std::vector<size_t>> blocks(1);
-    bool ok = true;
-    for (size_t c = keys.size(); c < n && ok; ++c) {
-      auto trial = keys;
-      trial.insert(trial.end(), blocks.back().begin(), blocks.back().end());
-      trial.push_back(c);
-      if (water_fill(cols, trial, &Column::least, limit, 2)) {
-        blocks.back().push_back(c);
-      } else if (!blocks.back().empty()) {
-        blocks.push_back({c});
-        auto alone = keys;
-        alone.push_back(c);
-        ok = water_fill(cols, alone, &Column::least, limit, 2).has_value();
-      } else {
-        ok = false;
-      }
-    }
-    if (ok) {
-      for (size_t b = 0; b < blocks.size(); ++b) {
-        auto idx = keys;
-        idx.insert(idx.end(), blocks[b].begin(), blocks[b].end());
-        if (b) os << "\n";
-        emit_block(os, t, text, cols, idx, *water_fill(cols, idx, &Column::least, limit, 2), 2);
-      }
-      return;
+  if (keys.size() >= n) return false;
+  std::vector<std::vector<size_t>> blocks(1);
+  bool ok = true;
+  for (size_t c = keys.size(); c < n && ok; ++c) {
+    auto trial = keys;
+    trial.insert(trial.end(), blocks.back().begin(), blocks.back().end());
+    trial.push_back(c);
+    if (water_fill(cols, trial, &Column::least, limit, 2)) {
+      blocks.back().push_back(c);
+    } else if (!blocks.back().empty()) {
+      blocks.push_back({c});
+      auto alone = keys;
+      alone.push_back(c);
+      ok = water_fill(cols, alone, &Column::least, limit, 2).has_value();
+    } else {
+      ok = false;
     }
   }
-  // 5. Words split inside, one space between columns.
-  if (auto w = water_fill(cols, all, &Column::squeeze, limit, 1)) {
-    emit_block(os, t, text, cols, all, *w, 1);
-    return;
+  if (ok) {
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      auto idx = keys;
+      idx.insert(idx.end(), blocks[b].begin(), blocks[b].end());
+      if (b) os << "\n";
+      emit_block(os, t, text, cols, idx, *water_fill(cols, idx, &Column::least, limit, 2), 2);
+    }
+    return true;
   }
-  // 6. Cannot fit as columns: one block of "column value" lines per row (the value under its
-  // column's name when even that does not fit on one line).
+  return false;
+}
+
+// 6. Cannot fit as columns: one block of "column value" lines per row (the value under its
+// column's name when even that does not fit on one line).
+void emit_records(std::ostream& os, const Table& t,
+                  const std::vector<std::vector<std::string>>& text, size_t limit) {
+  const size_t n = t.columns.size();
   size_t label = 0;
   for (const auto& c : t.columns) label = std::max(label, display_width(c));
   const bool side_by_side = label + 4 + k_min_text <= limit;
@@ -354,6 +340,46 @@ void render_text(std::ostream& os, const Table& t, const TextLayout& layout) {
       }
     }
   }
+}
+
+}  // namespace
+
+void render_text(std::ostream& os, const Table& t, const TextLayout& layout) {
+  const size_t n = t.columns.size();
+  if (n == 0) return;
+  // Kernel names and `--sql` results are data anyone may have written: an escape sequence in one
+  // would drive the reader's terminal. Headers (rarely unsafe) through a copy, cells below.
+  if (std::any_of(t.columns.begin(), t.columns.end(),
+                  [](const std::string& c) { return terminal_safe(c) != c; })) {
+    Table safe = t;
+    for (auto& c : safe.columns) c = terminal_safe(c);
+    render_text(os, safe, layout);
+    return;
+  }
+  std::vector<Column> cols(n);
+  const auto text = cell_texts(t, layout, cols);
+  measure_columns(t, text, cols);
+  std::vector<size_t> all(n);
+  for (size_t c = 0; c < n; ++c) all[c] = c;
+  const size_t limit = layout.width;
+  if (!limit) {
+    std::vector<size_t> w;
+    for (const auto& c : cols) w.push_back(c.natural);
+    emit_block(os, t, text, cols, all, w, 2);
+    return;
+  }
+  // 3. All columns side by side, headers and text wrapped where needed.
+  if (auto w = water_fill(cols, all, &Column::least, limit, 2)) {
+    emit_block(os, t, text, cols, all, *w, 2);
+    return;
+  }
+  if (emit_folded(os, t, text, cols, limit)) return;
+  // 5. Words split inside, one space between columns.
+  if (auto w = water_fill(cols, all, &Column::squeeze, limit, 1)) {
+    emit_block(os, t, text, cols, all, *w, 1);
+    return;
+  }
+  emit_records(os, t, text, limit);
 }
 
 }  // namespace kprof

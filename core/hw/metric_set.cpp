@@ -81,118 +81,150 @@ SourcePos expression_origin(const Source& src, const YAML::Node& n) {
 
 namespace {
 
-MetricSet parse_set(const std::string& text, const std::string& source_path,
-                    const std::string& default_name, const Target& target) {
-  Source src{source_path, {}};
-  {
+// One metric set file: its counters and metrics, each checked against `target`; every error
+// names the file, line and column.
+class SetParser {
+ public:
+  SetParser(const std::string& text, const std::string& source_path, const Target& target)
+      : m_src{source_path, {}}, m_target(target) {
     std::istringstream lines(text);
-    for (std::string l; std::getline(lines, l);) src.lines.push_back(l);
+    for (std::string l; std::getline(lines, l);) m_src.lines.push_back(l);
   }
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    src.fail(SourcePos{src.path, e.mark.line + 1, e.mark.column + 1}, "bad YAML: " + e.msg,
-             "fix the YAML syntax");
+
+  MetricSet parse(const std::string& text, const std::string& default_name) {
+    YAML::Node root = load(text);
+    const std::vector<std::string> keys{"name", "description", "counters", "metrics"};
+    for (auto it = root.begin(); it != root.end(); ++it) {
+      std::string k = text_of(it->first, "a key of the metric set");
+      if (std::find(keys.begin(), keys.end(), k) == keys.end())
+        m_src.fail(m_src.pos(it->first), "unknown key '" + k + "' in metric set",
+                   did_you_mean(nearest_names(k, keys, 3, true)));
+    }
+    MetricSet set;
+    set.source_path = m_src.path;
+    set.name = root["name"] ? text_of(root["name"], "name") : default_name;
+    if (root["description"]) set.description = text_of(root["description"], "description");
+    const YAML::Node counters = root["counters"];
+    if (!counters || !counters.IsSequence() || counters.size() == 0)
+      m_src.fail(m_src.pos(counters ? counters : root),
+                 "metric set '" + set.name + "' has no counters list",
+                 "add 'counters: [SQ_WAVES, ...]'");
+    for (const auto& c : counters) add_counter(set, text_of(c, "a counter name"), m_src.pos(c));
+    if (const YAML::Node metrics = root["metrics"]) {
+      if (!metrics.IsSequence() && !metrics.IsNull())
+        m_src.fail(m_src.pos(metrics), "metrics: is not a list",
+                   "write metrics: [{name: x, expression: \"a/b\"}, ...]");
+      for (const auto& m : metrics) set.metrics.push_back(parse_metric(set, m));
+    }
+    return set;
   }
-  if (!root.IsMap())
-    src.fail(SourcePos{src.path, 1, 1}, "metric set is not a YAML mapping",
-             "write name:, description:, counters:");
+
+ private:
+  YAML::Node load(const std::string& text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+      m_src.fail(SourcePos{m_src.path, e.mark.line + 1, e.mark.column + 1}, "bad YAML: " + e.msg,
+                 "fix the YAML syntax");
+    }
+    if (!root.IsMap())
+      m_src.fail(SourcePos{m_src.path, 1, 1}, "metric set is not a YAML mapping",
+                 "write name:, description:, counters:");
+    return root;
+  }
+
   // A list or mapping where a plain value belongs: yaml-cpp's as<std::string>()
   // throws YAML::TypedBadConversion for it (found by the metric_set fuzz
   // target).
-  auto text_of = [&](const YAML::Node& n, const std::string& what) {
+  std::string text_of(const YAML::Node& n, const std::string& what) {
     if (!n.IsScalar())
-      src.fail(src.pos(n), what + " is not a plain value",
-               "write " + what + " as a single word or a quoted string");
+      m_src.fail(m_src.pos(n), what + " is not a plain value",
+                 "write " + what + " as a single word or a quoted string");
     return n.as<std::string>();
-  };
-  const std::vector<std::string> keys{"name", "description", "counters", "metrics"};
-  for (auto it = root.begin(); it != root.end(); ++it) {
-    std::string k = text_of(it->first, "a key of the metric set");
-    if (std::find(keys.begin(), keys.end(), k) == keys.end())
-      src.fail(src.pos(it->first), "unknown key '" + k + "' in metric set",
-               did_you_mean(nearest_names(k, keys, 3, true)));
   }
-  MetricSet set;
-  set.source_path = src.path;
-  set.name = root["name"] ? text_of(root["name"], "name") : default_name;
-  if (root["description"]) set.description = text_of(root["description"], "description");
-  auto add_counter = [&](const std::string& name, const SourcePos& p) {
-    if (target.kind_of(name) == CounterKind::unknown)
-      src.fail(p, "unknown counter '" + name + "' for " + target.arch(),
-               did_you_mean(target.nearest(name)));
+
+  void add_counter(MetricSet& set, const std::string& name, const SourcePos& p) {
+    if (m_target.kind_of(name) == CounterKind::unknown)
+      m_src.fail(p, "unknown counter '" + name + "' for " + m_target.arch(),
+                 did_you_mean(m_target.nearest(name)));
     if (std::find(set.counters.begin(), set.counters.end(), name) == set.counters.end()) {
       set.counters.push_back(name);
       set.counter_pos.push_back(p);
     }
-  };
-  const YAML::Node counters = root["counters"];
-  if (!counters || !counters.IsSequence() || counters.size() == 0)
-    src.fail(src.pos(counters ? counters : root),
-             "metric set '" + set.name + "' has no counters list",
-             "add 'counters: [SQ_WAVES, ...]'");
-  for (const auto& c : counters) add_counter(text_of(c, "a counter name"), src.pos(c));
-  if (const YAML::Node metrics = root["metrics"]) {
-    if (!metrics.IsSequence() && !metrics.IsNull())
-      src.fail(src.pos(metrics), "metrics: is not a list",
-               "write metrics: [{name: x, expression: \"a/b\"}, ...]");
-    for (const auto& m : metrics) {
-      MetricFormula f;
-      f.pos = src.pos(m);
-      if (!m.IsMap() || !m["name"] || !m["expression"])
-        src.fail(f.pos,
+  }
+
+  MetricFormula parse_metric(MetricSet& set, const YAML::Node& m) {
+    MetricFormula f;
+    f.pos = m_src.pos(m);
+    if (!m.IsMap() || !m["name"] || !m["expression"])
+      m_src.fail(f.pos,
                  "a metric needs name: and expression:", "write {name: x, expression: \"a/b\"}");
-      f.name = text_of(m["name"], "a metric's name");
-      f.expression = text_of(m["expression"], "metric '" + f.name + "': expression");
-      if (m["unit"]) f.unit = text_of(m["unit"], "metric '" + f.name + "': unit");
-      if (m["description"])
-        f.description = text_of(m["description"], "metric '" + f.name + "': description");
-      if (m["measures"])
-        f.measures = parse_measure(src, m["measures"],
-                                   text_of(m["measures"], "metric '" + f.name + "': measures"));
-      for (auto it = m.begin(); it != m.end(); ++it) {
-        const std::vector<std::string> metric_keys{"name",        "expression", "unit",
-                                                   "description", "measures",   "prefer"};
-        const std::string k = text_of(it->first, "a key of metric '" + f.name + "'");
-        if (std::find(metric_keys.begin(), metric_keys.end(), k) == metric_keys.end())
-          src.fail(src.pos(it->first), "unknown key '" + k + "' in metric '" + f.name + "'",
+    f.name = text_of(m["name"], "a metric's name");
+    f.expression = text_of(m["expression"], "metric '" + f.name + "': expression");
+    if (m["unit"]) f.unit = text_of(m["unit"], "metric '" + f.name + "': unit");
+    if (m["description"])
+      f.description = text_of(m["description"], "metric '" + f.name + "': description");
+    if (m["measures"])
+      f.measures = parse_measure(m_src, m["measures"],
+                                 text_of(m["measures"], "metric '" + f.name + "': measures"));
+    for (auto it = m.begin(); it != m.end(); ++it) {
+      const std::vector<std::string> metric_keys{"name",        "expression", "unit",
+                                                 "description", "measures",   "prefer"};
+      const std::string k = text_of(it->first, "a key of metric '" + f.name + "'");
+      if (std::find(metric_keys.begin(), metric_keys.end(), k) == metric_keys.end())
+        m_src.fail(m_src.pos(it->first), "unknown key '" + k + "' in metric '" + f.name + "'",
                    did_you_mean(nearest_names(k, metric_keys, 3, true)));
-      }
-      if (m["prefer"]) {
-        f.prefer = text_of(m["prefer"], "metric '" + f.name + "': prefer");
-        const SourcePos at = expression_origin(src, m["prefer"]);
-        f.prefer_expr = Expr::parse(f.prefer, at, src.line_at(at));
-        std::vector<std::pair<std::string, int>> refs;
-        f.prefer_expr->collect_names(refs);
-        for (const auto& [name, offset] : refs) {
-          if (target.constants().count(name) || target.kind_of(name) != CounterKind::unknown)
-            continue;
-          SourcePos p = at;
-          p.col += offset;
-          src.fail(p, "unknown counter '" + name + "' for " + target.arch(),
-                   did_you_mean(target.nearest(name)));
-        }
-      }
-      const SourcePos origin = expression_origin(src, m["expression"]);
-      const std::string l = src.line_at(origin);
-      f.expr = Expr::parse(f.expression, origin, l);
-      std::vector<std::pair<std::string, int>> refs;
-      f.expr->collect_names(refs);
-      for (const auto& [name, offset] : refs) {
-        if (target.constants().count(name)) continue;
-        if (const DerivedCounter* d = target.derived(name); d && target.events_of(name).empty())
-          continue;
-        SourcePos p = origin;
-        p.col += offset;
-        add_counter(name, p);
-        if (std::find(f.counters.begin(), f.counters.end(), name) == f.counters.end())
-          f.counters.push_back(name);
-      }
-      set.metrics.push_back(std::move(f));
+    }
+    if (m["prefer"]) parse_prefer(f, m["prefer"]);
+    parse_expression(set, f, m["expression"]);
+    return f;
+  }
+
+  // `prefer:` names only counters and constants of the target; it adds no counter to the set.
+  void parse_prefer(MetricFormula& f, const YAML::Node& prefer) {
+    f.prefer = text_of(prefer, "metric '" + f.name + "': prefer");
+    const SourcePos at = expression_origin(m_src, prefer);
+    f.prefer_expr = Expr::parse(f.prefer, at, m_src.line_at(at));
+    std::vector<std::pair<std::string, int>> refs;
+    f.prefer_expr->collect_names(refs);
+    for (const auto& [name, offset] : refs) {
+      if (m_target.constants().count(name) || m_target.kind_of(name) != CounterKind::unknown)
+        continue;
+      SourcePos p = at;
+      p.col += offset;
+      m_src.fail(p, "unknown counter '" + name + "' for " + m_target.arch(),
+                 did_you_mean(m_target.nearest(name)));
     }
   }
-  return set;
+
+  // The expression's counters join the set's (a derived counter with no events of its own does
+  // not).
+  void parse_expression(MetricSet& set, MetricFormula& f, const YAML::Node& expression) {
+    const SourcePos origin = expression_origin(m_src, expression);
+    const std::string l = m_src.line_at(origin);
+    f.expr = Expr::parse(f.expression, origin, l);
+    std::vector<std::pair<std::string, int>> refs;
+    f.expr->collect_names(refs);
+    for (const auto& [name, offset] : refs) {
+      if (m_target.constants().count(name)) continue;
+      if (const DerivedCounter* d = m_target.derived(name); d && m_target.events_of(name).empty())
+        continue;
+      SourcePos p = origin;
+      p.col += offset;
+      add_counter(set, name, p);
+      if (std::find(f.counters.begin(), f.counters.end(), name) == f.counters.end())
+        f.counters.push_back(name);
+    }
+  }
+
+  Source m_src;
+  const Target& m_target;
+};
+
+MetricSet parse_set(const std::string& text, const std::string& source_path,
+                    const std::string& default_name, const Target& target) {
+  return SetParser(text, source_path, target).parse(text, default_name);
 }
 
 }  // namespace

@@ -17,16 +17,10 @@ int find_root(std::vector<int>& parent, int x) {
   return x;
 }
 
-}  // namespace
-
-Problem build_problem(const hw::Target& target, const Request& request) {
-  Problem p;
-  for (const auto& b : target.blocks()) {
-    p.blocks.push_back(b.name);
-    p.limit.push_back(b.counters_per_pass);
-  }
-  p.accumulate_limit = target.accumulate_per_pass();
-  std::map<std::string, int> name_index;
+// The requested and pinned counter names, each once, in request order (p.names, p.name_pos;
+// `name_index` maps a name to its index); returns each pin as name indexes.
+std::vector<std::vector<int>> add_names(const hw::Target& target, const Request& request,
+                                        Problem& p, std::map<std::string, int>& name_index) {
   auto add_name = [&](const std::string& n, const std::optional<SourcePos>& pos) {
     auto it = name_index.find(n);
     if (it != name_index.end()) return it->second;
@@ -44,16 +38,24 @@ Problem build_problem(const hw::Target& target, const Request& request) {
     for (const auto& n : pin.names) v.push_back(add_name(n, pin.pos));
     pins.push_back(v);
   }
+  return pins;
+}
 
-  // Pins merge names into one atomic item (union-find keeps chains of pins together).
-  std::vector<int> parent(p.names.size());
+// Pins merge names into one atomic item (union-find keeps chains of pins together): each name's
+// root name.
+std::vector<int> pin_roots(size_t name_count, const std::vector<std::vector<int>>& pins) {
+  std::vector<int> parent(name_count);
   std::iota(parent.begin(), parent.end(), 0);
   for (const auto& v : pins)
     for (size_t i = 1; i < v.size(); ++i) {
       int a = find_root(parent, v[0]), b = find_root(parent, v[i]);
       if (a != b) parent[static_cast<size_t>(std::max(a, b))] = std::min(a, b);
     }
+  return parent;
+}
 
+// One item per root name, with the distinct events of its names (p.items, p.events).
+void build_items(const hw::Target& target, std::vector<int>& parent, Problem& p) {
   std::map<hw::Event, int> event_index;
   std::map<int, int> item_of_root;
   p.item_of_name.assign(p.names.size(), -1);
@@ -77,8 +79,10 @@ Problem build_problem(const hw::Target& target, const Request& request) {
         item.events.push_back(eit->second);
     }
   }
+}
 
-  // Every item must fit an empty pass.
+// Every item must fit an empty pass.
+void check_items_fit(Problem& p) {
   for (auto& item : p.items) {
     std::sort(item.events.begin(), item.events.end());
     std::vector<int> used(p.blocks.size(), 0);
@@ -109,7 +113,10 @@ Problem build_problem(const hw::Target& target, const Request& request) {
                              std::to_string(p.accumulate_limit),
                          "split the pin", pos);
   }
+}
 
+// The request's groups as name indexes, each name once; groups of fewer than two are dropped.
+void add_groups(const Request& request, const std::map<std::string, int>& name_index, Problem& p) {
   for (const auto& g : request.groups) {
     std::vector<int> v;
     for (const auto& n : g.names) {
@@ -119,8 +126,10 @@ Problem build_problem(const hw::Target& target, const Request& request) {
     }
     if (v.size() >= 2) p.groups.push_back(v);
   }
+}
 
-  // Lower bound: each block's distinct events over its limit, and accumulate events over theirs.
+// Lower bound: each block's distinct events over its limit, and accumulate events over theirs.
+void set_lower_bound(Problem& p) {
   std::vector<int> per_block(p.blocks.size(), 0);
   int acc = 0;
   for (size_t e = 0; e < p.events.size(); ++e) {
@@ -143,6 +152,24 @@ Problem build_problem(const hw::Target& target, const Request& request) {
     p.lower_bound_reason = std::to_string(acc) + " accumulate events / " +
                            std::to_string(p.accumulate_limit) + " per pass";
   }
+}
+
+}  // namespace
+
+Problem build_problem(const hw::Target& target, const Request& request) {
+  Problem p;
+  for (const auto& b : target.blocks()) {
+    p.blocks.push_back(b.name);
+    p.limit.push_back(b.counters_per_pass);
+  }
+  p.accumulate_limit = target.accumulate_per_pass();
+  std::map<std::string, int> name_index;
+  const auto pins = add_names(target, request, p, name_index);
+  std::vector<int> parent = pin_roots(p.names.size(), pins);
+  build_items(target, parent, p);
+  check_items_fit(p);
+  add_groups(request, name_index, p);
+  set_lower_bound(p);
   return p;
 }
 

@@ -45,39 +45,41 @@ bool subset(const std::vector<int>& a, const std::vector<int>& b) {
   return std::includes(b.begin(), b.end(), a.begin(), a.end());
 }
 
-Plan plan_once(const hw::Target& target, const Request& request, const PlanOptions& options) {
-  const Problem p = detail::build_problem(target, request);
-  Plan plan;
-  plan.lower_bound = p.lower_bound;
-  plan.lower_bound_reason = p.lower_bound_reason;
-  plan.proved_at_least = p.lower_bound;
-  plan.distinct_events = static_cast<int>(p.events.size());
-  if (p.items.empty()) {
-    plan.optimal = true;
-    return plan;
-  }
+// Items whose events are a subset of another item's cost nothing next to it: leave them out of
+// the search and place them afterwards (an optimal packing always has room for them there).
+struct Subsumed {
+  std::vector<int> by_size;  // item indexes, most events first
+  std::vector<int> core;     // the items the search places, ascending
+  std::vector<int> host;     // per item: the item whose events hold its own, or -1
+};
 
-  // Items whose events are a subset of another item's cost nothing next to it: leave them out of
-  // the search and place them afterwards (an optimal packing always has room for them there).
-  std::vector<int> by_size(p.items.size());
-  std::iota(by_size.begin(), by_size.end(), 0);
-  std::stable_sort(by_size.begin(), by_size.end(), [&](int a, int b) {
+Subsumed find_subsumed(const Problem& p) {
+  Subsumed s;
+  s.by_size.resize(p.items.size());
+  std::iota(s.by_size.begin(), s.by_size.end(), 0);
+  std::stable_sort(s.by_size.begin(), s.by_size.end(), [&](int a, int b) {
     return p.items[static_cast<size_t>(a)].events.size() >
            p.items[static_cast<size_t>(b)].events.size();
   });
-  std::vector<int> core, host(p.items.size(), -1);
-  for (int i : by_size) {
-    for (int c : core)
+  s.host.assign(p.items.size(), -1);
+  for (int i : s.by_size) {
+    for (int c : s.core)
       if (subset(p.items[static_cast<size_t>(i)].events, p.items[static_cast<size_t>(c)].events)) {
-        host[static_cast<size_t>(i)] = c;
+        s.host[static_cast<size_t>(i)] = c;
         break;
       }
-    if (host[static_cast<size_t>(i)] < 0) core.push_back(i);
+    if (s.host[static_cast<size_t>(i)] < 0) s.core.push_back(i);
   }
-  std::sort(core.begin(), core.end());
+  std::sort(s.core.begin(), s.core.end());
+  return s;
+}
 
+// The fewest passes the search finds for the core items, from the greedy packing down to the
+// lower bound; `best` becomes that packing, and `plan` says how far it is proved.
+int search_passes(const Problem& p, const std::vector<int>& core, const PlanOptions& options,
+                  Plan& plan, std::vector<int>& best) {
   Search search(p, core, options);
-  std::vector<int> best = search.greedy();
+  best = search.greedy();
   int best_k = 0;
   for (int i : core) best_k = std::max(best_k, best[static_cast<size_t>(i)] + 1);
   plan.optimal = best_k == p.lower_bound;
@@ -97,17 +99,23 @@ Plan plan_once(const hw::Target& target, const Request& request, const PlanOptio
   plan.time_capped = search.capped();
   plan.nodes = search.nodes();
   if (plan.optimal) plan.proved_at_least = best_k;
+  return best_k;
+}
 
-  // Place the subsumed items with their hosts (hosts first: a host may itself be subsumed).
+// Place the subsumed items with their hosts (hosts first: a host may itself be subsumed).
+std::vector<int> place_subsumed(const std::vector<int>& best, const Subsumed& s) {
   std::vector<int> pass_of = best;
-  for (int i : by_size)
-    if (host[static_cast<size_t>(i)] >= 0) {
-      int h = host[static_cast<size_t>(i)];
-      while (host[static_cast<size_t>(h)] >= 0) h = host[static_cast<size_t>(h)];
+  for (int i : s.by_size)
+    if (s.host[static_cast<size_t>(i)] >= 0) {
+      int h = s.host[static_cast<size_t>(i)];
+      while (s.host[static_cast<size_t>(h)] >= 0) h = s.host[static_cast<size_t>(h)];
       pass_of[static_cast<size_t>(i)] = pass_of[static_cast<size_t>(h)];
     }
+  return pass_of;
+}
 
-  // Local moves for the secondary objectives (splits, balance); never adds a pass.
+// Local moves for the secondary objectives (splits, balance); never adds a pass.
+void improve_secondary(const Problem& p, int best_k, std::vector<int>& pass_of) {
   Packing pack(p, best_k);
   for (size_t i = 0; i < p.items.size(); ++i) pack.add(p.items[i], pass_of[i]);
   Cost cur = cost_of(p, pack, pass_of);
@@ -141,14 +149,37 @@ Plan plan_once(const hw::Target& target, const Request& request, const PlanOptio
     }
     if (!improved) break;
   }
+}
 
-  plan.passes = detail::make_passes(target, p, pass_of);
+int count_split_groups(const Problem& p, const std::vector<int>& pass_of) {
+  int split = 0;
   for (const auto& g : p.groups) {
     std::set<int> passes;
     for (int n : g)
       passes.insert(pass_of[static_cast<size_t>(p.item_of_name[static_cast<size_t>(n)])]);
-    if (passes.size() > 1) ++plan.split_groups;
+    if (passes.size() > 1) ++split;
   }
+  return split;
+}
+
+Plan plan_once(const hw::Target& target, const Request& request, const PlanOptions& options) {
+  const Problem p = detail::build_problem(target, request);
+  Plan plan;
+  plan.lower_bound = p.lower_bound;
+  plan.lower_bound_reason = p.lower_bound_reason;
+  plan.proved_at_least = p.lower_bound;
+  plan.distinct_events = static_cast<int>(p.events.size());
+  if (p.items.empty()) {
+    plan.optimal = true;
+    return plan;
+  }
+  const Subsumed subsumed = find_subsumed(p);
+  std::vector<int> best;
+  const int best_k = search_passes(p, subsumed.core, options, plan, best);
+  std::vector<int> pass_of = place_subsumed(best, subsumed);
+  improve_secondary(p, best_k, pass_of);
+  plan.passes = detail::make_passes(target, p, pass_of);
+  plan.split_groups += count_split_groups(p, pass_of);
   return plan;
 }
 

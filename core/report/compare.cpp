@@ -167,6 +167,161 @@ std::map<std::string, VariantKey> variant_keys(const an::QuerySession& s) {
   return out;
 }
 
+// Refuses runs on different targets unless forced, and says how the two workloads differ.
+std::vector<std::string> workload_notes(const Workload& wa, const Workload& wb, bool force) {
+  if (wa.arch != wb.arch && !force)
+    throw Error::input(
+        "A and B ran on different targets (" + (wa.arch.empty() ? "unknown" : wa.arch) + " and " +
+            (wb.arch.empty() ? "unknown" : wb.arch) + "): their times and rates are not comparable",
+        "add --force to compare them anyway");
+  std::vector<std::string> w;
+  w.push_back("A: " + wa.label + ": " + (wa.arch.empty() ? "unknown agent" : wa.arch) + ", " +
+              (wa.simulated ? "SIMULATED" : "measured") + ", " + std::to_string(wa.dispatches) +
+              " dispatches, " + steps_text(wa));
+  w.push_back("B: " + wb.label + ": " + (wb.arch.empty() ? "unknown agent" : wb.arch) + ", " +
+              (wb.simulated ? "SIMULATED" : "measured") + ", " + std::to_string(wb.dispatches) +
+              " dispatches, " + steps_text(wb));
+  if (wa.arch != wb.arch) w.push_back("DIFFERENT TARGETS (compared because of --force)");
+  if (wa.simulated != wb.simulated)
+    w.push_back(
+        "one run is SIMULATED and the other measured: their differences say nothing about "
+        "the hardware");
+  const bool same_steps = wa.prefill == wb.prefill && wa.decode == wb.decode &&
+                          wa.role_unknown == wb.role_unknown && wa.layers == wb.layers;
+  if (!same_steps)
+    w.push_back(
+        "the workloads differ in steps or layers: summed times compare different amounts "
+        "of work; compare mean_ns (per launch) and the variant rows instead");
+  if (!wa.runbook_sha.empty() && !wb.runbook_sha.empty() && wa.runbook_sha != wb.runbook_sha)
+    w.push_back("the runs were made from different runbooks (" + wa.runbook_path + " and " +
+                wb.runbook_path + ")");
+  if (wa.seed != wb.seed && (wa.seed || wb.seed))
+    w.push_back("simulator seeds differ: " + (wa.seed ? std::to_string(*wa.seed) : "-") + " and " +
+                (wb.seed ? std::to_string(*wb.seed) : "-"));
+  const bool no_steps = wa.prefill + wa.decode + wa.role_unknown == 0 &&
+                        wb.prefill + wb.decode + wb.role_unknown == 0;
+  if (no_steps)
+    w.push_back(
+        "neither run shows repeated steps: launch-count changes are given as counts, not "
+        "explained as steps (`kprof query DB phases` says why for each)");
+  else if (same_steps && wa.arch == wb.arch)
+    w.push_back("same target, same steps and layers");
+  return w;
+}
+
+struct FamilyCells {
+  Cell launches, total, mean;
+};
+
+std::map<std::string, FamilyCells> family_cells(const Table& t) {
+  std::map<std::string, FamilyCells> m;
+  const size_t f = col(t, "family"), n = col(t, "launches"), ns = col(t, "total_ns"),
+               mean = col(t, "mean_ns");
+  for (const auto& r : t.rows) m[std::get<std::string>(r[f])] = {r[n], r[ns], r[mean]};
+  return m;
+}
+
+// Why a family's launch count changed, or in which run alone it appears.
+std::string launch_change(const std::string& family, const FamilyCells& x, const FamilyCells& y,
+                          const std::map<std::string, FamilyPhases>& pa,
+                          const std::map<std::string, FamilyPhases>& pb) {
+  const bool in_a = !std::holds_alternative<std::monostate>(x.launches),
+             in_b = !std::holds_alternative<std::monostate>(y.launches);
+  if (in_a && in_b && x.launches != y.launches) {
+    const auto ea = pa.find(family), eb = pb.find(family);
+    return explain_change(ea == pa.end() ? FamilyPhases{} : ea->second,
+                          eb == pb.end() ? FamilyPhases{} : eb->second);
+  }
+  if (!in_a) return "only in B";
+  if (!in_b) return "only in A";
+  return {};
+}
+
+// The families of A, then those only in B, with their launches and times side by side.
+void fill_families(an::QuerySession& a, an::QuerySession& b, Table& t) {
+  const Table fa = a.view("families", {}), fb = b.view("families", {});
+  const auto ma = family_cells(fa), mb = family_cells(fb);
+  const auto pa = family_phases(a.model()), pb = family_phases(b.model());
+  std::vector<std::string> names;
+  for (const auto& r : fa.rows) names.push_back(std::get<std::string>(r[0]));
+  for (const auto& r : fb.rows)
+    if (!ma.count(std::get<std::string>(r[0]))) names.push_back(std::get<std::string>(r[0]));
+  t.title = "families: A → B";
+  t.columns = {"family",     "launches_a", "launches_b",     "launches_delta", "launches_pct",
+               "total_ns_a", "total_ns_b", "total_ns_delta", "total_pct",      "mean_ns_a",
+               "mean_ns_b",  "mean_pct",   "launch_change"};
+  for (const auto& n : names) {
+    const auto ia = ma.find(n), ib = mb.find(n);
+    const FamilyCells x = ia == ma.end() ? FamilyCells{} : ia->second,
+                      y = ib == mb.end() ? FamilyCells{} : ib->second;
+    const std::string why = launch_change(n, x, y, pa, pb);
+    t.rows.push_back({n, x.launches, y.launches, delta(x.launches, y.launches),
+                      pct(num(x.launches), num(y.launches)), x.total, y.total,
+                      delta(x.total, y.total), pct(num(x.total), num(y.total)), x.mean, y.mean,
+                      pct(num(x.mean), num(y.mean)), why});
+  }
+  t.notes.push_back(
+      "times are summed trace-pass kernel durations (not wall time); pct = (B - A) / A");
+}
+
+// One variant-and-phase row of the comparison; index 0 is A, 1 is B.
+struct VariantPair {
+  std::string family, variant_a, variant_b;
+  Cell launches[2];  // as the metrics view counts them (an integer)
+  std::optional<double> mean[2], ai[2], tflops[2], tbps[2];
+};
+
+using VariantPhase = std::pair<VariantKey, std::string>;
+
+// Variants of both runs matched by definition and phase, in the order first seen (A's first).
+struct VariantPairs {
+  std::map<VariantPhase, VariantPair> rows;
+  std::vector<VariantPhase> order;
+
+  void add(const Table& v, const std::map<std::string, VariantKey>& keys, int side) {
+    const size_t cv = col(v, "variant"), cf = col(v, "family"), cp = col(v, "phase"),
+                 cl = col(v, "launches"), cm = col(v, "mean_trace_ns"),
+                 ci = col(v, "flop_per_byte"), ct = col(v, "tflops"), cb = col(v, "tbps");
+    for (const auto& r : v.rows) {
+      const std::string variant = cell_text(r[cv]);
+      const auto key = std::make_pair(keys.at(variant), std::get<std::string>(r[cp]));
+      auto [it, fresh] = rows.try_emplace(key);
+      if (fresh) order.push_back(key);
+      VariantPair& row = it->second;
+      row.family = std::get<std::string>(r[cf]);
+      (side ? row.variant_b : row.variant_a) = variant;
+      row.launches[side] = r[cl];
+      row.mean[side] = num(r[cm]);
+      row.ai[side] = num(r[ci]);
+      row.tflops[side] = num(r[ct]);
+      row.tbps[side] = num(r[cb]);
+    }
+  }
+};
+
+void fill_variants(an::QuerySession& a, an::QuerySession& b, Table& v) {
+  const Table va = a.view("metrics", {}), vb = b.view("metrics", {});
+  const auto ka = variant_keys(a), kb = variant_keys(b);
+  VariantPairs pairs;
+  pairs.add(va, ka, 0);
+  pairs.add(vb, kb, 1);
+  v.title =
+      "variants per phase: A → B (matched by kernel, grid, workgroup, LDS, scratch, registers)";
+  v.columns = {"family",          "variant_a", "variant_b", "phase",      "launches_a",
+               "launches_b",      "mean_ns_a", "mean_ns_b", "mean_pct",   "flop_per_byte_a",
+               "flop_per_byte_b", "tflops_a",  "tflops_b",  "tflops_pct", "tbps_a",
+               "tbps_b",          "tbps_pct"};
+  for (const auto& key : pairs.order) {
+    const VariantPair& r = pairs.rows[key];
+    v.rows.push_back({r.family, r.variant_a.empty() ? Cell() : Cell(r.variant_a),
+                      r.variant_b.empty() ? Cell() : Cell(r.variant_b), key.second, r.launches[0],
+                      r.launches[1], opt(r.mean[0]), opt(r.mean[1]), pct(r.mean[0], r.mean[1]),
+                      opt(r.ai[0]), opt(r.ai[1]), opt(r.tflops[0]), opt(r.tflops[1]),
+                      pct(r.tflops[0], r.tflops[1]), opt(r.tbps[0]), opt(r.tbps[1]),
+                      pct(r.tbps[0], r.tbps[1])});
+  }
+  v.notes.push_back("'-': the variant or its counters are missing in that run");
+}
 }  // namespace
 
 RunRef parse_run_ref(const std::string& text) {
@@ -199,143 +354,14 @@ Comparison compare_runs(an::QuerySession& a, const std::string& label_a, an::Que
   Comparison out;
   const Workload wa = workload(a, label_a), wb = workload(b, label_b);
   out.simulated = wa.simulated || wb.simulated;
-  if (wa.arch != wb.arch && !options.force)
-    throw Error::input(
-        "A and B ran on different targets (" + (wa.arch.empty() ? "unknown" : wa.arch) + " and " +
-            (wb.arch.empty() ? "unknown" : wb.arch) + "): their times and rates are not comparable",
-        "add --force to compare them anyway");
-  auto& w = out.workload;
-  w.push_back("A: " + wa.label + ": " + (wa.arch.empty() ? "unknown agent" : wa.arch) + ", " +
-              (wa.simulated ? "SIMULATED" : "measured") + ", " + std::to_string(wa.dispatches) +
-              " dispatches, " + steps_text(wa));
-  w.push_back("B: " + wb.label + ": " + (wb.arch.empty() ? "unknown agent" : wb.arch) + ", " +
-              (wb.simulated ? "SIMULATED" : "measured") + ", " + std::to_string(wb.dispatches) +
-              " dispatches, " + steps_text(wb));
-  if (wa.arch != wb.arch) w.push_back("DIFFERENT TARGETS (compared because of --force)");
-  if (wa.simulated != wb.simulated)
-    w.push_back(
-        "one run is SIMULATED and the other measured: their differences say nothing about "
-        "the hardware");
-  const bool same_steps = wa.prefill == wb.prefill && wa.decode == wb.decode &&
-                          wa.role_unknown == wb.role_unknown && wa.layers == wb.layers;
-  if (!same_steps)
-    w.push_back(
-        "the workloads differ in steps or layers: summed times compare different amounts "
-        "of work; compare mean_ns (per launch) and the variant rows instead");
-  if (!wa.runbook_sha.empty() && !wb.runbook_sha.empty() && wa.runbook_sha != wb.runbook_sha)
-    w.push_back("the runs were made from different runbooks (" + wa.runbook_path + " and " +
-                wb.runbook_path + ")");
-  if (wa.seed != wb.seed && (wa.seed || wb.seed))
-    w.push_back("simulator seeds differ: " + (wa.seed ? std::to_string(*wa.seed) : "-") + " and " +
-                (wb.seed ? std::to_string(*wb.seed) : "-"));
-  const bool no_steps = wa.prefill + wa.decode + wa.role_unknown == 0 &&
-                        wb.prefill + wb.decode + wb.role_unknown == 0;
-  if (no_steps)
-    w.push_back(
-        "neither run shows repeated steps: launch-count changes are given as counts, not "
-        "explained as steps (`kprof query DB phases` says why for each)");
-  else if (same_steps && wa.arch == wb.arch)
-    w.push_back("same target, same steps and layers");
-
-  // Families.
-  const Table fa = a.view("families", {}), fb = b.view("families", {});
-  struct Fam {
-    Cell launches, total, mean;
-  };
-  auto read = [](const Table& t) {
-    std::map<std::string, Fam> m;
-    const size_t f = col(t, "family"), n = col(t, "launches"), ns = col(t, "total_ns"),
-                 mean = col(t, "mean_ns");
-    for (const auto& r : t.rows) m[std::get<std::string>(r[f])] = {r[n], r[ns], r[mean]};
-    return m;
-  };
-  const auto ma = read(fa), mb = read(fb);
-  const auto pa = family_phases(a.model()), pb = family_phases(b.model());
-  std::vector<std::string> names;
-  for (const auto& r : fa.rows) names.push_back(std::get<std::string>(r[0]));
-  for (const auto& r : fb.rows)
-    if (!ma.count(std::get<std::string>(r[0]))) names.push_back(std::get<std::string>(r[0]));
+  out.workload = workload_notes(wa, wb, options.force);
   const std::string runs = "A: " + wa.label + ", B: " + wb.label;
-  Table& t = out.families;
-  t.title = "families: A → B";
-  t.simulated = out.simulated;
-  t.runs = runs;
-  t.columns = {"family",     "launches_a", "launches_b",     "launches_delta", "launches_pct",
-               "total_ns_a", "total_ns_b", "total_ns_delta", "total_pct",      "mean_ns_a",
-               "mean_ns_b",  "mean_pct",   "launch_change"};
-  for (const auto& n : names) {
-    const auto ia = ma.find(n), ib = mb.find(n);
-    const Fam x = ia == ma.end() ? Fam{} : ia->second, y = ib == mb.end() ? Fam{} : ib->second;
-    std::string why;
-    const bool in_a = !std::holds_alternative<std::monostate>(x.launches),
-               in_b = !std::holds_alternative<std::monostate>(y.launches);
-    if (in_a && in_b && x.launches != y.launches) {
-      const auto ea = pa.find(n), eb = pb.find(n);
-      why = explain_change(ea == pa.end() ? FamilyPhases{} : ea->second,
-                           eb == pb.end() ? FamilyPhases{} : eb->second);
-    } else if (!in_a) {
-      why = "only in B";
-    } else if (!in_b) {
-      why = "only in A";
-    }
-    t.rows.push_back({n, x.launches, y.launches, delta(x.launches, y.launches),
-                      pct(num(x.launches), num(y.launches)), x.total, y.total,
-                      delta(x.total, y.total), pct(num(x.total), num(y.total)), x.mean, y.mean,
-                      pct(num(x.mean), num(y.mean)), why});
-  }
-  t.notes.push_back(
-      "times are summed trace-pass kernel durations (not wall time); pct = (B - A) / A");
-
-  // Variants per phase, matched by their definition.
-  const Table va = a.view("metrics", {}), vb = b.view("metrics", {});
-  const auto ka = variant_keys(a), kb = variant_keys(b);
-  struct Row {
-    std::string family, variant_a, variant_b;
-    Cell launches[2];  // as the metrics view counts them (an integer)
-    std::optional<double> mean[2], ai[2], tflops[2], tbps[2];
-  };
-  std::map<std::pair<VariantKey, std::string>, Row> rows;
-  std::vector<std::pair<VariantKey, std::string>> order;
-  auto add = [&](const Table& v, const std::map<std::string, VariantKey>& keys, int side) {
-    const size_t cv = col(v, "variant"), cf = col(v, "family"), cp = col(v, "phase"),
-                 cl = col(v, "launches"), cm = col(v, "mean_trace_ns"),
-                 ci = col(v, "flop_per_byte"), ct = col(v, "tflops"), cb = col(v, "tbps");
-    for (const auto& r : v.rows) {
-      const std::string variant = cell_text(r[cv]);
-      const auto key = std::make_pair(keys.at(variant), std::get<std::string>(r[cp]));
-      auto [it, fresh] = rows.try_emplace(key);
-      if (fresh) order.push_back(key);
-      Row& row = it->second;
-      row.family = std::get<std::string>(r[cf]);
-      (side ? row.variant_b : row.variant_a) = variant;
-      row.launches[side] = r[cl];
-      row.mean[side] = num(r[cm]);
-      row.ai[side] = num(r[ci]);
-      row.tflops[side] = num(r[ct]);
-      row.tbps[side] = num(r[cb]);
-    }
-  };
-  add(va, ka, 0);
-  add(vb, kb, 1);
-  Table& v = out.variants;
-  v.title =
-      "variants per phase: A → B (matched by kernel, grid, workgroup, LDS, scratch, registers)";
-  v.simulated = out.simulated;
-  v.runs = runs;
-  v.columns = {"family",          "variant_a", "variant_b", "phase",      "launches_a",
-               "launches_b",      "mean_ns_a", "mean_ns_b", "mean_pct",   "flop_per_byte_a",
-               "flop_per_byte_b", "tflops_a",  "tflops_b",  "tflops_pct", "tbps_a",
-               "tbps_b",          "tbps_pct"};
-  for (const auto& key : order) {
-    const Row& r = rows[key];
-    v.rows.push_back({r.family, r.variant_a.empty() ? Cell() : Cell(r.variant_a),
-                      r.variant_b.empty() ? Cell() : Cell(r.variant_b), key.second, r.launches[0],
-                      r.launches[1], opt(r.mean[0]), opt(r.mean[1]), pct(r.mean[0], r.mean[1]),
-                      opt(r.ai[0]), opt(r.ai[1]), opt(r.tflops[0]), opt(r.tflops[1]),
-                      pct(r.tflops[0], r.tflops[1]), opt(r.tbps[0]), opt(r.tbps[1]),
-                      pct(r.tbps[0], r.tbps[1])});
-  }
-  v.notes.push_back("'-': the variant or its counters are missing in that run");
+  out.families.simulated = out.simulated;
+  out.families.runs = runs;
+  fill_families(a, b, out.families);
+  out.variants.simulated = out.simulated;
+  out.variants.runs = runs;
+  fill_variants(a, b, out.variants);
   return out;
 }
 

@@ -137,9 +137,21 @@ std::string timeline_svg(const Timeline& tl, const FamilyColours& colours) {
   return o.str();
 }
 
-std::string roofline_svg(const Roofline& r, const FamilyColours& colours) {
-  const double width = 1000, height = 560, left = 90, right = 170, top = 20, bottom = 50;
-  const double pw = width - left - right, ph = height - top - bottom;
+namespace {
+
+// The roofline's plot area and its log-log axes, whole decades around the points and roofs.
+struct RooflineAxes {
+  double width = 1000, height = 560, left = 90, right = 170, top = 20, bottom = 50;
+  double pw = width - left - right, ph = height - top - bottom;
+  double ridge = 1;  // FLOP per byte where the memory roof meets the highest compute roof
+  double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+
+  double x_at(double v) const { return left + pw * std::log10(v / x0) / std::log10(x1 / x0); }
+  double y_at(double v) const { return top + ph - ph * std::log10(v / y0) / std::log10(y1 / y0); }
+};
+
+RooflineAxes roofline_axes(const Roofline& r) {
+  RooflineAxes a;
   double max_roof = 0;
   for (const auto& c : r.compute) max_roof = std::max(max_roof, c.flops_per_s);
   double xlo = 1e300, xhi = 0, ylo = 1e300, yhi = max_roof;
@@ -149,44 +161,42 @@ std::string roofline_svg(const Roofline& r, const FamilyColours& colours) {
     ylo = std::min(ylo, p.flops_per_s);
     yhi = std::max(yhi, p.flops_per_s);
   }
-  const double ridge = r.hbm_bytes_per_s > 0 ? max_roof / r.hbm_bytes_per_s : 1;
+  a.ridge = r.hbm_bytes_per_s > 0 ? max_roof / r.hbm_bytes_per_s : 1;
   xlo = std::min(xlo / 2, 1.0);
-  xhi = std::max(xhi, ridge * 4);
+  xhi = std::max(xhi, a.ridge * 4);
   ylo = std::min(ylo, r.hbm_bytes_per_s * xlo);
   if (!(ylo > 0)) ylo = 1e9;
-  // std::tie, not structured bindings: the lambdas below capture these, which clang 14 (the
-  // sanitizer build's compiler) refuses for structured bindings (P1091R3, clang 16).
-  double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
-  std::tie(x0, x1) = decades(xlo, xhi);
-  std::tie(y0, y1) = decades(ylo, yhi * 1.5);
-  auto X = [&](double v) { return left + pw * std::log10(v / x0) / std::log10(x1 / x0); };
-  auto Y = [&](double v) { return top + ph - ph * std::log10(v / y0) / std::log10(y1 / y0); };
-  std::ostringstream o;
-  o << "<svg class=\"chart roofline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << width
-    << " " << height << "\" width=\"" << width << "\" height=\"" << height
-    << "\" role=\"img\" aria-label=\"roofline, log-log\">\n"
-    << "<rect class=\"plot\" x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw
-    << "\" height=\"" << ph << "\"/>\n";
-  for (double v = x0; v <= x1 * 1.0001; v *= 10)
-    o << "<line class=\"grid\" x1=\"" << num(X(v)) << "\" y1=\"" << top << "\" x2=\"" << num(X(v))
-      << "\" y2=\"" << top + ph << "\"/><text class=\"tick\" x=\"" << num(X(v)) << "\" y=\""
-      << top + ph + 16 << "\" text-anchor=\"middle\">" << format_number(v) << "</text>\n";
-  for (double v = y0; v <= y1 * 1.0001; v *= 10)
-    o << "<line class=\"grid\" x1=\"" << left << "\" y1=\"" << num(Y(v)) << "\" x2=\"" << left + pw
-      << "\" y2=\"" << num(Y(v)) << "\"/><text class=\"tick\" x=\"" << left - 6 << "\" y=\""
-      << num(Y(v) + 4) << "\" text-anchor=\"end\">" << escape(si(v, "FLOP/s")) << "</text>\n";
-  o << "<text class=\"axis\" x=\"" << left + pw / 2 << "\" y=\"" << height - 10
+  std::tie(a.x0, a.x1) = decades(xlo, xhi);
+  std::tie(a.y0, a.y1) = decades(ylo, yhi * 1.5);
+  return a;
+}
+
+void draw_roofline_grid(std::ostream& o, const RooflineAxes& a) {
+  for (double v = a.x0; v <= a.x1 * 1.0001; v *= 10)
+    o << "<line class=\"grid\" x1=\"" << num(a.x_at(v)) << "\" y1=\"" << a.top << "\" x2=\""
+      << num(a.x_at(v)) << "\" y2=\"" << a.top + a.ph << "\"/><text class=\"tick\" x=\""
+      << num(a.x_at(v)) << "\" y=\"" << a.top + a.ph + 16 << "\" text-anchor=\"middle\">"
+      << format_number(v) << "</text>\n";
+  for (double v = a.y0; v <= a.y1 * 1.0001; v *= 10)
+    o << "<line class=\"grid\" x1=\"" << a.left << "\" y1=\"" << num(a.y_at(v)) << "\" x2=\""
+      << a.left + a.pw << "\" y2=\"" << num(a.y_at(v)) << "\"/><text class=\"tick\" x=\""
+      << a.left - 6 << "\" y=\"" << num(a.y_at(v) + 4) << "\" text-anchor=\"end\">"
+      << escape(si(v, "FLOP/s")) << "</text>\n";
+  o << "<text class=\"axis\" x=\"" << a.left + a.pw / 2 << "\" y=\"" << a.height - 10
     << "\" text-anchor=\"middle\">arithmetic intensity (FLOP per HBM byte)</text>\n";
+}
+
+void draw_roofs(std::ostream& o, const Roofline& r, const RooflineAxes& a) {
   // The memory roof up to the highest compute roof; each compute roof from its own ridge.
   if (r.hbm_bytes_per_s > 0) {
-    const double xa = std::max(x0, y0 / r.hbm_bytes_per_s), xb = std::min(x1, ridge);
-    o << "<line class=\"roof memory\" x1=\"" << num(X(xa)) << "\" y1=\""
-      << num(Y(r.hbm_bytes_per_s * xa)) << "\" x2=\"" << num(X(xb)) << "\" y2=\""
-      << num(Y(r.hbm_bytes_per_s * xb)) << "\"><title>HBM " << escape(si(r.hbm_bytes_per_s, "B/s"))
-      << "</title></line>\n";
-    o << "<text class=\"roof-label\" x=\"" << num(X(xa) + 4) << "\" y=\""
-      << num(Y(r.hbm_bytes_per_s * xa) - 6) << "\">HBM " << escape(si(r.hbm_bytes_per_s, "B/s"))
-      << "</text>\n";
+    const double xa = std::max(a.x0, a.y0 / r.hbm_bytes_per_s), xb = std::min(a.x1, a.ridge);
+    o << "<line class=\"roof memory\" x1=\"" << num(a.x_at(xa)) << "\" y1=\""
+      << num(a.y_at(r.hbm_bytes_per_s * xa)) << "\" x2=\"" << num(a.x_at(xb)) << "\" y2=\""
+      << num(a.y_at(r.hbm_bytes_per_s * xb)) << "\"><title>HBM "
+      << escape(si(r.hbm_bytes_per_s, "B/s")) << "</title></line>\n";
+    o << "<text class=\"roof-label\" x=\"" << num(a.x_at(xa) + 4) << "\" y=\""
+      << num(a.y_at(r.hbm_bytes_per_s * xa) - 6) << "\">HBM "
+      << escape(si(r.hbm_bytes_per_s, "B/s")) << "</text>\n";
   }
   // Roofs of equal height (matrix and vector FP32 on gfx942) share one line and one label.
   std::vector<Roof> roofs;
@@ -199,16 +209,22 @@ std::string roofline_svg(const Roofline& r, const FamilyColours& colours) {
       same->name += ", " + c.name;
   }
   for (const auto& c : roofs) {
-    const double xa = r.hbm_bytes_per_s > 0 ? std::max(x0, c.flops_per_s / r.hbm_bytes_per_s) : x0;
-    o << "<line class=\"roof compute\" x1=\"" << num(X(xa)) << "\" y1=\"" << num(Y(c.flops_per_s))
-      << "\" x2=\"" << left + pw << "\" y2=\"" << num(Y(c.flops_per_s)) << "\"><title>"
-      << escape(c.name) << " " << escape(si(c.flops_per_s, "FLOP/s")) << "</title></line>"
-      << "<text class=\"roof-label\" x=\"" << left + pw + 4 << "\" y=\""
-      << num(Y(c.flops_per_s) + 4) << "\">" << escape(c.name) << "</text>\n";
+    const double xa =
+        r.hbm_bytes_per_s > 0 ? std::max(a.x0, c.flops_per_s / r.hbm_bytes_per_s) : a.x0;
+    o << "<line class=\"roof compute\" x1=\"" << num(a.x_at(xa)) << "\" y1=\""
+      << num(a.y_at(c.flops_per_s)) << "\" x2=\"" << a.left + a.pw << "\" y2=\""
+      << num(a.y_at(c.flops_per_s)) << "\"><title>" << escape(c.name) << " "
+      << escape(si(c.flops_per_s, "FLOP/s")) << "</title></line>"
+      << "<text class=\"roof-label\" x=\"" << a.left + a.pw + 4 << "\" y=\""
+      << num(a.y_at(c.flops_per_s) + 4) << "\">" << escape(c.name) << "</text>\n";
   }
+}
+
+void draw_roofline_points(std::ostream& o, const Roofline& r, const FamilyColours& colours,
+                          const RooflineAxes& a) {
   std::vector<std::pair<double, double>> placed;  // label anchors already used
   for (const auto& p : r.points) {
-    const double x = X(p.flop_per_byte), y = Y(p.flops_per_s);
+    const double x = a.x_at(p.flop_per_byte), y = a.y_at(p.flops_per_s);
     // Points of one kernel often coincide: move a label down until it is clear of the others.
     double ly = y - 6;
     for (bool moved = true; moved;) {
@@ -240,11 +256,26 @@ std::string roofline_svg(const Roofline& r, const FamilyColours& colours) {
     else
       o << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"5\" fill=\"" << fill
         << "\" stroke=\"" << colours.of(p.family) << "\"/>";
-    const bool right_side = x > left + pw - 80;
+    const bool right_side = x > a.left + a.pw - 80;
     o << "<text class=\"point-label\" x=\"" << num(right_side ? x - 8 : x + 8) << "\" y=\""
       << num(ly) << "\" text-anchor=\"" << (right_side ? "end" : "start") << "\">"
       << (p.above_peak ? "! " : "") << escape(point_name(p)) << "</text></g>\n";
   }
+}
+
+}  // namespace
+
+std::string roofline_svg(const Roofline& r, const FamilyColours& colours) {
+  const RooflineAxes a = roofline_axes(r);
+  std::ostringstream o;
+  o << "<svg class=\"chart roofline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 "
+    << a.width << " " << a.height << "\" width=\"" << a.width << "\" height=\"" << a.height
+    << "\" role=\"img\" aria-label=\"roofline, log-log\">\n"
+    << "<rect class=\"plot\" x=\"" << a.left << "\" y=\"" << a.top << "\" width=\"" << a.pw
+    << "\" height=\"" << a.ph << "\"/>\n";
+  draw_roofline_grid(o, a);
+  draw_roofs(o, r, a);
+  draw_roofline_points(o, r, colours, a);
   o << "</svg>\n";
   return o.str();
 }

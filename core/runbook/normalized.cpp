@@ -87,19 +87,7 @@ std::string opt_int(const std::optional<T>& v) {
 
 std::string opt_str(const std::optional<std::string>& v) { return v ? scalar(*v) : "~"; }
 
-}  // namespace
-
-std::string format_normalized(const Runbook& rb) {
-  Printer p;
-  p.comment(rb.source.string() + " is valid (runbook schema " + std::to_string(k_schema_version) +
-            ")");
-  p.comment("sha256 " + rb.sha256);
-  p.comment("each value is followed by where the runbook sets it (line:col) or 'default'");
-  p.line(0, "schema_version", std::to_string(rb.schema_version.value), rb.schema_version);
-  p.line(0, "name", scalar(rb.name.value), rb.name);
-  p.line(0, "description", scalar(rb.description.value), rb.description);
-
-  const Workload& w = rb.workload;
+void print_workload(Printer& p, const Workload& w) {
   p.section(0, "workload");
   p.line(1, "command", w.shell.value ? scalar(w.command.value.at(0).value) : flow(w.command.value),
          w.command);
@@ -116,8 +104,9 @@ std::string format_normalized(const Runbook& rb) {
          "no limit");
   p.line(1, "repeat_option", opt_str(w.repeat_option.value), w.repeat_option,
          "the request is not repeated");
+}
 
-  const Profiler& pr = rb.profiler;
+void print_profiler(Printer& p, const Profiler& pr) {
   p.section(0, "profiler");
   p.line(1, "backend", scalar(pr.backend.value), pr.backend);
   p.line(1, "path", scalar(pr.path.value), pr.path, "found on PATH");
@@ -131,51 +120,35 @@ std::string format_normalized(const Runbook& rb) {
   p.line(1, "agent_index",
          pr.agent_index.value ? std::string(to_string(*pr.agent_index.value)) : "~", pr.agent_index,
          "rocprofv3's (relative)");
+}
 
-  p.section(0, "target");
-  p.line(1, "arch", scalar(rb.target.arch.value), rb.target.arch);
-
-  const TracePass& t = rb.passes.trace;
-  const CountersPass& c = rb.passes.counters;
-  p.section(0, "passes");
-  p.section(1, "trace");
-  p.line(2, "enabled", b(t.enabled.value), t.enabled);
-  p.line(2, "stats", b(t.stats.value), t.stats);
-  p.line(2, "markers", b(t.markers.value), t.markers);
-  if (!c.enabled.value) {
-    p.line(1, "counters", "~", c.enabled, "no counter passes");
+// The counter passes' settings, under `passes.counters` (enabled).
+void print_counters(Printer& p, const CountersPass& c) {
+  p.raw(1, "counters:", where(c.enabled.pos, true));
+  p.line(2, "metric_sets", flow(c.metric_sets.value), c.metric_sets);
+  p.line(2, "counters", flow(c.counters.value), c.counters);
+  std::vector<std::string> pins;
+  for (const auto& pin : c.pins.value) pins.push_back(flow(pin.value));
+  p.line(2, "pins", "[" + join(pins, ", ") + "]", c.pins);
+  p.section(2, "kernels");
+  p.line(3, "include_regex", opt_str(c.kernels.include_regex.value), c.kernels.include_regex,
+         "every kernel");
+  p.line(3, "exclude_regex", opt_str(c.kernels.exclude_regex.value), c.kernels.exclude_regex,
+         "none excluded");
+  if (const auto& ft = c.kernels.from_trace) {
+    p.raw(3, "from_trace:", where(ft->pos, true));
+    p.line(4, "top", std::to_string(ft->top.value), ft->top);
+    p.line(4, "by", std::string(to_string(ft->by.value)), ft->by);
   } else {
-    p.raw(1, "counters:", where(c.enabled.pos, true));
-    p.line(2, "metric_sets", flow(c.metric_sets.value), c.metric_sets);
-    p.line(2, "counters", flow(c.counters.value), c.counters);
-    std::vector<std::string> pins;
-    for (const auto& pin : c.pins.value) pins.push_back(flow(pin.value));
-    p.line(2, "pins", "[" + join(pins, ", ") + "]", c.pins);
-    p.section(2, "kernels");
-    p.line(3, "include_regex", opt_str(c.kernels.include_regex.value), c.kernels.include_regex,
-           "every kernel");
-    p.line(3, "exclude_regex", opt_str(c.kernels.exclude_regex.value), c.kernels.exclude_regex,
-           "none excluded");
-    if (const auto& ft = c.kernels.from_trace) {
-      p.raw(3, "from_trace:", where(ft->pos, true));
-      p.line(4, "top", std::to_string(ft->top.value), ft->top);
-      p.line(4, "by", std::string(to_string(ft->by.value)), ft->by);
-    } else {
-      p.raw(3, "from_trace: ~", "default: not used");
-    }
-    p.line(2, "iteration_range", opt_str(c.iteration_range.value), c.iteration_range,
-           "every iteration");
-    p.line(2, "replay", std::string(to_string(c.replay.value)), c.replay);
-    p.line(2, "min_samples", std::to_string(c.min_samples.value), c.min_samples);
+    p.raw(3, "from_trace: ~", "default: not used");
   }
+  p.line(2, "iteration_range", opt_str(c.iteration_range.value), c.iteration_range,
+         "every iteration");
+  p.line(2, "replay", std::string(to_string(c.replay.value)), c.replay);
+  p.line(2, "min_samples", std::to_string(c.min_samples.value), c.min_samples);
+}
 
-  p.section(0, "retry");
-  p.line(1, "attempts", std::to_string(rb.retry.attempts.value), rb.retry.attempts);
-  p.line(1, "backoff", format_duration(rb.retry.backoff.value), rb.retry.backoff);
-  p.line(0, "database", scalar(rb.database.value.string()), rb.database);
-  p.line(0, "captures", scalar(rb.captures.value.string()), rb.captures);
-
-  const Analysis& a = rb.analysis;
+void print_analysis(Printer& p, const Analysis& a) {
   p.section(0, "analysis");
   p.line(1, "layers", opt_int(a.layers.value), a.layers, "not given");
   p.line(1, "output_tokens", opt_int(a.output_tokens.value), a.output_tokens, "not given");
@@ -187,20 +160,57 @@ std::string format_normalized(const Runbook& rb) {
       p.raw(2, "- {match: " + scalar(f.match.value) + ", family: " + scalar(f.family.value) + "}",
             where(f.match.pos, true));
   }
+}
 
-  if (rb.launcher.present) {
-    const Launcher& l = rb.launcher;
-    p.section(0, "launcher");
-    p.line(1, "type", scalar(l.type.value), l.type);
-    if (l.type.value == "slurm") {
-      p.line(1, "partition", scalar(l.partition.value), l.partition);
-      p.line(1, "time", scalar(l.time.value), l.time);
-      p.line(1, "gpus_per_task", std::to_string(l.gpus_per_task.value), l.gpus_per_task);
-      std::vector<std::string> args;
-      for (const auto& arg : l.sbatch_args.value) args.push_back(scalar(arg.value));
-      p.line(1, "sbatch_args", "[" + join(args, ", ") + "]", l.sbatch_args);
-    }
+void print_launcher(Printer& p, const Launcher& l) {
+  p.section(0, "launcher");
+  p.line(1, "type", scalar(l.type.value), l.type);
+  if (l.type.value == "slurm") {
+    p.line(1, "partition", scalar(l.partition.value), l.partition);
+    p.line(1, "time", scalar(l.time.value), l.time);
+    p.line(1, "gpus_per_task", std::to_string(l.gpus_per_task.value), l.gpus_per_task);
+    std::vector<std::string> args;
+    for (const auto& arg : l.sbatch_args.value) args.push_back(scalar(arg.value));
+    p.line(1, "sbatch_args", "[" + join(args, ", ") + "]", l.sbatch_args);
   }
+}
+
+}  // namespace
+
+std::string format_normalized(const Runbook& rb) {
+  Printer p;
+  p.comment(rb.source.string() + " is valid (runbook schema " + std::to_string(k_schema_version) +
+            ")");
+  p.comment("sha256 " + rb.sha256);
+  p.comment("each value is followed by where the runbook sets it (line:col) or 'default'");
+  p.line(0, "schema_version", std::to_string(rb.schema_version.value), rb.schema_version);
+  p.line(0, "name", scalar(rb.name.value), rb.name);
+  p.line(0, "description", scalar(rb.description.value), rb.description);
+  print_workload(p, rb.workload);
+  print_profiler(p, rb.profiler);
+
+  p.section(0, "target");
+  p.line(1, "arch", scalar(rb.target.arch.value), rb.target.arch);
+
+  const TracePass& t = rb.passes.trace;
+  const CountersPass& c = rb.passes.counters;
+  p.section(0, "passes");
+  p.section(1, "trace");
+  p.line(2, "enabled", b(t.enabled.value), t.enabled);
+  p.line(2, "stats", b(t.stats.value), t.stats);
+  p.line(2, "markers", b(t.markers.value), t.markers);
+  if (!c.enabled.value)
+    p.line(1, "counters", "~", c.enabled, "no counter passes");
+  else
+    print_counters(p, c);
+
+  p.section(0, "retry");
+  p.line(1, "attempts", std::to_string(rb.retry.attempts.value), rb.retry.attempts);
+  p.line(1, "backoff", format_duration(rb.retry.backoff.value), rb.retry.backoff);
+  p.line(0, "database", scalar(rb.database.value.string()), rb.database);
+  p.line(0, "captures", scalar(rb.captures.value.string()), rb.captures);
+  print_analysis(p, rb.analysis);
+  if (rb.launcher.present) print_launcher(p, rb.launcher);
   if (!rb.sim.present) {
     p.raw(0, "sim: ~", "default: no test-double settings");
   } else {

@@ -27,8 +27,52 @@ class PassRunner {
   explicit PassRunner(PassContext ctx) : m_ctx(std::move(ctx)) {}
 
   Outcome run(const std::vector<std::string>& app) {
-    const JobOptions& job = m_ctx.job;
     const Faults faults = read_faults();
+    const CounterRequest req = resolve_request();
+    check_output_directory();
+
+    const uint64_t t0 = monotonic_ns();
+    install_handlers();
+    std::cerr << timer_line(getpid(), "tool initialization", double(monotonic_ns() - t0) * 1e-9);
+    m_events = make_events_file();
+    prepare_app_environment(m_events, m_ctx.visibility);
+    const pid_t pid = spawn_app(app);   // g_child from here on
+    if (g_signal) kill(pid, g_signal);  // arrived before the child existed
+    const uint64_t clock_base = env("ROCPROF_SIM_CLOCK_BASE_NS").empty()
+                                    ? t0
+                                    : static_cast<uint64_t>(*env_int("ROCPROF_SIM_CLOCK_BASE_NS"));
+
+    // The profiled process(es), known once the application ended (captures()).
+    const auto captures = [&] { return this->captures(pid, app, clock_base, req); };
+
+    if (!req.missing.empty() && m_ctx.model) warn_missing_counters(pid, req);
+
+    // Error 38: the profile is built lazily at the first dispatch that is to be counted.
+    if (m_ctx.model && m_ctx.counter_pass && !req.found.empty() && !req.occupancy.fits()) {
+      kill_app(pid);
+      return abort_on_error_38(pid, captures(), faults);
+    }
+
+    if (faults.crash_after) {
+      kill_app(pid);  // the app "crashes": it is gone, whatever the signal reported
+      auto caps = captures();
+      for (auto& c : caps) keep_first(c, static_cast<uint64_t>(*faults.crash_after));
+      if (handled_signal(faults.crash_signal)) {
+        handler_lines(pid, faults.crash_signal, 0);
+        finalize(caps, faults, true);
+      }
+      return {0, faults.crash_signal};
+    }
+
+    int status = wait_child(pid);
+    g_child = 0;
+    return after_app_ended(pid, status, captures(), faults, app, t0);
+  }
+
+ private:
+  // The counters the pass collects; with pmc_groups, also each group's (m_groups).
+  CounterRequest resolve_request() {
+    const JobOptions& job = m_ctx.job;
     CounterRequest req;
     std::vector<CounterRequest> group_reqs;
     if (m_ctx.counter_pass && !job.pmc_groups.empty()) {
@@ -52,68 +96,49 @@ class PassRunner {
       req = resolve_counters(*m_ctx.target, job.pmc);
     }
     m_groups = group_reqs;
+    return req;
+  }
+
+  void check_output_directory() const {
+    const JobOptions& job = m_ctx.job;
     std::filesystem::path dir =
         job.output_directory ? *job.output_directory : std::filesystem::current_path().string();
     if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir))
       throw CliFailure(1, "Fatal error: ROCPROFILER_OUTPUT_PATH (" + dir.string() +
                               ") already exists and is not a directory\n");
+  }
 
-    const uint64_t t0 = monotonic_ns();
-    install_handlers();
-    std::cerr << timer_line(getpid(), "tool initialization", double(monotonic_ns() - t0) * 1e-9);
-    m_events = make_events_file();
-    prepare_app_environment(m_events, m_ctx.visibility);
-    const pid_t pid = spawn_app(app);   // g_child from here on
-    if (g_signal) kill(pid, g_signal);  // arrived before the child existed
-    const uint64_t clock_base = env("ROCPROF_SIM_CLOCK_BASE_NS").empty()
-                                    ? t0
-                                    : static_cast<uint64_t>(*env_int("ROCPROF_SIM_CLOCK_BASE_NS"));
+  void warn_missing_counters(pid_t pid, const CounterRequest& req) const {
+    const Agent& g = m_ctx.model->agents[m_ctx.model->gpu];
+    std::cerr << glog_prefix('W', uint64_t(pid), "tool.cpp:1042")
+              << "Unable to find all counters for agent " << g.node_id << " (gpu-" << g.type_index
+              << ", " << m_ctx.model->arch << ") in [" << join(m_ctx.job.pmc, ", ") << "]. Found: ["
+              << join(req.found, ", ") << "]. Missing: [" << join(req.missing, ", ") << "]\n";
+  }
 
-    // The profiled process(es), known once the application ended (captures()).
-    const auto captures = [&] { return this->captures(pid, app, clock_base, req); };
-
-    if (!req.missing.empty() && m_ctx.model) {
-      const Agent& g = m_ctx.model->agents[m_ctx.model->gpu];
-      std::cerr << glog_prefix('W', uint64_t(pid), "tool.cpp:1042")
-                << "Unable to find all counters for agent " << g.node_id << " (gpu-" << g.type_index
-                << ", " << m_ctx.model->arch << ") in [" << join(job.pmc, ", ") << "]. Found: ["
-                << join(req.found, ", ") << "]. Missing: [" << join(req.missing, ", ") << "]\n";
-    }
-
-    // Error 38: the profile is built lazily at the first dispatch that is to be counted.
-    if (m_ctx.model && m_ctx.counter_pass && !req.found.empty() && !req.occupancy.fits()) {
-      kill(pid, SIGKILL);
-      wait_child(pid);
-      g_child = 0;
-      auto caps = captures();
-      for (auto& c : caps) cut_before_first_collected(c);
-      std::cerr << glog_prefix('F', uint64_t(pid), "tool.cpp:1146") << " :: [tool.cpp:1006]\n"
-                << "\trocprofiler_create_counter_config( agent_id, counters_v.data(), "
-                   "counters_v.size(), &profile_v)\n\n"
-                << "Could not construct profile cfg failed with error code 38: Request exceeds the "
-                   "capabilities of the hardware to collect\n"
-                << "*** Check failure stack trace: ***\n";
-      handler_lines(pid, SIGABRT, 0);
-      finalize(caps, faults, /*counters=*/false);
-      return {0, SIGABRT};
-    }
-
-    if (faults.crash_after) {
-      kill(pid, SIGKILL);  // the app "crashes": it is gone, whatever the signal reported
-      wait_child(pid);
-      g_child = 0;
-      auto caps = captures();
-      for (auto& c : caps) keep_first(c, static_cast<uint64_t>(*faults.crash_after));
-      if (handled_signal(faults.crash_signal)) {
-        handler_lines(pid, faults.crash_signal, 0);
-        finalize(caps, faults, true);
-      }
-      return {0, faults.crash_signal};
-    }
-
-    int status = wait_child(pid);
+  static void kill_app(pid_t pid) {
+    kill(pid, SIGKILL);
+    wait_child(pid);
     g_child = 0;
-    auto caps = captures();
+  }
+
+  // A group over the hardware limit: the tool aborts at the first dispatch it was to count.
+  Outcome abort_on_error_38(pid_t pid, std::vector<ProcessCapture> caps, const Faults& faults) {
+    for (auto& c : caps) cut_before_first_collected(c);
+    std::cerr << glog_prefix('F', uint64_t(pid), "tool.cpp:1146") << " :: [tool.cpp:1006]\n"
+              << "\trocprofiler_create_counter_config( agent_id, counters_v.data(), "
+                 "counters_v.size(), &profile_v)\n\n"
+              << "Could not construct profile cfg failed with error code 38: Request exceeds the "
+                 "capabilities of the hardware to collect\n"
+              << "*** Check failure stack trace: ***\n";
+    handler_lines(pid, SIGABRT, 0);
+    finalize(caps, faults, /*counters=*/false);
+    return {0, SIGABRT};
+  }
+
+  // The application ended with `status` (or hangs by request): the output and the exit status.
+  Outcome after_app_ended(pid_t pid, int status, std::vector<ProcessCapture> caps,
+                          const Faults& faults, const std::vector<std::string>& app, uint64_t t0) {
     if (!m_ctx.model && !m_app_reported && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
       // A HIP application with no device fails at its first HIP call; the modelled one does too.
       std::cerr << "rocprofv3-sim: the modelled application found no GPU: hipErrorNoDevice (no "
@@ -152,8 +177,6 @@ class PassRunner {
     if (faults.exit_code) return {static_cast<int>(*faults.exit_code), 0};
     return {WIFEXITED(status) ? WEXITSTATUS(status) : 1, 0};
   }
-
- private:
   // Who ran the model's dispatches, and whether each part of them fell inside a selected region.
   //  - The application reported through the stand-ins (events.hpp): the process that ran the
   //    vLLM work makes the model's dispatches; its warm-up (the model's `region: outside` part)

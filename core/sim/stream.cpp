@@ -60,16 +60,12 @@ const std::string& display_name(const Model& model, const DispatchRecord& r, boo
   return truncate ? s.truncated : s.name;
 }
 
-Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
-                   const StreamSettings& st) {
-  std::mt19937_64 rng(st.seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+namespace {
 
-  // Which planned dispatches this rerun makes: optional (lazy-init / allocator) kernels may be
-  // missing or repeated, as when a rerun finds a buffer already allocated or allocates once more.
-  // The application may repeat the measured request inside one run (the workload script's
-  // --repeat R): the region's contiguous block of dispatches then occurs R times in a row.
+// The application may repeat the measured request inside one run (the workload script's
+// --repeat R): the region's contiguous block of dispatches then occurs R times in a row.
+std::vector<const PlannedDispatch*> repeat_region(const std::vector<PlannedDispatch>& plan,
+                                                  const StreamSettings& st) {
   std::vector<const PlannedDispatch*> expanded;
   expanded.reserve(plan.size() * size_t(std::max(1, st.region_repeats)));
   for (size_t i = 0; i < plan.size();) {
@@ -83,6 +79,15 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
       for (size_t k = i; k < end; ++k) expanded.push_back(&plan[k]);
     i = end;
   }
+  return expanded;
+}
+
+// Optional (lazy-init / allocator) kernels may be missing or repeated, as when a rerun finds a
+// buffer already allocated or allocates once more.
+std::vector<const PlannedDispatch*> perturb_optional(
+    const std::vector<const PlannedDispatch*>& expanded, const Model& model,
+    const StreamSettings& st, std::mt19937_64& rng,
+    std::uniform_real_distribution<double>& uniform) {
   std::vector<const PlannedDispatch*> order;
   order.reserve(expanded.size() + 4);
   for (const PlannedDispatch* dp : expanded) {
@@ -96,23 +101,79 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
     }
     order.push_back(&d);
   }
+  return order;
+}
 
-  std::optional<std::regex> include, exclude;
-  try {
-    if (st.include_regex) include.emplace(*st.include_regex);
-    if (st.exclude_regex) exclude.emplace(*st.exclude_regex);
-  } catch (const std::regex_error& e) {
-    throw CliFailure(1,
-                     std::string("Fatal error: invalid kernel filter regex: ") + e.what() + "\n");
+// Which visible dispatches of a counter pass are collected, and with which pmc group.
+class CollectionFilter {
+ public:
+  explicit CollectionFilter(const StreamSettings& st) : m_st(st) {
+    try {
+      if (st.include_regex) m_include.emplace(*st.include_regex);
+      if (st.exclude_regex) m_exclude.emplace(*st.exclude_regex);
+    } catch (const std::regex_error& e) {
+      throw CliFailure(1,
+                       std::string("Fatal error: invalid kernel filter regex: ") + e.what() + "\n");
+    }
+    m_ranges = parse_iteration_range(st.iteration_range);
   }
-  const auto ranges = parse_iteration_range(st.iteration_range);
-  std::map<uint64_t, uint64_t> iteration;  // kernel_id -> dispatches seen among included ones
+
+  // Sets r.collect and r.group for a dispatch of `sym`.
+  void select(const KernelSymbol& sym, DispatchRecord& r) {
+    // The regex sees the formatted (default: demangled) name; partial match (regex_search).
+    bool in = !m_include || std::regex_search(sym.name, *m_include);
+    if (in && m_exclude && std::regex_search(sym.name, *m_exclude)) in = false;
+    if (in) {
+      const uint64_t it = ++m_iteration[sym.kernel_id];
+      if (!m_ranges.empty())
+        in = std::any_of(m_ranges.begin(), m_ranges.end(),
+                         [&](const auto& p) { return it >= p.first && it <= p.second; });
+    }
+    r.collect = in;
+    if (in && m_st.groups > 1) {
+      r.group = static_cast<int>((m_rotation_iter / std::max<uint64_t>(1, m_st.group_interval)) %
+                                 m_st.groups);
+      ++m_rotation_iter;
+    }
+  }
+
+ private:
+  const StreamSettings& m_st;
+  std::optional<std::regex> m_include, m_exclude;
+  std::vector<std::pair<uint64_t, uint64_t>> m_ranges;
+  std::map<uint64_t, uint64_t> m_iteration;  // kernel_id -> dispatches seen among included ones
   // The per-agent rotation counter of ROCm/rocm-systems projects/rocprofiler-sdk/source/lib/
   // rocprofiler-sdk-tool/tool.cpp (get_device_counting_service: profile_pos = iter / interval,
   // profiles[profile_pos % size]); it is advanced only after dispatch_callback's
   // is_targeted_kernel (include/exclude regex and iteration range) let a dispatch through, and
   // never for a dispatch the paused tool did not see. One agent per modelled process.
-  uint64_t rotation_iter = 0;
+  uint64_t m_rotation_iter = 0;
+};
+
+// Completion records reach the output buffer slightly out of order now and then (real captures
+// show ~3% of rows displaced by one or two places, e.g. uLLM-project 4108606_kernel_trace.csv).
+void reorder_completions(std::vector<DispatchRecord>& records, const Model& model,
+                         std::mt19937_64& rng, std::uniform_real_distribution<double>& uniform) {
+  for (size_t i = 0; i + 1 < records.size(); ++i) {
+    if (uniform(rng) < model.reorder_probability) {
+      std::swap(records[i], records[i + 1]);
+      ++i;
+    }
+  }
+}
+
+}  // namespace
+
+Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
+                   const StreamSettings& st) {
+  std::mt19937_64 rng(st.seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+
+  // Which planned dispatches this rerun makes.
+  const std::vector<const PlannedDispatch*> order =
+      perturb_optional(repeat_region(plan, st), model, st, rng, uniform);
+  CollectionFilter filter(st);
 
   Stream out;
   out.records.reserve(order.size());
@@ -133,23 +194,7 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
     // Outside the selected region the tool is paused: it neither counts iterations nor collects.
     const bool visible =
         !st.selected_regions || (d->in_region ? st.region_active_inside : st.region_active_outside);
-    if (st.counter_pass && visible) {
-      // The regex sees the formatted (default: demangled) name; partial match (regex_search).
-      bool in = !include || std::regex_search(sym.name, *include);
-      if (in && exclude && std::regex_search(sym.name, *exclude)) in = false;
-      if (in) {
-        const uint64_t it = ++iteration[sym.kernel_id];
-        if (!ranges.empty())
-          in = std::any_of(ranges.begin(), ranges.end(),
-                           [&](const auto& p) { return it >= p.first && it <= p.second; });
-      }
-      r.collect = in;
-      if (in && st.groups > 1) {
-        r.group = static_cast<int>((rotation_iter / std::max<uint64_t>(1, st.group_interval)) %
-                                   st.groups);
-        ++rotation_iter;
-      }
-    }
+    if (st.counter_pass && visible) filter.select(sym, r);
     double gap = d->gap_ns * std::exp(sigma * 2 * normal(rng));
     double dur = d->duration_ns * std::exp(sigma * normal(rng));
     if (r.collect) {
@@ -174,14 +219,7 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
       }
     }
   }
-  // Completion records reach the output buffer slightly out of order now and then (real captures
-  // show ~3% of rows displaced by one or two places, e.g. uLLM-project 4108606_kernel_trace.csv).
-  for (size_t i = 0; i + 1 < out.records.size(); ++i) {
-    if (uniform(rng) < model.reorder_probability) {
-      std::swap(out.records[i], out.records[i + 1]);
-      ++i;
-    }
-  }
+  reorder_completions(out.records, model, rng, uniform);
   return out;
 }
 

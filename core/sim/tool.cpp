@@ -78,6 +78,109 @@ void check_kernel_replay(const Options& o, const SimVersion& v) {
                      "input-file pmc or pmc_groups)\n");
 }
 
+// The jobs to run: the input file's (CLI settings apply to every job; a key set differently in
+// both is a conflict, load_jobs) or the command line's one, in the release's default format.
+std::vector<JobOptions> jobs_to_run(const Options& o, const SimVersion& version) {
+  std::vector<JobOptions> jobs;
+  if (o.input_file) {
+    jobs = load_jobs(*o.input_file, o.cli, version);
+    if (o.deferred_error) throw CliFailure(2, *o.deferred_error);
+  } else {
+    jobs.push_back(o.cli);
+  }
+  for (auto& j : jobs) {
+    const bool given = std::find(j.explicit_keys.begin(), j.explicit_keys.end(), "output_format") !=
+                       j.explicit_keys.end();
+    // Before ROCm 7.0 csv is the default (rocpd is no choice there: the table refused it).
+    if (!version.has_rocpd() && !given) j.output_format = {"csv"};
+  }
+  return jobs;
+}
+
+// The subfolder job `i` writes its files in ("" for the output folder itself).
+std::string pass_dir(const Options& o, const SimVersion& version,
+                     const std::vector<JobOptions>& jobs, size_t i) {
+  const bool has_pmc = jobs[i].pmc_given;
+  // ROCm 6.2 runs each `metrics` entry in pmc_N (rocprofv3.py, tag rocm-6.2.0).
+  if (o.input_file && version.metrics_input()) return "pmc_" + std::to_string(i + 1);
+  if (o.input_file && (has_pmc || jobs.size() >= 2)) return "pass_" + std::to_string(i + 1);
+  return "";
+}
+
+void check_tracing(const JobOptions& j) {
+  if (!j.kernel_trace && j.pmc.empty() && j.pmc_groups.empty()) {
+    if (j.stats)
+      throw CliFailure(1, "Fatal error: No tracing options were enabled for --stats option.\n");
+    std::cerr << "Warning: No tracing options were enabled.\n";
+  }
+}
+
+std::map<std::string, std::string> process_environment() {
+  std::map<std::string, std::string> app_env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv(*e);
+    const auto eq = kv.find('=');
+    if (eq != std::string::npos) app_env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return app_env;
+}
+
+// The GPUs the application sees (ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES).
+Visibility model_visibility(const Model& model, const std::map<std::string, std::string>& app_env) {
+  int gpu_count = 0;
+  std::vector<std::string> uuids;
+  for (const auto& a : model.agents) {
+    if (!a.gpu) continue;
+    ++gpu_count;
+    auto it = a.fields.find("Uuid");
+    uuids.push_back(it == a.fields.end() ? std::string() : it->second);
+  }
+  return visible_gpus(app_env, gpu_count, uuids);
+}
+
+// A job as this release runs it; `replay` says whether its groups are replayed per dispatch.
+JobOptions job_as_run(JobOptions j, const SimVersion& version, bool& replay) {
+  // Before ROCm 7.0 the launcher merges unknown job keys silently: no rotation, no counters.
+  if (!version.has_pmc_groups()) j.pmc_groups.clear();
+  // Kernel replay: the job's groups (each --pmc, or input-file pmc_groups) are replayed on
+  // every counted dispatch instead of rotated; one group takes the ordinary path.
+  replay = false;
+  if (j.replay_mode == "kernel") {
+    if (j.pmc_groups.empty() && j.pmc_flags.size() >= 2) j.pmc_groups = j.pmc_flags;
+    replay = j.pmc_groups.size() >= 2;
+  }
+  return j;
+}
+
+// Application replay: each job is a full run of the application in its own process, run one
+// after the other; the first failing pass stops the run (rocprofv3.py, subprocess.check_call).
+Outcome replay_application(const std::vector<std::string>& args, const Options& o,
+                           size_t job_count) {
+  install_handlers();
+  for (size_t i = 0; i < job_count; ++i) {
+    // Re-run this executable for one job, as the launcher re-runs the app per pass.
+    setenv("ROCPROF_SIM_INTERNAL_JOB", std::to_string(i).c_str(), 1);
+    std::vector<std::string> argv{"rocprofv3"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const pid_t pid = fork_exec_child("/proc/self/exe", argv);  // g_child from here on
+    unsetenv("ROCPROF_SIM_INTERNAL_JOB");
+    if (g_signal) kill(pid, g_signal);  // arrived before this job's process existed
+    const int status = wait_child(pid);
+    g_child = 0;
+    if (WIFSIGNALED(status)) {
+      std::cerr << "Fatal error: Command '" << python_list(o.app) << "' died with "
+                << python_signal(WTERMSIG(status)) << ".\n";
+      return {1, 0};
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+      std::cerr << "Fatal error: Command '" << python_list(o.app)
+                << "' returned non-zero exit status " << WEXITSTATUS(status) << ".\n";
+      return {1, 0};
+    }
+    if (g_signal) return {0, g_signal};
+  }
+  return {0, 0};
+}
 }  // namespace
 
 Outcome run_tool(const std::vector<std::string>& args) {
@@ -107,69 +210,19 @@ Outcome run_tool(const std::vector<std::string>& args) {
     if (o.app.empty()) throw CliFailure(1, "Fatal error: No application provided\n");
     const int layout = env("ROCPROF_SIM_LAYOUT", "7") == "6" ? 6 : 7;
     const uint64_t seed = static_cast<uint64_t>(env_int("ROCPROF_SIM_SEED").value_or(0));
-
-    std::vector<JobOptions> jobs;
-    if (o.input_file) {
-      // CLI settings apply to every job; a key set differently in both is a conflict (load_jobs).
-      jobs = load_jobs(*o.input_file, o.cli, version);
-      if (o.deferred_error) throw CliFailure(2, *o.deferred_error);
-    } else {
-      jobs.push_back(o.cli);
-    }
-    const auto pass_dir = [&](size_t i) -> std::string {
-      const bool has_pmc = jobs[i].pmc_given;
-      // ROCm 6.2 runs each `metrics` entry in pmc_N (rocprofv3.py, tag rocm-6.2.0).
-      if (o.input_file && version.metrics_input()) return "pmc_" + std::to_string(i + 1);
-      if (o.input_file && (has_pmc || jobs.size() >= 2)) return "pass_" + std::to_string(i + 1);
-      return "";
-    };
-    const auto check_tracing = [](const JobOptions& j) {
-      if (!j.kernel_trace && j.pmc.empty() && j.pmc_groups.empty()) {
-        if (j.stats)
-          throw CliFailure(1, "Fatal error: No tracing options were enabled for --stats option.\n");
-        std::cerr << "Warning: No tracing options were enabled.\n";
-      }
-    };
-    for (auto& j : jobs) {
-      const bool given = std::find(j.explicit_keys.begin(), j.explicit_keys.end(),
-                                   "output_format") != j.explicit_keys.end();
-      // Before ROCm 7.0 csv is the default (rocpd is no choice there: the table refused it).
-      if (!version.has_rocpd() && !given) j.output_format = {"csv"};
-    }
-    // The GPUs the application sees (ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES).
-    std::map<std::string, std::string> app_env;
-    for (char** e = environ; e && *e; ++e) {
-      const std::string kv(*e);
-      const auto eq = kv.find('=');
-      if (eq != std::string::npos) app_env[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
-    int gpu_count = 0;
-    std::vector<std::string> uuids;
-    for (const auto& a : model.agents) {
-      if (!a.gpu) continue;
-      ++gpu_count;
-      auto it = a.fields.find("Uuid");
-      uuids.push_back(it == a.fields.end() ? std::string() : it->second);
-    }
-    const Visibility visibility = visible_gpus(app_env, gpu_count, uuids);
+    const std::vector<JobOptions> jobs = jobs_to_run(o, version);
+    const std::map<std::string, std::string> app_env = process_environment();
+    const Visibility visibility = model_visibility(model, app_env);
     const std::optional<Model> seen = model_for_visibility(model, visibility, app_env);
 
     const auto run_job = [&](size_t i) {
-      JobOptions j = jobs[i];
-      // Before ROCm 7.0 the launcher merges unknown job keys silently: no rotation, no counters.
-      if (!version.has_pmc_groups()) j.pmc_groups.clear();
-      // Kernel replay: the job's groups (each --pmc, or input-file pmc_groups) are replayed on
-      // every counted dispatch instead of rotated; one group takes the ordinary path.
       bool replay = false;
-      if (j.replay_mode == "kernel") {
-        if (j.pmc_groups.empty() && j.pmc_flags.size() >= 2) j.pmc_groups = j.pmc_flags;
-        replay = j.pmc_groups.size() >= 2;
-      }
+      const JobOptions j = job_as_run(jobs[i], version, replay);
       check_tracing(j);
       PassContext ctx{seen ? &*seen : nullptr,
                       &target,
                       j,
-                      pass_dir(i),
+                      pass_dir(o, version, jobs, i),
                       pass_seed(seed, j, i),
                       j.pmc_given || !j.pmc_groups.empty(),
                       layout,
@@ -186,33 +239,7 @@ Outcome run_tool(const std::vector<std::string>& args) {
       return run_job(i);
     }
     if (jobs.size() == 1) return run_job(0);
-
-    // Application replay: each job is a full run of the application in its own process, run one
-    // after the other; the first failing pass stops the run (rocprofv3.py, subprocess.check_call).
-    install_handlers();
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      // Re-run this executable for one job, as the launcher re-runs the app per pass.
-      setenv("ROCPROF_SIM_INTERNAL_JOB", std::to_string(i).c_str(), 1);
-      std::vector<std::string> argv{"rocprofv3"};
-      argv.insert(argv.end(), args.begin(), args.end());
-      const pid_t pid = fork_exec_child("/proc/self/exe", argv);  // g_child from here on
-      unsetenv("ROCPROF_SIM_INTERNAL_JOB");
-      if (g_signal) kill(pid, g_signal);  // arrived before this job's process existed
-      const int status = wait_child(pid);
-      g_child = 0;
-      if (WIFSIGNALED(status)) {
-        std::cerr << "Fatal error: Command '" << python_list(o.app) << "' died with "
-                  << python_signal(WTERMSIG(status)) << ".\n";
-        return {1, 0};
-      }
-      if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-        std::cerr << "Fatal error: Command '" << python_list(o.app)
-                  << "' returned non-zero exit status " << WEXITSTATUS(status) << ".\n";
-        return {1, 0};
-      }
-      if (g_signal) return {0, g_signal};
-    }
-    return {0, 0};
+    return replay_application(args, o, jobs.size());
   } catch (const CliFailure& f) {
     std::cerr << f.text();
     return {f.exit_code(), 0};

@@ -12,6 +12,111 @@
 
 namespace kprof::analysis {
 
+namespace {
+
+std::vector<std::string> metrics_columns(bool roofline, bool structured) {
+  std::vector<std::string> c;
+  if (roofline) {
+    c = {"family",
+         "phase",
+         "launches",
+         "with_counters",
+         "flops_per_launch",
+         "bytes_per_launch",
+         "flop_per_byte",
+         "tflops",
+         "peak_tflops",
+         "pct_peak_flops",
+         "tbps",
+         "pct_peak_hbm",
+         "ridge_flop_per_byte",
+         "bound",
+         "passes",
+         "suspect"};
+  } else {
+    c = {"variant",       "family",     "phase",      "launches",   "with_counters",
+         "mean_trace_ns", "mfma_flops", "valu_flops", "bytes_read", "bytes_written",
+         "flop_per_byte", "tflops",     "tbps",       "passes",     "suspect"};
+  }
+  // Machine formats: the prose of `passes` and `suspect` as fields too.
+  if (structured) c.insert(c.end(), {"mixed", "suspect_flags", "suspect_cause"});
+  return c;
+}
+
+Cell mixed_cell(const GroupMetrics& g) {
+  return g.with_flops || g.with_bytes ? Cell(std::string(g.mixed_passes() ? "yes" : "no")) : Cell();
+}
+
+// A figure above a physical peak is never printed plain: the row says what and why.
+struct SuspectCells {
+  Cell suspect, flags, cause;
+};
+
+SuspectCells suspect_cells(const hw::Target* tgt, const GroupMetrics& g,
+                           std::set<std::string>& suspect_reasons) {
+  SuspectCells s;
+  if (!tgt) return s;
+  const auto bad = impossible_figures(g, tgt->peaks());
+  if (!bad.empty()) {
+    s.suspect = suspect_text(bad);
+    s.flags = suspect_codes(bad);
+    s.cause = suspect_cause(g);
+    suspect_reasons.insert(suspect_reason(g));
+  }
+  return s;
+}
+
+// A roofline row's figures against the target's peaks: empty without a target or FLOPs.
+struct PeakCells {
+  Cell peak, pct_f, pct_b, ridge, bound;
+};
+
+PeakCells peak_cells(const hw::Target* tgt, const GroupMetrics& g, std::optional<double> tflops,
+                     std::optional<double> tbps) {
+  PeakCells c;
+  if (!tgt || !g.with_flops) return c;
+  const auto& pk = tgt->peaks();
+  const double pf = peak_flops_for(pk, g.dominant_type());
+  c.peak = pf / 1e12;
+  if (tflops && pf > 0) c.pct_f = 100.0 * *tflops * 1e12 / pf;
+  if (tbps && pk.hbm_bytes_per_s > 0) c.pct_b = 100.0 * *tbps * 1e12 / pk.hbm_bytes_per_s;
+  if (pk.hbm_bytes_per_s > 0) {
+    const double r = pf / pk.hbm_bytes_per_s;
+    c.ridge = r;
+    if (auto ai = g.intensity())
+      c.bound =
+          std::string(*ai < r ? "memory" : "compute") + (g.mixed_passes() ? " (mixed passes)" : "");
+  }
+  return c;
+}
+
+// MFMA and VALU FLOPs per launch of one variant in one phase: the group sums them together, so
+// the split is recomputed per dispatch (those `kept` admits, with counters and FLOPs).
+template <class Kept>
+void fill_flop_split(const hw::Target* tgt, const JoinedCounters& jc, const Capture& cap,
+                     const TraceModel& model, int variant, const std::string& phase, Kept kept,
+                     std::vector<Cell>& row) {
+  double mfma = 0, valu = 0;
+  int64_t nm = 0;
+  if (tgt) {
+    for (size_t k = 0; k < cap.trace.dispatches.size(); ++k) {
+      if (model.variant_of[k] != variant || to_string(model.phase_of[k]) != phase) continue;
+      if (jc.by_dispatch[k].empty() || !kept(k)) continue;
+      auto dm = dispatch_metrics(*tgt, jc, k);
+      if (!dm.has_flops()) continue;
+      mfma += dm.mfma_flops.value_or(0);
+      valu += dm.valu_flops.value_or(0);
+      ++nm;
+    }
+  }
+  if (nm) {
+    row[6] = mfma / nm;
+    row[7] = valu / nm;
+  }
+}
+
+}  // namespace
+
 Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
   Table t = base_table(roofline ? "roofline per family and phase"
                                 : "derived metrics per variant and phase");
@@ -37,34 +142,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
     t.notes.push_back("no hardware description for arch '" + m_cap.arch +
                       "': derived metrics need configs/hw/<arch>.yaml");
   }
-  if (roofline) {
-    t.columns = {"family",
-                 "phase",
-                 "launches",
-                 "with_counters",
-                 "flops_per_launch",
-                 "bytes_per_launch",
-                 "flop_per_byte",
-                 "tflops",
-                 "peak_tflops",
-                 "pct_peak_flops",
-                 "tbps",
-                 "pct_peak_hbm",
-                 "ridge_flop_per_byte",
-                 "bound",
-                 "passes",
-                 "suspect"};
-  } else {
-    t.columns = {"variant",       "family",     "phase",      "launches",   "with_counters",
-                 "mean_trace_ns", "mfma_flops", "valu_flops", "bytes_read", "bytes_written",
-                 "flop_per_byte", "tflops",     "tbps",       "passes",     "suspect"};
-  }
-  // Machine formats: the prose of `passes` and `suspect` as fields too.
-  if (o.structured) t.columns.insert(t.columns.end(), {"mixed", "suspect_flags", "suspect_cause"});
-  const auto mixed_cell = [](const GroupMetrics& g) {
-    return g.with_flops || g.with_bytes ? Cell(std::string(g.mixed_passes() ? "yes" : "no"))
-                                        : Cell();
-  };
+  t.columns = metrics_columns(roofline, o.structured);
   std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> order(launches.begin(),
                                                                              launches.end());
   std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second > b.second; });
@@ -79,36 +157,12 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
     const auto tbps =
         g.bytes_per_s() ? std::optional<double>(*g.bytes_per_s() / 1e12) : std::nullopt;
     const std::string passes = passes_in(m_cap, g);
-    // A figure above a physical peak is never printed plain: the row says what and why.
-    Cell suspect, flags, cause;
-    if (tgt) {
-      const auto bad = impossible_figures(g, tgt->peaks());
-      if (!bad.empty()) {
-        suspect = suspect_text(bad);
-        flags = suspect_codes(bad);
-        cause = suspect_cause(g);
-        suspect_reasons.insert(suspect_reason(g));
-      }
-    }
+    const auto [suspect, flags, cause] = suspect_cells(tgt, g, suspect_reasons);
     if (roofline) {
-      Cell peak, pct_f, pct_b, ridge, bound;
-      if (tgt && g.with_flops) {
-        const auto& pk = tgt->peaks();
-        const double pf = peak_flops_for(pk, g.dominant_type());
-        peak = pf / 1e12;
-        if (tflops && pf > 0) pct_f = 100.0 * *tflops * 1e12 / pf;
-        if (tbps && pk.hbm_bytes_per_s > 0) pct_b = 100.0 * *tbps * 1e12 / pk.hbm_bytes_per_s;
-        if (pk.hbm_bytes_per_s > 0) {
-          const double r = pf / pk.hbm_bytes_per_s;
-          ridge = r;
-          if (auto ai = g.intensity())
-            bound = std::string(*ai < r ? "memory" : "compute") +
-                    (g.mixed_passes() ? " (mixed passes)" : "");
-        }
-      }
+      const PeakCells c = peak_cells(tgt, g, tflops, tbps);
       t.rows.push_back({gk.first, gk.second, n, g.with_flops, opt(g.mean_flops()),
-                        opt(g.mean_bytes()), opt(g.intensity()), opt(tflops), peak, pct_f,
-                        opt(tbps), pct_b, ridge, bound, passes, suspect});
+                        opt(g.mean_bytes()), opt(g.intensity()), opt(tflops), c.peak, c.pct_f,
+                        opt(tbps), c.pct_b, c.ridge, c.bound, passes, suspect});
       if (o.structured) t.rows.back().insert(t.rows.back().end(), {mixed_cell(g), flags, cause});
     } else {
       const auto& v = m_model.variants[std::stoi(gk.first) - 1];
@@ -119,25 +173,9 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
                         mean(g.bytes_read, g.with_bytes), mean(g.bytes_written, g.with_bytes),
                         opt(g.intensity()), opt(tflops), opt(tbps), passes, suspect});
       if (o.structured) t.rows.back().insert(t.rows.back().end(), {mixed_cell(g), flags, cause});
-      // MFMA and VALU separately need the per-dispatch split; recompute it for this group.
-      double mfma = 0, valu = 0;
-      int64_t nm = 0;
-      if (tgt) {
-        for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
-          if (m_model.variant_of[k] != v.index - 1 || to_string(m_model.phase_of[k]) != gk.second)
-            continue;
-          if (jc.by_dispatch[k].empty() || !keep(k, o)) continue;
-          auto dm = dispatch_metrics(*tgt, jc, k);
-          if (!dm.has_flops()) continue;
-          mfma += dm.mfma_flops.value_or(0);
-          valu += dm.valu_flops.value_or(0);
-          ++nm;
-        }
-      }
-      if (nm) {
-        t.rows.back()[6] = mfma / nm;
-        t.rows.back()[7] = valu / nm;
-      }
+      fill_flop_split(
+          tgt, jc, m_cap, m_model, v.index - 1, gk.second, [&](size_t k) { return keep(k, o); },
+          t.rows.back());
     }
   }
   t.notes.push_back(

@@ -34,6 +34,116 @@ struct Moments {
   }
 };
 
+using CounterMoments = std::map<std::pair<int, std::string>, Moments>;  // (variant, counter)
+using FigureMoments = std::map<int, std::pair<Moments, Moments>>;       // variant: FLOPs, bytes
+
+// FLOPs and bytes per launch, for the launches that alone hold every counter of their variant
+// (`names`: the counters each variant has); `kept` says which dispatches the view shows.
+template <class Kept>
+FigureMoments per_launch_figures(const hw::Target& tgt, const JoinedCounters& jc,
+                                 const TraceModel& model, std::map<int, std::set<uint32_t>>& names,
+                                 Kept kept) {
+  FigureMoments derived;
+  JoinedCounters one;
+  one.counters = jc.counters;
+  one.by_dispatch.resize(1);
+  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
+    if (!kept(k) || jc.by_dispatch[k].empty()) continue;
+    const int v = model.variants[model.variant_of[k]].index;
+    std::map<std::pair<int64_t, int64_t>, std::vector<CounterSample>> launches;
+    for (const auto& s : jc.by_dispatch[k]) launches[{s.pass_id, s.launch}].push_back(s);
+    for (auto& [key, ss] : launches) {
+      if (ss.size() < names[v].size()) continue;
+      one.by_dispatch[0] = std::move(ss);
+      const DispatchMetrics m = dispatch_metrics(tgt, one, 0);
+      if (m.has_flops()) derived[v].first.add(m.flops(), key.first);
+      if (m.has_bytes()) derived[v].second.add(m.bytes(), key.first);
+    }
+  }
+  return derived;
+}
+
+// Writes the rows of the `samples` view into `t`: a variant's counters, then its FLOPs and bytes.
+class SampleRows {
+ public:
+  SampleRows(Table& t, const Capture& cap, const TraceModel& model, const hw::Target* tgt,
+             bool structured, const CounterMoments& acc, const FigureMoments& derived)
+      : m_t(t),
+        m_cap(cap),
+        m_model(model),
+        m_tgt(tgt),
+        m_structured(structured),
+        m_acc(acc),
+        m_derived(derived) {}
+
+  void row(int v, const std::string& what, const Moments& m, const std::string& how) {
+    const auto sd = m.sd();
+    m_t.rows.push_back({static_cast<int64_t>(v), family(v), what, passes_of(m.passes), m.n,
+                        m.mean(), opt(sd), sd ? Cell(*sd / std::sqrt(double(m.n))) : Cell(), how});
+    fields(m_t.rows.back(), "per_launch", m.passes.size());
+  }
+
+  // The variant's FLOPs and bytes: per launch where launches had all inputs, else from its
+  // counter means.
+  void derived_rows(int v) {
+    if (v == 0 || !m_tgt) return;
+    // The variant's means as one pseudo-launch, for figures no single launch had all inputs of.
+    JoinedCounters means;
+    means.by_dispatch.resize(1);
+    std::map<std::string, const Moments*> of;
+    for (auto it = m_acc.lower_bound({v, ""}); it != m_acc.end() && it->first.first == v; ++it) {
+      means.by_dispatch[0].push_back(
+          {means.counters.intern(it->first.second), it->second.mean(), *it->second.passes.begin()});
+      of[it->first.second] = &it->second;
+    }
+    const DispatchMetrics mm = dispatch_metrics(*m_tgt, means, 0);
+    const auto d = m_derived.find(v);
+    for (int which = 0; which < 2; ++which) {
+      const std::string what = which == 0 ? "flops" : "bytes";
+      const Moments* one = d == m_derived.end() ? nullptr
+                           : which == 0         ? &d->second.first
+                                                : &d->second.second;
+      if (one && one->n > 0) {
+        row(v, what, *one, "per launch (all inputs on the launch)");
+        continue;
+      }
+      if (which == 0 ? !mm.has_flops() : !mm.has_bytes()) continue;
+      int64_t least = std::numeric_limits<int64_t>::max();
+      std::set<int64_t> ids;
+      for (const auto& [name, m] : of) {
+        least = std::min(least, m->n);
+        ids.insert(m->passes.begin(), m->passes.end());
+      }
+      m_t.rows.push_back({static_cast<int64_t>(v), family(v), what, passes_of(ids), least,
+                          which == 0 ? mm.flops() : mm.bytes(), Cell(), Cell(),
+                          std::string("from variant means: no launch had all inputs (groups)")});
+      fields(m_t.rows.back(), "variant_means", ids.size());
+    }
+  }
+
+ private:
+  std::string passes_of(const std::set<int64_t>& ids) const {
+    std::set<int64_t> ord;
+    for (auto id : ids) ord.insert(ordinal_in(m_cap, id));
+    std::string out;
+    for (auto x : ord) out += (out.empty() ? "" : "+") + std::to_string(x);
+    return out;
+  }
+  std::string family(int v) const { return m_model.variants[size_t(v - 1)].family; }
+  void fields(std::vector<Cell>& r, const char* basis, size_t passes) const {
+    if (m_structured)
+      r.insert(r.end(), {std::string(basis), std::string(passes > 1 ? "yes" : "no")});
+  }
+
+  Table& m_t;
+  const Capture& m_cap;
+  const TraceModel& m_model;
+  const hw::Target* m_tgt;
+  bool m_structured;
+  const CounterMoments& m_acc;
+  const FigureMoments& m_derived;
+};
+
 }  // namespace
 
 // Every launch of a rotated run carries one group's counters, and an application-replay pass one
@@ -51,14 +161,10 @@ Table QueryContext::samples(const ViewOptions& o) {
   // variant_means (a derived figure computed from the variant's counter means); mixed: the values
   // came from more than one counter pass (different runs of the application).
   if (o.structured) t.columns.insert(t.columns.end(), {"basis", "mixed"});
-  const auto fields = [&](std::vector<Cell>& r, const char* basis, size_t passes) {
-    if (o.structured)
-      r.insert(r.end(), {std::string(basis), std::string(passes > 1 ? "yes" : "no")});
-  };
   const auto& jc = joined();
   const auto* tgt = target();
-  std::map<std::pair<int, std::string>, Moments> acc;  // (variant index, counter)
-  std::map<int, std::set<uint32_t>> names;             // counters each variant has
+  CounterMoments acc;
+  std::map<int, std::set<uint32_t>> names;  // counters each variant has
   for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
     if (!keep(k, o) || jc.by_dispatch[k].empty()) continue;
     const int v = m_model.variants[m_model.variant_of[k]].index;
@@ -67,82 +173,18 @@ Table QueryContext::samples(const ViewOptions& o) {
       names[v].insert(s.counter);
     }
   }
-  // Per launch, when the launch alone holds every counter of its variant.
-  std::map<int, std::pair<Moments, Moments>> derived;  // FLOPs, bytes
-  if (tgt) {
-    JoinedCounters one;
-    one.counters = jc.counters;
-    one.by_dispatch.resize(1);
-    for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
-      if (!keep(k, o) || jc.by_dispatch[k].empty()) continue;
-      const int v = m_model.variants[m_model.variant_of[k]].index;
-      std::map<std::pair<int64_t, int64_t>, std::vector<CounterSample>> launches;
-      for (const auto& s : jc.by_dispatch[k]) launches[{s.pass_id, s.launch}].push_back(s);
-      for (auto& [key, ss] : launches) {
-        if (ss.size() < names[v].size()) continue;
-        one.by_dispatch[0] = std::move(ss);
-        const DispatchMetrics m = dispatch_metrics(*tgt, one, 0);
-        if (m.has_flops()) derived[v].first.add(m.flops(), key.first);
-        if (m.has_bytes()) derived[v].second.add(m.bytes(), key.first);
-      }
-    }
-  }
-  const auto passes_of = [&](const std::set<int64_t>& ids) {
-    std::set<int64_t> ord;
-    for (auto id : ids) ord.insert(ordinal_in(m_cap, id));
-    std::string out;
-    for (auto x : ord) out += (out.empty() ? "" : "+") + std::to_string(x);
-    return out;
-  };
-  const auto family = [&](int v) { return m_model.variants[size_t(v - 1)].family; };
-  const auto row = [&](int v, const std::string& what, const Moments& m, const std::string& how) {
-    const auto sd = m.sd();
-    t.rows.push_back({static_cast<int64_t>(v), family(v), what, passes_of(m.passes), m.n, m.mean(),
-                      opt(sd), sd ? Cell(*sd / std::sqrt(double(m.n))) : Cell(), how});
-    fields(t.rows.back(), "per_launch", m.passes.size());
-  };
-  const auto derived_rows = [&](int v) {
-    if (v == 0 || !tgt) return;
-    // The variant's means as one pseudo-launch, for figures no single launch had all inputs of.
-    JoinedCounters means;
-    means.by_dispatch.resize(1);
-    std::map<std::string, const Moments*> of;
-    for (auto it = acc.lower_bound({v, ""}); it != acc.end() && it->first.first == v; ++it) {
-      means.by_dispatch[0].push_back(
-          {means.counters.intern(it->first.second), it->second.mean(), *it->second.passes.begin()});
-      of[it->first.second] = &it->second;
-    }
-    const DispatchMetrics mm = dispatch_metrics(*tgt, means, 0);
-    const auto d = derived.find(v);
-    for (int which = 0; which < 2; ++which) {
-      const std::string what = which == 0 ? "flops" : "bytes";
-      const Moments* one = d == derived.end() ? nullptr
-                           : which == 0       ? &d->second.first
-                                              : &d->second.second;
-      if (one && one->n > 0) {
-        row(v, what, *one, "per launch (all inputs on the launch)");
-        continue;
-      }
-      if (which == 0 ? !mm.has_flops() : !mm.has_bytes()) continue;
-      int64_t least = std::numeric_limits<int64_t>::max();
-      std::set<int64_t> ids;
-      for (const auto& [name, m] : of) {
-        least = std::min(least, m->n);
-        ids.insert(m->passes.begin(), m->passes.end());
-      }
-      t.rows.push_back({static_cast<int64_t>(v), family(v), what, passes_of(ids), least,
-                        which == 0 ? mm.flops() : mm.bytes(), Cell(), Cell(),
-                        std::string("from variant means: no launch had all inputs (groups)")});
-      fields(t.rows.back(), "variant_means", ids.size());
-    }
-  };
+  FigureMoments derived;
+  if (tgt)
+    derived = per_launch_figures(*tgt, jc, m_model, names, [&](size_t k) { return keep(k, o); });
+  SampleRows rows(t, m_cap, m_model, tgt, o.structured, acc, derived);
   int last = 0;
   for (const auto& [key, m] : acc) {
-    if (key.first != last) derived_rows(last);
+    if (key.first != last) rows.derived_rows(last);
     last = key.first;
-    row(key.first, key.second, m, m.passes.size() == 1 ? "per launch" : "per launch, mixed passes");
+    rows.row(key.first, key.second, m,
+             m.passes.size() == 1 ? "per launch" : "per launch, mixed passes");
   }
-  derived_rows(last);
+  rows.derived_rows(last);
   if (acc.empty()) t.notes.push_back(k_no_joined_counters);
   t.notes.push_back(
       "n: counted launches; sd: sample standard deviation over them; se = sd / sqrt(n); two "

@@ -240,13 +240,14 @@ void kill_orphan_group(pid_t pgid, unsigned long long start_time) {
   }
 }
 
-RunResult run_process(const LaunchSpec& spec) {
-  using clock = std::chrono::steady_clock;
-  if (spec.argv.empty())
-    throw Error::runtime("empty command", "the runbook's workload.command needs a program");
+namespace {
 
-  std::vector<std::string> argv = spec.argv;
-  if (spec.shell) argv = {"/bin/sh", "-c", join(spec.argv, " ")};
+using steady = std::chrono::steady_clock;
+
+// The program to start (found on the spec's PATH), refused before anything is opened when it or
+// the working directory is missing.
+boost::filesystem::path checked_executable(const LaunchSpec& spec,
+                                           const std::vector<std::string>& argv) {
   const boost::filesystem::path exe = find_executable(argv[0], spec.env);
   if (exe.empty()) {
     throw Error::runtime("cannot find '" + argv[0] + "' on PATH",
@@ -256,7 +257,11 @@ RunResult run_process(const LaunchSpec& spec) {
     throw Error::runtime("working directory '" + spec.cwd.string() + "' does not exist",
                          "fix workload.cwd in the runbook");
   }
+  return exe;
+}
 
+// The child's stdout and stderr: the spec's log file, appended to, or /dev/null.
+int open_log(const LaunchSpec& spec) {
   if (!spec.log_path.empty() && spec.log_path.has_parent_path()) {
     std::filesystem::create_directories(spec.log_path.parent_path());
   }
@@ -266,7 +271,13 @@ RunResult run_process(const LaunchSpec& spec) {
     throw Error::runtime("cannot open log file '" + log + "': " + std::strerror(errno),
                          "check that the run directory is writable");
   }
+  return log_fd;
+}
 
+// Starts the child in its own process group, behind the before_exec gate when the spec has one;
+// closes `log_fd`. Returns the child's pid, detached: the caller reaps it.
+pid_t launch(const LaunchSpec& spec, const boost::filesystem::path& exe,
+             const std::vector<std::string>& argv, int log_fd) {
   bp::environment env = boost::this_process::environment();
   // Not env[k]: Boost 1.74's basic_environment_impl::find (boost/process/environment.hpp) compares
   // "KEY=" against every entry with std::equal without a length check and reads past entries
@@ -276,57 +287,57 @@ RunResult run_process(const LaunchSpec& spec) {
   setup.log_fd = log_fd;
   const std::vector<std::string> args(argv.begin() + 1, argv.end());
 
-  RunResult result;
-  const auto started = clock::now();
-  {
-    std::lock_guard<std::mutex> lock(g_launch_mutex);
-    Gate gate;
-    std::exception_ptr gate_error;
-    std::thread gatekeeper;
-    if (spec.before_exec) {
-      if (::pipe2(gate.pid, O_CLOEXEC) != 0 || ::pipe2(gate.go, O_CLOEXEC) != 0) {
-        const std::string why = std::strerror(errno);
-        for (int* fd : {&gate.pid[0], &gate.pid[1], &gate.go[0], &gate.go[1]}) close_fd(*fd);
-        ::close(log_fd);
-        throw Error::runtime("cannot start '" + argv[0] + "': " + why);
-      }
-      setup.gate = &gate;
-      gatekeeper = std::thread([&] { open_gate(gate, spec.before_exec, gate_error); });
+  std::lock_guard<std::mutex> lock(g_launch_mutex);
+  Gate gate;
+  std::exception_ptr gate_error;
+  std::thread gatekeeper;
+  if (spec.before_exec) {
+    if (::pipe2(gate.pid, O_CLOEXEC) != 0 || ::pipe2(gate.go, O_CLOEXEC) != 0) {
+      const std::string why = std::strerror(errno);
+      for (int* fd : {&gate.pid[0], &gate.pid[1], &gate.go[0], &gate.go[1]}) close_fd(*fd);
+      ::close(log_fd);
+      throw Error::runtime("cannot start '" + argv[0] + "': " + why);
     }
-    std::error_code ec;
-    bp::child child;
-    if (spec.cwd.empty()) {
-      child = bp::child(bp::exe = exe, bp::args = args, env, bp::std_in < bp::null, setup, ec);
-    } else {
-      child = bp::child(bp::exe = exe, bp::args = args, env, bp::std_in < bp::null,
-                        bp::start_dir = spec.cwd.string(), setup, ec);
-    }
-    ::close(log_fd);
-    // The child holds its own copies (or never forked): the gatekeeper now sees EOF if it died.
-    close_fd(gate.pid[1]);
-    close_fd(gate.go[0]);
-    if (gatekeeper.joinable()) gatekeeper.join();
-    if (ec) {
-      throw Error::runtime("cannot start '" + argv[0] + "': " + ec.message(),
-                           "check that it exists and is executable");
-    }
-    result.pid = child.id();
-    // We reap it ourselves with waitpid (below); the child object must not wait or terminate.
-    child.detach();
-    if (gate_error) {
-      // The gate stayed shut: the child exits without running the command.
-      int status = 0;
-      while (::waitpid(result.pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      std::rethrow_exception(gate_error);
-    }
+    setup.gate = &gate;
+    gatekeeper = std::thread([&] { open_gate(gate, spec.before_exec, gate_error); });
   }
-  if (spec.on_started) spec.on_started(result.pid);
+  std::error_code ec;
+  bp::child child;
+  if (spec.cwd.empty()) {
+    child = bp::child(bp::exe = exe, bp::args = args, env, bp::std_in < bp::null, setup, ec);
+  } else {
+    child = bp::child(bp::exe = exe, bp::args = args, env, bp::std_in < bp::null,
+                      bp::start_dir = spec.cwd.string(), setup, ec);
+  }
+  ::close(log_fd);
+  // The child holds its own copies (or never forked): the gatekeeper now sees EOF if it died.
+  close_fd(gate.pid[1]);
+  close_fd(gate.go[0]);
+  if (gatekeeper.joinable()) gatekeeper.join();
+  if (ec) {
+    throw Error::runtime("cannot start '" + argv[0] + "': " + ec.message(),
+                         "check that it exists and is executable");
+  }
+  const pid_t pid = child.id();
+  // We reap it ourselves with waitpid (below); the child object must not wait or terminate.
+  child.detach();
+  if (gate_error) {
+    // The gate stayed shut: the child exits without running the command.
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    std::rethrow_exception(gate_error);
+  }
+  return pid;
+}
 
-  const pid_t pid = result.pid;
+// Waits for the child, passing on an interruption or cancellation, or SIGTERM at the timeout,
+// then SIGKILL after the grace period. Returns its wait status (0 when someone else reaped it).
+int wait_for_child(const LaunchSpec& spec, pid_t pid, steady::time_point started,
+                   RunResult& result) {
   bool term_sent = false;
   bool kill_sent = false;
-  clock::time_point term_at;
+  steady::time_point term_at;
   int status = 0;
   for (;;) {
     const pid_t r = ::waitpid(pid, &status, WNOHANG);
@@ -336,7 +347,7 @@ RunResult run_process(const LaunchSpec& spec) {
       status = 0;
       break;
     }
-    const auto now = clock::now();
+    const auto now = steady::now();
     if (!term_sent) {
       int sig = interrupt_signal();
       if (sig == 0 && spec.cancel) sig = spec.cancel->load();
@@ -361,8 +372,27 @@ RunResult run_process(const LaunchSpec& spec) {
   // Grandchildren that ignored SIGTERM or outlived the leader must not keep running after a
   // timeout or an interruption.
   if (term_sent) ::kill(-pid, SIGKILL);
+  return status;
+}
 
-  result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - started);
+}  // namespace
+
+RunResult run_process(const LaunchSpec& spec) {
+  if (spec.argv.empty())
+    throw Error::runtime("empty command", "the runbook's workload.command needs a program");
+
+  std::vector<std::string> argv = spec.argv;
+  if (spec.shell) argv = {"/bin/sh", "-c", join(spec.argv, " ")};
+  const boost::filesystem::path exe = checked_executable(spec, argv);
+  const int log_fd = open_log(spec);
+
+  RunResult result;
+  const auto started = steady::now();
+  result.pid = launch(spec, exe, argv, log_fd);
+  if (spec.on_started) spec.on_started(result.pid);
+
+  const int status = wait_for_child(spec, result.pid, started, result);
+  result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - started);
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

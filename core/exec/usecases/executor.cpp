@@ -200,6 +200,85 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
   return r;
 }
 
+namespace {
+
+// The runbook as it is now: the one given, else the recorded path, else the recorded text; its
+// pass folders are where this database's run put them (beside it, when it was given with --db).
+runbook::Runbook runbook_to_resume(std::optional<runbook::Runbook>& given,
+                                   const store::RunInfo& run, const fs::path& db_path) {
+  runbook::Runbook rb = given ? std::move(*given)
+                        : fs::exists(run.runbook_path)
+                            ? runbook::load_runbook(run.runbook_path)
+                            : runbook::parse_runbook(run.runbook_text, run.runbook_path);
+  if (fs::absolute(db_path).lexically_normal() != rb.database.value)
+    runbook::use_database(rb, db_path);
+  return rb;
+}
+
+// A runbook changed since the run was recorded: its diff is shown, and resuming needs --force.
+void check_runbook_unchanged(const runbook::Runbook& rb, const store::RunInfo& run,
+                             const ExecOptions& options, std::ostream* diff_out) {
+  if (rb.sha256 == run.runbook_sha256) return;
+  const std::string diff = line_diff(run.runbook_text, rb.text);
+  std::ostream& os = diff_out ? *diff_out : std::cerr;
+  os << "runbook " << rb.source.string() << " changed since run " << run.id << " was recorded:\n"
+     << diff;
+  if (!options.force) {
+    throw Error::input(
+        "runbook '" + rb.source.string() + "' changed since run " + std::to_string(run.id) +
+            " (sha256 " + run.runbook_sha256.substr(0, 12) + " -> " + rb.sha256.substr(0, 12) + ")",
+        "restore it, start a new run with 'kprof run', or resume anyway with --force");
+  }
+}
+
+// Every pass that did not finish runs again: a running one whose attempt the launcher still
+// knows is adopted (returned: pass id, launch id), the others are planned again.
+std::vector<std::pair<int64_t, std::string>> replan_unfinished(
+    store::CaptureDb& db, const runbook::Runbook& rb, const store::RunInfo& run,
+    const std::vector<store::PassInfo>& before, PassLauncher& launcher,
+    const ExecOptions& options) {
+  std::vector<std::pair<int64_t, std::string>> adopted;
+  const std::string host = host_name();
+  for (const auto& p : before) {
+    bool reset = false;
+    if (p.state == PassState::running) {
+      if (!p.owner_host.empty() && p.owner_host != host && !options.force) {
+        throw Error::runtime("pass " + std::to_string(p.ordinal) +
+                                 " is recorded as running on host " + p.owner_host +
+                                 " (kprof pid " + std::to_string(p.owner_pid.value_or(0)) + ")",
+                             "resume on that host, or with --force once you know it is dead");
+      }
+      // Its kprof is dead (we hold the lock): a launcher that still knows the attempt (a Slurm
+      // task pending, running or ended) takes it over and it is waited for; else the launcher
+      // that started it stops what it may have left running, and the pass runs again.
+      const bool foreign_local = p.owner_host != host && launcher.ids_are_host_local();
+      if (!p.launcher.empty() && p.launcher == launcher.name() && !foreign_local &&
+          launcher.adopt(p.launch_id, adoption_spec(rb, run.id, p))) {
+        adopted.emplace_back(p.id, p.launch_id);
+        continue;
+      }
+      reap_orphan_of(p, launcher,
+                     p.log_path.empty() ? pass_log(rb, run.id, p.ordinal) : fs::path(p.log_path),
+                     out_of(options));
+      reset = true;
+    } else if (p.state == PassState::interrupted) {
+      reset = true;
+    } else if (p.state == PassState::failed && options.retry_failed) {
+      reset = true;
+    }
+    if (reset) {
+      store::PassTransition t;
+      t.state = PassState::planned;
+      t.reason = "resumed after: " +
+                 (p.reason.empty() ? std::string(store::to_string(p.state)) : p.reason);
+      db.set_pass_state(p.id, t);
+    }
+  }
+  return adopted;
+}
+
+}  // namespace
+
 ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::ostream* diff_out,
                       const ExecSeams& seams) {
   const std::string ext = to_lower(target.extension().string());
@@ -222,29 +301,9 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
   if (!run)
     throw Error::input("database '" + db_path.string() + "' holds no run",
                        "start one with 'kprof run RUNBOOK'");
-
-  // The runbook as it is now: the one given, else the recorded path, else the recorded text.
-  runbook::Runbook rb = given ? std::move(*given)
-                        : fs::exists(run->runbook_path)
-                            ? runbook::load_runbook(run->runbook_path)
-                            : runbook::parse_runbook(run->runbook_text, run->runbook_path);
-  // Pass folders are where this database's run put them (beside it, when it was given with --db).
-  if (fs::absolute(db_path).lexically_normal() != rb.database.value)
-    runbook::use_database(rb, db_path);
+  runbook::Runbook rb = runbook_to_resume(given, *run, db_path);
   claim_captures(rb.captures.value, db_path);
-  if (rb.sha256 != run->runbook_sha256) {
-    const std::string diff = line_diff(run->runbook_text, rb.text);
-    std::ostream& os = diff_out ? *diff_out : std::cerr;
-    os << "runbook " << rb.source.string() << " changed since run " << run->id << " was recorded:\n"
-       << diff;
-    if (!options.force) {
-      throw Error::input(
-          "runbook '" + rb.source.string() + "' changed since run " + std::to_string(run->id) +
-              " (sha256 " + run->runbook_sha256.substr(0, 12) + " -> " + rb.sha256.substr(0, 12) +
-              ")",
-          "restore it, start a new run with 'kprof run', or resume anyway with --force");
-    }
-  }
+  check_runbook_unchanged(rb, *run, options, diff_out);
 
   // The backend the run was recorded with: a simulated run stays simulated, and the recorded
   // profiler version gives the command lines the run started with.
@@ -258,48 +317,12 @@ ExecResult resume_run(const fs::path& target, const ExecOptions& options, std::o
   const auto chosen = chosen_launcher(rb, resumed, seams);
   LocalLauncher local;
   PassLauncher& launcher = seams.launcher ? *seams.launcher : chosen ? *chosen : local;
-  std::vector<std::pair<int64_t, std::string>> adopted;
   lock_run_row(db, run->id);
   db.set_run_status(run->id, store::RunStatus::running);
 
-  const std::string host = host_name();
   const auto before = db.list_passes(run->id);
   if (!options.quiet) out_of(options) << resume_header(*run, before, options.retry_failed);
-  for (const auto& p : before) {
-    bool reset = false;
-    if (p.state == PassState::running) {
-      if (!p.owner_host.empty() && p.owner_host != host && !options.force) {
-        throw Error::runtime("pass " + std::to_string(p.ordinal) +
-                                 " is recorded as running on host " + p.owner_host +
-                                 " (kprof pid " + std::to_string(p.owner_pid.value_or(0)) + ")",
-                             "resume on that host, or with --force once you know it is dead");
-      }
-      // Its kprof is dead (we hold the lock): a launcher that still knows the attempt (a Slurm
-      // task pending, running or ended) takes it over and it is waited for; else the launcher
-      // that started it stops what it may have left running, and the pass runs again.
-      const bool foreign_local = p.owner_host != host && launcher.ids_are_host_local();
-      if (!p.launcher.empty() && p.launcher == launcher.name() && !foreign_local &&
-          launcher.adopt(p.launch_id, adoption_spec(rb, run->id, p))) {
-        adopted.emplace_back(p.id, p.launch_id);
-        continue;
-      }
-      reap_orphan_of(p, launcher,
-                     p.log_path.empty() ? pass_log(rb, run->id, p.ordinal) : fs::path(p.log_path),
-                     out_of(options));
-      reset = true;
-    } else if (p.state == PassState::interrupted) {
-      reset = true;
-    } else if (p.state == PassState::failed && options.retry_failed) {
-      reset = true;
-    }
-    if (reset) {
-      store::PassTransition t;
-      t.state = PassState::planned;
-      t.reason = "resumed after: " +
-                 (p.reason.empty() ? std::string(store::to_string(p.state)) : p.reason);
-      db.set_pass_state(p.id, t);
-    }
-  }
+  const auto adopted = replan_unfinished(db, rb, *run, before, launcher, options);
 
   ExecResult r = drive_run(db, rb, *backend, rp, launcher, run->id, resumed, adopted);
   db.unlock_run(run->id, ::getpid(), host_name());

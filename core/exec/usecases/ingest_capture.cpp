@@ -96,7 +96,18 @@ class Loader {
     std::set<std::string> new_paths;
     for (const auto& f : input.files)
       if (!f.context) new_paths.insert(f.path);
+    const std::optional<store::PassInfo> existing = find_pass(run_id, planned, new_paths, out);
+    if (existing) reconcile(run_id, planned, *existing, new_paths, input, out);
+    const int64_t pass_id = existing ? existing->id : add_pass(run_id, planned, out);
+    read_into(pass_id, input, out);
+    return out;
+  }
 
+  // The pass that already holds the planned files (sets out.ordinal): the planned ordinal's,
+  // or for a counter pass the one that holds one of these files; nullopt for a new pass.
+  std::optional<store::PassInfo> find_pass(int64_t run_id, const ingest::PlannedInput& planned,
+                                           const std::set<std::string>& new_paths,
+                                           IngestedPass& out) {
     std::optional<store::PassInfo> existing;
     if (planned.ordinal) {
       existing = m_db.find_pass(run_id, *planned.ordinal);
@@ -112,69 +123,76 @@ class Loader {
       }
       out.ordinal = existing ? existing->ordinal : max_ordinal + 1;
     }
+    return existing;
+  }
 
-    if (existing && existing->kind != out.kind) {
+  // Loading into a pass that exists: refused for another kind of pass, or (without --replace)
+  // when it would replace a trace; otherwise the files it holds are read again with the new ones
+  // (`input`). Says what happens in out.action.
+  void reconcile(int64_t run_id, const ingest::PlannedInput& planned,
+                 const store::PassInfo& existing, const std::set<std::string>& new_paths,
+                 ingest::PassInput& input, IngestedPass& out) {
+    if (existing.kind != out.kind) {
       throw Error::input("run '" + m_db.find_run(run_id)->name + "' has pass " +
                              std::to_string(out.ordinal) + " as a " +
-                             std::string(store::to_string(existing->kind)) + " pass; " +
+                             std::string(store::to_string(existing.kind)) + " pass; " +
                              planned.what + " is " + std::string(store::to_string(out.kind)),
                          "load it into a run of its own (--run NAME)");
     }
-    if (existing) {
-      const std::vector<std::string> old = stored_paths(m_db, existing->id);
-      std::vector<std::string> old_only;
-      for (const auto& p : old)
-        if (!new_paths.count(p)) old_only.push_back(p);
-      if (m_request.replace) {
-        std::vector<std::string> names;
-        for (const auto& p : old_only) names.push_back(fs::path(p).filename().string());
-        if (!old_only.empty())
-          out.action = "replaced: pass " + std::to_string(out.ordinal) + " held " +
-                       std::string(store::to_string(existing->kind)) + " rows of " +
-                       std::to_string(old.size()) +
-                       " file(s); no longer loaded: " + join(names, ", ");
-      } else if (!old_only.empty()) {
-        // Adding to a pass keeps what is there, except a second kernel trace (or a pass_N folder
-        // of other files), which would replace data: that needs --replace.
-        bool old_trace = false, new_trace = false;
-        const auto old_files = old_inputs(old_only, out.ordinal);
-        for (const auto& f : old_files) old_trace |= is_trace_file(f);
-        for (const auto& f : input.files) new_trace |= is_trace_file(f) && !f.context;
-        if ((planned.ordinal && *planned.ordinal > 0) || (old_trace && new_trace)) {
-          std::string held;
-          for (const auto& f : old_files)
-            if (is_trace_file(f) || !(old_trace && new_trace))
-              held += (held.empty() ? "" : ", ") + f.path;
-          if (old_files.size() > 1) held += " (" + std::to_string(old_files.size()) + " files)";
-          throw Error::input(
-              "run '" + m_db.find_run(run_id)->name + "' already has pass " +
-                  std::to_string(out.ordinal) + " (" +
-                  std::string(store::to_string(existing->kind)) + ") with " + held + "; loading " +
-                  planned.what + " into it would replace those rows",
-              "give --replace to replace them, or --run NAME to load into a run of its own");
-        }
-        input.files.insert(input.files.end(), old_files.begin(), old_files.end());
-        std::stable_sort(input.files.begin(), input.files.end(), [](const auto& a, const auto& b) {
-          return (a.format == ingest::Format::agent_info) >
-                 (b.format == ingest::Format::agent_info);
-        });
-        out.action = "added to pass " + std::to_string(out.ordinal) + ": its " +
-                     std::to_string(old_only.size()) + " file(s) already loaded were read again";
-      } else {
-        out.action = "reloaded: pass " + std::to_string(out.ordinal) + " held the same files";
+    const std::vector<std::string> old = stored_paths(m_db, existing.id);
+    std::vector<std::string> old_only;
+    for (const auto& p : old)
+      if (!new_paths.count(p)) old_only.push_back(p);
+    if (m_request.replace) {
+      std::vector<std::string> names;
+      for (const auto& p : old_only) names.push_back(fs::path(p).filename().string());
+      if (!old_only.empty())
+        out.action = "replaced: pass " + std::to_string(out.ordinal) + " held " +
+                     std::string(store::to_string(existing.kind)) + " rows of " +
+                     std::to_string(old.size()) +
+                     " file(s); no longer loaded: " + join(names, ", ");
+    } else if (!old_only.empty()) {
+      // Adding to a pass keeps what is there, except a second kernel trace (or a pass_N folder
+      // of other files), which would replace data: that needs --replace.
+      bool old_trace = false, new_trace = false;
+      const auto old_files = old_inputs(old_only, out.ordinal);
+      for (const auto& f : old_files) old_trace |= is_trace_file(f);
+      for (const auto& f : input.files) new_trace |= is_trace_file(f) && !f.context;
+      if ((planned.ordinal && *planned.ordinal > 0) || (old_trace && new_trace)) {
+        std::string held;
+        for (const auto& f : old_files)
+          if (is_trace_file(f) || !(old_trace && new_trace))
+            held += (held.empty() ? "" : ", ") + f.path;
+        if (old_files.size() > 1) held += " (" + std::to_string(old_files.size()) + " files)";
+        throw Error::input(
+            "run '" + m_db.find_run(run_id)->name + "' already has pass " +
+                std::to_string(out.ordinal) + " (" + std::string(store::to_string(existing.kind)) +
+                ") with " + held + "; loading " + planned.what +
+                " into it would replace those rows",
+            "give --replace to replace them, or --run NAME to load into a run of its own");
       }
-    }
-
-    int64_t pass_id = 0;
-    if (existing) {
-      pass_id = existing->id;  // the loader replaces its rows with those read now
+      input.files.insert(input.files.end(), old_files.begin(), old_files.end());
+      std::stable_sort(input.files.begin(), input.files.end(), [](const auto& a, const auto& b) {
+        return (a.format == ingest::Format::agent_info) > (b.format == ingest::Format::agent_info);
+      });
+      out.action = "added to pass " + std::to_string(out.ordinal) + ": its " +
+                   std::to_string(old_only.size()) + " file(s) already loaded were read again";
     } else {
-      store::PlannedPass p;
-      p.ordinal = out.ordinal;
-      p.kind = planned.counters ? store::PassKind::counters : store::PassKind::trace;
-      p.output_dir = planned.input.folder;
-      pass_id = m_db.add_planned_pass(run_id, p);  // counters: the names loaded (commit)
+      out.action = "reloaded: pass " + std::to_string(out.ordinal) + " held the same files";
     }
+  }
+
+  // A new pass for the planned files; counters: the names loaded (commit).
+  int64_t add_pass(int64_t run_id, const ingest::PlannedInput& planned, const IngestedPass& out) {
+    store::PlannedPass p;
+    p.ordinal = out.ordinal;
+    p.kind = planned.counters ? store::PassKind::counters : store::PassKind::trace;
+    p.output_dir = planned.input.folder;
+    return m_db.add_planned_pass(run_id, p);
+  }
+
+  // Reads `input` into the pass, replacing its rows, and marks it done.
+  void read_into(int64_t pass_id, const ingest::PassInput& input, IngestedPass& out) {
     crash_point("ingest_cmd.pass_added");
     ingest::ReadOptions read = m_request.read;
     read.pipelined = true;  // parse on a second thread while SQLite writes on this one
@@ -193,7 +211,6 @@ class Loader {
     m_db.set_pass_state(pass_id, done);
     crash_point("commit.pass_done");
     for (const auto& f : out.files) m_rejected += f.rows_rejected;
-    return out;
   }
 
   store::CaptureDb& m_db;
