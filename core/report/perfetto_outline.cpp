@@ -186,7 +186,7 @@ PerfettoOutline outline_run(store::CaptureDb& db, std::optional<int64_t> run_id,
       outline_from_capture(db, run_id, o);
     }
   }
-  const an::RunbookAnalysis from_runbook = an::runbook_analysis(o.run);
+  const an::RunbookAnalysis from_runbook = an::runbook_analysis(db, o.run);
   if (!from_runbook.not_used_because.empty())
     o.notes.push_back("the run's runbook does not load here, so its family rules are not used: " +
                       from_runbook.not_used_because);

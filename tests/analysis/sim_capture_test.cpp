@@ -20,6 +20,7 @@
 #include "core/analysis/views/session.hpp"
 #include "core/analysis/views/table.hpp"
 #include "core/analysis/views/views.hpp"
+#include "core/store/runbook_facts.hpp"
 #include "tests/analysis/metrics_cache_check.hpp"
 #include "tests/analysis/sim_capture_fixture.hpp"
 
@@ -310,7 +311,7 @@ TEST_F(SimCapture, QuerySessionJoinsOnceAndUsesTheStoredRunbook) {
     run = db.create_run(r);
     test::load_pass(db, run, 0, store::PassKind::trace, files_in(s_db->dir() / "trace"));
     test::load_pass(db, run, 1, store::PassKind::counters, files_in(s_db->dir() / "c1"));
-    const RunbookAnalysis ra = runbook_analysis(*db.find_run(run));
+    const RunbookAnalysis ra = runbook_analysis(db, *db.find_run(run));
     EXPECT_EQ(ra.layers, 48);
     EXPECT_EQ(ra.output_tokens, 64);
     ASSERT_EQ(ra.rules.size(), 1u);
@@ -339,10 +340,24 @@ TEST_F(SimCapture, QuerySessionJoinsOnceAndUsesTheStoredRunbook) {
     if (auto* name = std::get_if<std::string>(&row[0])) names.insert(*name);
   EXPECT_EQ(names.count("wvSplitK"), 1u) << families.rows.size();
 
-  store::RunInfo broken;
+  store::CaptureDb rw(db_path);
+  store::RunInfo broken = *rw.find_run(run);
   broken.runbook_text = "name: [unclosed\n";
   broken.runbook_path = "gone.yaml";
-  EXPECT_FALSE(runbook_analysis(broken).not_used_because.empty());
+  // Recorded before the facts were stored: the text is all there is, and it does not parse here.
+  EXPECT_FALSE(runbook_analysis(rw, broken).not_used_because.empty());
+  // Once stored, the facts are what a query reads: the text is not parsed again.
+  store::RunbookFacts facts;
+  facts.layers = 48;
+  facts.family_rules = {{"wvSplitK", "wvSplitK", {"rb.yaml", 9, 12}}};
+  store::set_runbook_facts(rw, run, facts);
+  const RunbookAnalysis stored = runbook_analysis(rw, broken);
+  EXPECT_TRUE(stored.not_used_because.empty());
+  EXPECT_EQ(stored.layers, 48);
+  EXPECT_FALSE(stored.output_tokens.has_value());
+  ASSERT_EQ(stored.rules.size(), 1u);
+  EXPECT_EQ(stored.rules[0].text, "wvSplitK");
+  EXPECT_EQ(stored.rules[0].pos.str(), "rb.yaml:9:12");
 }
 
 // A query while another process writes (a real writer process holding SQLite's write lock, as

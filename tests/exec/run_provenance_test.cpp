@@ -5,6 +5,7 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include "core/store/runbook_facts.hpp"
 #include "tests/exec/executor_unit_fixture.hpp"
 #include "tests/store/store_test_util.hpp"
 
@@ -27,6 +28,32 @@ TEST(RunProvenance, RunStoresWhatItsBackendDecided) {
   EXPECT_EQ(p->profiler_release, "unknown");
   EXPECT_TRUE(db.find_run(r.run_id)->simulated);
   EXPECT_FALSE(stored_provenance(db, r.run_id + 1).has_value());
+}
+
+// The runbook's analysis facts go with the run too, so that a query reads them as rows and never
+// parses the runbook text again (store/runbook_facts.hpp).
+TEST(RunProvenance, RunStoresItsRunbookFactsForQueries) {
+  Fixture f;
+  f.rb.analysis.layers.value = 48;
+  f.rb.analysis.output_tokens.value = 64;
+  runbook::FamilyRule rule;
+  rule.match.value = "wvSplitK";
+  rule.match.pos = {"small.yaml", 40, 12};
+  rule.family.value = "skinny_gemm";
+  f.rb.analysis.families.value.push_back(rule);
+  FakeLauncher launcher([](const LaunchSpec& s, int) { return works(s); });
+  const ExecResult r = run_runbook(f.rb, f.options, f.seams(launcher));
+  ASSERT_EQ(r.exit_code, 0);
+  store::CaptureDb db(f.db(), store::OpenMode::read_only);
+  const auto facts = store::runbook_facts(db, r.run_id);
+  ASSERT_TRUE(facts.has_value());
+  EXPECT_EQ(facts->layers, 48);
+  EXPECT_EQ(facts->output_tokens, 64);
+  ASSERT_EQ(facts->family_rules.size(), 1u);
+  EXPECT_EQ(facts->family_rules[0].match, "wvSplitK");
+  EXPECT_EQ(facts->family_rules[0].family, "skinny_gemm");
+  EXPECT_EQ(facts->family_rules[0].pos.str(), "small.yaml:40:12");
+  EXPECT_TRUE(facts->metric_sets.empty());  // the fixture names counters, no metric set
 }
 
 TEST(RunProvenance, WrittenAndReadBack) {

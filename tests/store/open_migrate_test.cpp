@@ -26,8 +26,8 @@ std::string error_line(const std::function<void()>& fn) {
 TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
   TempDir dir;
   CaptureDb db(dir / "c.db");
-  EXPECT_EQ(db.schema_version(), 8);
-  EXPECT_EQ(CaptureDb::latest_schema_version(), 8);
+  EXPECT_EQ(db.schema_version(), 9);
+  EXPECT_EQ(CaptureDb::latest_schema_version(), 9);
   SQLite::Statement st(db.sql(),
                        "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
                        "WHERE type = 'table' ORDER BY name)");
@@ -36,8 +36,8 @@ TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
             "agents,analysis_join,analysis_join_files,analysis_join_passes,analysis_join_proofs,"
             "analysis_outline,analysis_outline_passes,analysis_outline_segments,"
             "analysis_unmatched,api_calls,counter_values,dispatch_rows,ingest_stats,kernel_stats,"
-            "kernel_variants,memory_allocations,memory_copies,passes,run_lock,runs,schema_version,"
-            "selected_kernels,strings");
+            "kernel_variants,memory_allocations,memory_copies,passes,run_family_rules,run_lock,"
+            "run_metric_sets,run_runbook_facts,runs,schema_version,selected_kernels,strings");
   EXPECT_EQ(db.sql().execAndGet("PRAGMA journal_mode").getString(), "wal");
   EXPECT_EQ(db.sql().execAndGet("PRAGMA foreign_keys").getInt(), 1);
   EXPECT_EQ(db.sql().execAndGet("PRAGMA synchronous").getInt(), 1);  // NORMAL

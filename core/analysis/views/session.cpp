@@ -8,6 +8,7 @@
 #include "core/analysis/views/view_helpers.hpp"
 #include "core/base/error.hpp"
 #include "core/runbook/runbook.hpp"
+#include "core/store/runbook_facts.hpp"
 
 namespace kprof::analysis {
 
@@ -16,7 +17,23 @@ const char* const k_join_not_stored =
     "(`kprof resume DB` stores it for a finished run, `kprof ingest DB FILES...` when it loads the "
     "passes)";
 
-RunbookAnalysis runbook_analysis(const store::RunInfo& run) {
+namespace {
+
+RunbookAnalysis from_facts(const store::RunbookFacts& f) {
+  RunbookAnalysis out;
+  for (const auto& r : f.family_rules)
+    out.rules.push_back(FamilyRule{FamilyRule::Kind::family, "", r.match, r.family, r.pos});
+  out.layers = f.layers;
+  out.output_tokens = f.output_tokens;
+  out.metric_sets = f.metric_sets;
+  return out;
+}
+
+}  // namespace
+
+RunbookAnalysis runbook_analysis(store::CaptureDb& db, const store::RunInfo& run) {
+  if (const auto facts = store::runbook_facts(db, run.id)) return from_facts(*facts);
+  // A run recorded before the facts were stored: its runbook text, parsed here.
   RunbookAnalysis out;
   if (run.runbook_text.empty()) return out;
   try {
@@ -76,15 +93,16 @@ const std::vector<StreamedEntry>& streamed_registry() {
       {"top",
        [](Streamed& s, const Untraced& u) -> std::optional<Table> {
          if (!u.trace) return std::nullopt;
-         return stats_top(s.db, u.run, *u.trace, run_rules(runbook_analysis(u.run), s.notes),
+         return stats_top(s.db, u.run, *u.trace, run_rules(runbook_analysis(s.db, u.run), s.notes),
                           s.o.limit);
        },
        [](Streamed& s, const RunTrace& rt) -> std::optional<Table> {
-         return streamed_top(s.db, rt, run_rules(runbook_analysis(rt.run), s.notes), s.o.limit);
+         return streamed_top(s.db, rt, run_rules(runbook_analysis(s.db, rt.run), s.notes),
+                             s.o.limit);
        }},
       {"families", nullptr,
        [](Streamed& s, const RunTrace& rt) -> std::optional<Table> {
-         Table t = streamed_families(s.db, rt, run_rules(runbook_analysis(rt.run), s.notes));
+         Table t = streamed_families(s.db, rt, run_rules(runbook_analysis(s.db, rt.run), s.notes));
          apply_limit(t, s.o.limit);
          return t;
        }},
@@ -96,7 +114,8 @@ const std::vector<StreamedEntry>& streamed_registry() {
          // Only from a stored join that is current; else the session computes one on the model.
          auto t = streamed_counters(s.db, rt, s.options.force_join);
          if (!t) return std::nullopt;
-         run_rules(runbook_analysis(rt.run), s.notes);  // the session's note when the runbook fails
+         run_rules(runbook_analysis(s.db, rt.run),
+                   s.notes);  // the session's note when the runbook fails
          apply_limit(*t, s.o.limit);
          return t;
        }},
@@ -151,7 +170,7 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
     s.m_joins = computed->summaries;
     s.m_notes.push_back(k_join_not_stored);
   }
-  const RunbookAnalysis from_runbook = runbook_analysis(cap.run);
+  const RunbookAnalysis from_runbook = runbook_analysis(*s.m_db, cap.run);
   s.m_hints.layers = options.layers ? options.layers : from_runbook.layers;
   s.m_hints.output_tokens =
       options.output_tokens ? options.output_tokens : from_runbook.output_tokens;

@@ -1,0 +1,15 @@
+#include "core/exec/passes/runbook_facts.hpp"
+
+namespace kprof::exec {
+
+store::RunbookFacts runbook_facts_of(const runbook::Runbook& rb) {
+  store::RunbookFacts f;
+  f.layers = rb.analysis.layers.value;
+  f.output_tokens = rb.analysis.output_tokens.value;
+  for (const auto& r : rb.analysis.families.value)
+    f.family_rules.push_back({r.match.value, r.family.value, r.match.pos});
+  for (const auto& m : rb.passes.counters.metric_sets.value) f.metric_sets.push_back(m.value);
+  return f;
+}
+
+}  // namespace kprof::exec

@@ -1,0 +1,42 @@
+// What a query needs of a run's runbook, as the capture database keeps it (schema 9,
+// 0009_runbook_facts.sql): core/exec takes it from the parsed runbook when the run is recorded
+// (core/exec/passes/runbook_facts.hpp); analysis reads it back instead of parsing the runbook text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/error.hpp"
+
+namespace kprof::store {
+
+struct StoredFamilyRule {
+  std::string match;   // the regex
+  std::string family;  // the family it names
+  SourcePos pos;       // where the runbook wrote the regex
+  bool operator==(const StoredFamilyRule& o) const {
+    return match == o.match && family == o.family && pos.file == o.pos.file &&
+           pos.line == o.pos.line && pos.col == o.pos.col;
+  }
+};
+
+struct RunbookFacts {
+  std::optional<int> layers, output_tokens;    // analysis.layers, analysis.output_tokens
+  std::vector<StoredFamilyRule> family_rules;  // analysis.families, in order
+  std::vector<std::string> metric_sets;        // passes.counters.metric_sets, in order
+  bool operator==(const RunbookFacts&) const = default;
+};
+
+class CaptureDb;
+
+// Records run `run_id`'s facts in one transaction, replacing any it had. Throws Error(runtime) for
+// a run that is not in the database.
+void set_runbook_facts(CaptureDb& db, int64_t run_id, const RunbookFacts& facts);
+
+// The facts recorded for run `run_id`; nullopt for a run recorded before schema 9 (or made by a
+// command that had no runbook), whose readers fall back to the runbook text.
+std::optional<RunbookFacts> runbook_facts(CaptureDb& db, int64_t run_id);
+
+}  // namespace kprof::store
