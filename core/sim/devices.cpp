@@ -62,10 +62,7 @@ Visibility visible_gpus(const std::map<std::string, std::string>& env, int gpu_c
   return v;
 }
 
-std::optional<Model> model_for_visibility(const Model& model, const Visibility& v,
-                                          const std::map<std::string, std::string>& env) {
-  if (v.gpus.empty()) return std::nullopt;
-  // What ROCr enumerates (rocprofiler's agents): CPUs, then the ROCR-visible GPUs in ROCR order.
+Visibility visible_gpus(const std::map<std::string, std::string>& env, const Model& model) {
   int gpu_count = 0;
   std::vector<std::string> uuids;
   for (const auto& a : model.agents) {
@@ -74,9 +71,16 @@ std::optional<Model> model_for_visibility(const Model& model, const Visibility& 
     auto it = a.fields.find("Uuid");
     uuids.push_back(it == a.fields.end() ? std::string() : it->second);
   }
+  return visible_gpus(env, gpu_count, uuids);
+}
+
+std::optional<Model> model_for_visibility(const Model& model, const Visibility& v,
+                                          const std::map<std::string, std::string>& env) {
+  if (v.gpus.empty()) return std::nullopt;
+  // What ROCr enumerates (rocprofiler's agents): CPUs, then the ROCR-visible GPUs in ROCR order.
   std::map<std::string, std::string> rocr_only;
   if (auto it = env.find("ROCR_VISIBLE_DEVICES"); it != env.end()) rocr_only.insert(*it);
-  const Visibility rocr = visible_gpus(rocr_only, gpu_count, uuids);
+  const Visibility rocr = visible_gpus(rocr_only, model);
 
   Model m = model;
   m.agents.clear();

@@ -32,6 +32,9 @@ struct Visibility {
 Visibility visible_gpus(const std::map<std::string, std::string>& env, int gpu_count,
                         const std::vector<std::string>& uuids = {});
 
+// visible_gpus over the GPU agents of `model` (their count, and their UUIDs by physical index).
+Visibility visible_gpus(const std::map<std::string, std::string>& env, const Model& model);
+
 // The model as the application sees it: CPU agents plus the ROCr-visible GPUs (rocprofiler only
 // enumerates those), logical node ids and GPU type indices renumbered in order, the workload on
 // HIP device 0. Node_Id keeps the physical KFD node (what --agent-index absolute prints). Returns

@@ -125,19 +125,6 @@ std::map<std::string, std::string> process_environment() {
   return app_env;
 }
 
-// The GPUs the application sees (ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES).
-Visibility model_visibility(const Model& model, const std::map<std::string, std::string>& app_env) {
-  int gpu_count = 0;
-  std::vector<std::string> uuids;
-  for (const auto& a : model.agents) {
-    if (!a.gpu) continue;
-    ++gpu_count;
-    auto it = a.fields.find("Uuid");
-    uuids.push_back(it == a.fields.end() ? std::string() : it->second);
-  }
-  return visible_gpus(app_env, gpu_count, uuids);
-}
-
 // A job as this release runs it; `replay` says whether its groups are replayed per dispatch.
 JobOptions job_as_run(JobOptions j, const SimVersion& version, bool& replay) {
   // Before ROCm 7.0 the launcher merges unknown job keys silently: no rotation, no counters.
@@ -212,7 +199,8 @@ Outcome run_tool(const std::vector<std::string>& args) {
     const uint64_t seed = static_cast<uint64_t>(env_int("ROCPROF_SIM_SEED").value_or(0));
     const std::vector<JobOptions> jobs = jobs_to_run(o, version);
     const std::map<std::string, std::string> app_env = process_environment();
-    const Visibility visibility = model_visibility(model, app_env);
+    // The GPUs the application sees (ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES).
+    const Visibility visibility = visible_gpus(app_env, model);
     const std::optional<Model> seen = model_for_visibility(model, visibility, app_env);
 
     const auto run_job = [&](size_t i) {
