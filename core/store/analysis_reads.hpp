@@ -54,6 +54,22 @@ class DispatchTimingReader {
   std::unique_ptr<Impl> m_impl;
 };
 
+// Per kernel name of pass `pass_id`: its launches and their summed duration (end - start), by
+// name (byte order). The narrow rows are summed per variant id, then each variant's name is read
+// once: a name is read once per kernel, not once per dispatch.
+struct KernelNameTotal {
+  std::string name;
+  int64_t calls = 0;
+  int64_t total_ns = 0;
+};
+std::vector<KernelNameTotal> kernel_name_totals(CaptureDb& db, int64_t pass_id);
+
+// Pass `pass_id`'s dispatches in (pid, Dispatch_Id) order as integers only: the variant each
+// launched, its start and end (the trace's launch sequence, with its span).
+void for_each_variant_launch(
+    CaptureDb& db, int64_t pass_id,
+    const std::function<void(int64_t variant_id, int64_t start_ns, int64_t end_ns)>& fn);
+
 // Rows of dispatch_rows of pass `pass_id` (the dispatches view has as many).
 int64_t dispatch_count(CaptureDb& db, int64_t pass_id);
 

@@ -1,11 +1,11 @@
 #include "core/exec/passes/kernel_selection.hpp"
 
 #include <algorithm>
-#include <map>
 #include <regex>
 #include <string_view>
 
 #include "core/base/error.hpp"
+#include "core/store/analysis_reads.hpp"
 
 namespace kprof::exec {
 
@@ -30,16 +30,9 @@ std::string exact_names_regex(const std::vector<std::string>& names) {
 }
 
 std::vector<KernelTotal> kernel_totals(store::CaptureDb& db, int64_t trace_pass_id) {
-  std::map<std::string, KernelTotal> by_name;
-  db.for_each_dispatch(trace_pass_id, [&](const store::DispatchRow& d) {
-    auto& t = by_name[d.kernel_name];
-    t.name = d.kernel_name;
-    t.calls += 1;
-    t.total_ns += d.end_ns - d.start_ns;
-  });
   std::vector<KernelTotal> out;
-  out.reserve(by_name.size());
-  for (auto& [name, t] : by_name) out.push_back(std::move(t));
+  for (auto& t : store::kernel_name_totals(db, trace_pass_id))
+    out.push_back({std::move(t.name), t.calls, t.total_ns});
   return out;
 }
 

@@ -31,7 +31,8 @@ std::string regex_escape(const std::string& name);
 // `gemm` from also selecting `gemm_splitk`.
 std::string exact_names_regex(const std::vector<std::string>& names);
 
-// Per-kernel totals of a trace pass, read from its dispatches.
+// Per-kernel totals of a trace pass, by name (store::kernel_name_totals: one scan of the narrow
+// rows summed per variant, each name read once).
 std::vector<KernelTotal> kernel_totals(store::CaptureDb& db, int64_t trace_pass_id);
 
 // Applies the selection rules. Throws Error (runtime) when from_trace asks for kernels and the

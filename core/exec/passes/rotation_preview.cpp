@@ -10,7 +10,9 @@
 #include <regex>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
+#include "core/store/analysis_reads.hpp"
 #include "core/store/capture_db.hpp"
 
 namespace kprof::exec {
@@ -19,6 +21,54 @@ namespace {
 
 std::string dims(int64_t x, int64_t y, int64_t z) {
   return std::to_string(x) + "x" + std::to_string(y) + "x" + std::to_string(z);
+}
+
+// The stored variants of a trace pass (kernel_variants: one row per kernel id, name, launch shape
+// and resources) as the preview's variants: a name, its grid, workgroup, LDS, scratch and
+// registers (not the kernel id, which differs between processes, nor dims_known). `counted` is
+// asked once per distinct name, never per dispatch.
+struct PreviewVariants {
+  std::vector<RotationVariant> keys;        // the distinct preview variants, per_request 0
+  std::unordered_map<int64_t, int> key_of;  // stored variant id -> keys index, -1 not counted
+};
+
+PreviewVariants stored_variants(store::CaptureDb& db, int64_t pass_id,
+                                const KernelPredicate& counted) {
+  using Key = std::tuple<std::string, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t, int64_t>;
+  PreviewVariants out;
+  std::map<Key, int> index;
+  std::unordered_map<std::string, bool> counted_name;
+  store::for_each_kernel_variant(db, pass_id, [&](const store::KernelVariant& v) {
+    const store::DispatchRow& d = v.shape;
+    auto [c, fresh_name] = counted_name.emplace(d.kernel_name, false);
+    if (fresh_name) c->second = counted(d.kernel_name);
+    if (!c->second) {
+      out.key_of[v.id] = -1;
+      return;
+    }
+    // A variant: one launch configuration of a kernel (as `kprof query variants` defines it).
+    const Key k{d.kernel_name,
+                d.grid_x,
+                d.grid_y,
+                d.grid_z,
+                d.wg_x,
+                d.wg_y,
+                d.wg_z,
+                d.lds,
+                d.scratch,
+                d.vgpr.value_or(-1),
+                d.agpr.value_or(-1),
+                d.sgpr.value_or(-1)};
+    auto [it, fresh] = index.emplace(k, static_cast<int>(out.keys.size()));
+    if (fresh)
+      out.keys.push_back(
+          {d.kernel_name,
+           "grid " + dims(d.grid_x, d.grid_y, d.grid_z) + ", wg " + dims(d.wg_x, d.wg_y, d.wg_z),
+           0});
+    out.key_of[v.id] = it->second;
+  });
+  return out;
 }
 
 }  // namespace
@@ -52,9 +102,33 @@ RotationPreview preview_rotation(const std::filesystem::path& db_path, const run
   return rotation_on_run(db, run->id, rb, groups, version, min_samples);
 }
 
+KernelPredicate counted_kernels(store::CaptureDb& db, int64_t run_id, const runbook::Runbook& rb) {
+  // The run's kernels of interest, else the runbook's include/exclude regexes (rocprofv3 applies
+  // them with regex_search to the name).
+  std::set<std::string> selected;
+  for (const auto& k : db.selected_kernels(run_id)) selected.insert(k.name);
+  const auto& ks = rb.passes.counters.kernels;
+  std::optional<std::regex> include, exclude;
+  if (ks.include_regex.value) include.emplace(*ks.include_regex.value);
+  if (ks.exclude_regex.value) exclude.emplace(*ks.exclude_regex.value);
+  return [selected = std::move(selected), include = std::move(include),
+          exclude = std::move(exclude)](const std::string& name) {
+    if (!selected.empty()) return selected.count(name) > 0;
+    if (include && !std::regex_search(name, *include)) return false;
+    return !(exclude && std::regex_search(name, *exclude));
+  };
+}
+
 RotationPreview rotation_on_run(store::CaptureDb& db, int64_t run_id, const runbook::Runbook& rb,
                                 size_t groups, const ProfilerVersion& version,
                                 int64_t min_samples) {
+  return rotation_on_run(db, run_id, rb, groups, version, min_samples,
+                         counted_kernels(db, run_id, rb));
+}
+
+RotationPreview rotation_on_run(store::CaptureDb& db, int64_t run_id, const runbook::Runbook& rb,
+                                size_t groups, const ProfilerVersion& version, int64_t min_samples,
+                                const KernelPredicate& counted) {
   RotationPreview p;
   p.groups = groups;
   p.min_samples = min_samples;
@@ -68,65 +142,30 @@ RotationPreview rotation_on_run(store::CaptureDb& db, int64_t run_id, const runb
     p.unavailable = "the database's last run has no finished trace pass";
     return p;
   }
-  // The dispatches the rotated pass would count: the run's kernels of interest, else the
-  // runbook's include/exclude regexes (rocprofv3 applies them with regex_search to the name).
-  std::set<std::string> selected;
-  for (const auto& k : db.selected_kernels(p.trace_run)) selected.insert(k.name);
-  const auto& ks = rb.passes.counters.kernels;
-  std::optional<std::regex> include, exclude;
-  if (ks.include_regex.value) include.emplace(*ks.include_regex.value);
-  if (ks.exclude_regex.value) exclude.emplace(*ks.exclude_regex.value);
-  const auto counted = [&](const std::string& name) {
-    if (!selected.empty()) return selected.count(name) > 0;
-    if (include && !std::regex_search(name, *include)) return false;
-    return !(exclude && std::regex_search(name, *exclude));
-  };
-  using Key = std::tuple<std::string, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t, int64_t>;
-  struct Seen {
-    int64_t pid, dispatch_id;
-    int variant;
-  };
-  std::map<Key, int> index;
-  std::vector<Seen> seen;
+  const auto variant_of = stored_variants(db, trace->id, counted);
+  // The trace in (pid, Dispatch_Id) order, the order the tool's rotation counter runs in (per
+  // agent and process): a variant's index is its first counted appearance in it.
+  plan::RotationRequest q;
+  std::vector<int> index_of_key(variant_of.keys.size(), -1);
   int64_t first = INT64_MAX, last = 0;
-  db.for_each_dispatch(trace->id, [&](const store::DispatchRow& d) {
-    first = std::min(first, d.start_ns);
-    last = std::max(last, d.end_ns);
-    if (!counted(d.kernel_name)) return;
-    // A variant: one launch configuration of a kernel (as `kprof query variants` defines it).
-    const Key k{d.kernel_name,
-                d.grid_x,
-                d.grid_y,
-                d.grid_z,
-                d.wg_x,
-                d.wg_y,
-                d.wg_z,
-                d.lds,
-                d.scratch,
-                d.vgpr.value_or(-1),
-                d.agpr.value_or(-1),
-                d.sgpr.value_or(-1)};
-    auto [it, fresh] = index.emplace(k, static_cast<int>(index.size()));
-    if (fresh)
-      p.variants.push_back(
-          {d.kernel_name,
-           "grid " + dims(d.grid_x, d.grid_y, d.grid_z) + ", wg " + dims(d.wg_x, d.wg_y, d.wg_z),
-           0});
-    p.variants[static_cast<size_t>(it->second)].per_request += 1;
-    seen.push_back({d.pid, d.dispatch_id, it->second});
+  store::for_each_variant_launch(db, trace->id, [&](int64_t variant, int64_t start, int64_t end) {
+    first = std::min(first, start);
+    last = std::max(last, end);
+    const auto it = variant_of.key_of.find(variant);
+    if (it == variant_of.key_of.end() || it->second < 0) return;  // not counted
+    int& index = index_of_key[static_cast<size_t>(it->second)];
+    if (index < 0) {
+      index = static_cast<int>(p.variants.size());
+      p.variants.push_back(variant_of.keys[static_cast<size_t>(it->second)]);
+    }
+    p.variants[static_cast<size_t>(index)].per_request += 1;
+    q.sequence.push_back(index);
   });
-  if (seen.empty()) {
+  if (q.sequence.empty()) {
     p.unavailable = "the trace holds no dispatch of the kernels the counter passes count";
     return p;
   }
   p.region_ns = last > first ? last - first : 0;
-  // The tool's rotation counter runs in dispatch order, per agent and process.
-  std::sort(seen.begin(), seen.end(), [](const Seen& a, const Seen& b) {
-    return std::tie(a.pid, a.dispatch_id) < std::tie(b.pid, b.dispatch_id);
-  });
-  plan::RotationRequest q;
-  for (const auto& s : seen) q.sequence.push_back(s.variant);
   q.variants = p.variants.size();
   q.groups = groups;
   q.min_samples = min_samples;

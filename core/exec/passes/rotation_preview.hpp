@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,21 @@ RotationPreview preview_rotation(const std::filesystem::path& db, const runbook:
                                  int64_t min_samples = 30);
 
 // The same on run `run_id` of an open database (the executor, before it launches the rotated
-// pass of that run).
+// pass of that run). Reads the trace pass's stored variants once, decides per distinct kernel
+// name whether the counter passes count it, then walks only the dispatches' variant ids in
+// (pid, Dispatch_Id) order: no name and no regex per dispatch.
 RotationPreview rotation_on_run(store::CaptureDb& db, int64_t run_id, const runbook::Runbook& rb,
                                 size_t groups, const ProfilerVersion& version, int64_t min_samples);
+
+// Whether the rotated pass counts a kernel, by name.
+using KernelPredicate = std::function<bool(const std::string& name)>;
+// The counter passes' kernels of run `run_id`: its kernels of interest when it has any, else the
+// runbook's include/exclude regexes as rocprofv3 applies them (regex_search).
+KernelPredicate counted_kernels(store::CaptureDb& db, int64_t run_id, const runbook::Runbook& rb);
+// rotation_on_run with the predicate given (the tests count how often it is asked: once per
+// distinct kernel name of the trace).
+RotationPreview rotation_on_run(store::CaptureDb& db, int64_t run_id, const runbook::Runbook& rb,
+                                size_t groups, const ProfilerVersion& version, int64_t min_samples,
+                                const KernelPredicate& counted);
 
 }  // namespace kprof::exec

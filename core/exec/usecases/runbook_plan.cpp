@@ -1,5 +1,7 @@
 #include "core/exec/usecases/runbook_plan.hpp"
 
+#include <chrono>
+
 #include "core/base/error.hpp"
 #include "core/exec/launch/registered_names.hpp"
 #include "core/exec/node/gpu_list.hpp"
@@ -39,9 +41,14 @@ void require_on_path(const runbook::Runbook& rb, const std::string& executable) 
                        at.from_file ? std::optional<SourcePos>(at.pos) : std::nullopt);
 }
 
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace
 
 RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
+  const auto t0 = std::chrono::steady_clock::now();
   RunbookPlan out;
   out.rb = runbook::load_runbook(request.runbook);
   const runbook::Runbook& rb = out.rb;
@@ -71,13 +78,17 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
     // Not with `replay: application` or `kernel`: the runbook asked for another way.
     const bool rotation_asked = rb.passes.counters.replay.value == runbook::Replay::automatic ||
                                 rb.passes.counters.replay.value == runbook::Replay::rotate;
-    if (c.plan.passes.size() >= 2 && rotation_asked)
+    if (c.plan.passes.size() >= 2 && rotation_asked) {
+      const auto p0 = std::chrono::steady_clock::now();
       out.rotation = preview_rotation(db_path, rb, c.plan.passes.size(), out.version,
                                       rb.passes.counters.min_samples.value);
+      out.preview_ms = ms_since(p0);
+    }
     if (out.rotation && out.rotation->unavailable.empty() &&
         out.plan.replay.mode == ReplayMode::after_trace)
       out.predicted = choose_replay_on_trace(*out.rotation, rb);
     if (c.plan.passes.size() >= 2 && rotation_asked) {
+      const auto e0 = std::chrono::steady_clock::now();
       int repeats = 1;
       int64_t counted = 0;
       std::string basis;
@@ -102,8 +113,10 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
       out.estimate =
           estimate_runs(rb, c.plan.passes.size(), repeats, counted, request.workload_model);
       out.estimate->repeats_basis = basis;
+      out.estimate_ms = ms_since(e0);
     }
   }
+  out.total_ms = ms_since(t0);
   return out;
 }
 

@@ -60,6 +60,13 @@ struct RunbookPlan {
   std::optional<ReplayChoice> predicted;
   // Application runs and their wall time from the workload model, both ways (an ESTIMATE).
   std::optional<RunEstimate> estimate;
+  // Wall time of plan_runbook as a whole (the runbook, `<profiler> --version`, the pass search,
+  // the trace read for the rotation preview, the estimates), of the preview alone (0 when none
+  // was read) and of the run estimates (the workload model read, and simulated when there is no
+  // trace); the pass search's own is plan.counters->planning_ms.
+  double total_ms = 0;
+  double preview_ms = 0;
+  double estimate_ms = 0;
 };
 
 // Throws Error(input) for a bad runbook, plan or --gpus setting, as `kprof run` would.

@@ -1,0 +1,100 @@
+// The trace reads `kprof plan` and `run` decide on (analysis_reads.hpp): per-kernel totals with
+// each name read once (kernel_name_totals) and the launch sequence as integers
+// (for_each_variant_launch), on a real SQLite file with rows written here; each expectation is
+// derived from the rows in the comment beside it.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <tuple>
+
+#include "core/store/analysis_reads.hpp"
+#include "loader_test_util.hpp"
+
+namespace kprof::store {
+namespace {
+
+using testing::TempDir;
+
+// testing::dispatch(id, name, pid): kernel_id 10 + id % 3, start 1'000'000 + 100 id, end start +
+// 40 + id (a duration of 40 + id), grid 1024x2x3.
+void load(CaptureDb& db, int64_t pass, const std::vector<DispatchRow>& rows) {
+  PassLoader loader(db, pass);
+  loader.begin_file("kernel_trace.csv", "kernel_trace");
+  for (const auto& d : rows) loader.dispatch(d);
+  loader.end_file(static_cast<int64_t>(rows.size()));
+  loader.commit();
+}
+
+TEST(KernelNameTotals, OneRowPerNameOverEveryVariantOfItInThePassOnly) {
+  TempDir dir;
+  CaptureDb db(dir / "t.db");
+  const int64_t run = testing::make_run(db);
+  const int64_t trace = testing::make_pass(db, run, 0);
+  const int64_t other = testing::make_pass(db, run, 1, PassKind::counters);
+  // gemm in two variants: ids 1 and 4 are kernel 11 with one shape (in processes 9 and 7), id 3
+  // is kernel 10 with a wider grid; norm and attn once each.
+  DispatchRow wide = testing::dispatch(3, "gemm", 9);
+  wide.grid_x = 4096;
+  load(db, trace,
+       {testing::dispatch(1, "gemm", 9), testing::dispatch(2, "norm", 9), wide,
+        testing::dispatch(4, "gemm", 7), testing::dispatch(5, "attn", 7)});
+  load(db, other, {testing::dispatch(6, "gemm", 9)});  // another pass: not in trace's totals
+
+  const auto t = kernel_name_totals(db, trace);
+  ASSERT_EQ(t.size(), 3u);  // by name: attn, gemm, norm
+  EXPECT_EQ(t[0].name, "attn");
+  EXPECT_EQ(t[0].calls, 1);
+  EXPECT_EQ(t[0].total_ns, 45);  // 40 + 5
+  EXPECT_EQ(t[1].name, "gemm");
+  EXPECT_EQ(t[1].calls, 3);
+  EXPECT_EQ(t[1].total_ns, 41 + 43 + 44);
+  EXPECT_EQ(t[2].name, "norm");
+  EXPECT_EQ(t[2].calls, 1);
+  EXPECT_EQ(t[2].total_ns, 42);
+
+  const auto o = kernel_name_totals(db, other);
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].name, "gemm");
+  EXPECT_EQ(o[0].calls, 1);
+  EXPECT_EQ(o[0].total_ns, 46);
+
+  const int64_t empty = testing::make_pass(db, run, 2, PassKind::counters);
+  EXPECT_TRUE(kernel_name_totals(db, empty).empty());
+}
+
+TEST(VariantLaunches, VariantIdsStartsAndEndsInPidDispatchOrder) {
+  TempDir dir;
+  CaptureDb db(dir / "t.db");
+  const int64_t run = testing::make_run(db);
+  const int64_t pass = testing::make_pass(db, run, 0);
+  // Loaded (9, 4), (7, 6), (9, 2): read back (7, 6), (9, 2), (9, 4). Kernel ids 10 + id % 3: 11
+  // for id 4, 12 for id 2, 10 for id 6: three variants.
+  load(db, pass,
+       {testing::dispatch(4, "gemm", 9), testing::dispatch(6, "norm", 7),
+        testing::dispatch(2, "gemm", 9)});
+  std::map<int64_t, std::string> name_of;  // variant id -> kernel name
+  std::map<int64_t, int64_t> kernel_of;    // variant id -> kernel id
+  for_each_kernel_variant(db, pass, [&](const KernelVariant& v) {
+    name_of[v.id] = v.shape.kernel_name;
+    kernel_of[v.id] = v.shape.kernel_id;
+  });
+  ASSERT_EQ(name_of.size(), 3u);
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> got;
+  for_each_variant_launch(
+      db, pass, [&](int64_t v, int64_t start, int64_t end) { got.emplace_back(v, start, end); });
+  ASSERT_EQ(got.size(), 3u);
+  // start 1'000'000 + 100 id, end start + 40 + id.
+  EXPECT_EQ(kernel_of[std::get<0>(got[0])], 10);  // (7, 6)
+  EXPECT_EQ(name_of[std::get<0>(got[0])], "norm");
+  EXPECT_EQ(std::get<1>(got[0]), 1'000'600);
+  EXPECT_EQ(std::get<2>(got[0]), 1'000'646);
+  EXPECT_EQ(kernel_of[std::get<0>(got[1])], 12);  // (9, 2)
+  EXPECT_EQ(std::get<1>(got[1]), 1'000'200);
+  EXPECT_EQ(std::get<2>(got[1]), 1'000'242);
+  EXPECT_EQ(kernel_of[std::get<0>(got[2])], 11);  // (9, 4)
+  EXPECT_EQ(std::get<1>(got[2]), 1'000'400);
+  EXPECT_EQ(std::get<2>(got[2]), 1'000'444);
+}
+
+}  // namespace
+}  // namespace kprof::store
