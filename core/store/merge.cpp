@@ -12,7 +12,7 @@
 
 #include "core/store/capture_db_impl.hpp"
 #include "core/store/merge_rows.hpp"
-#include "core/store/runbook_facts.hpp"
+#include "core/store/runbook_hints.hpp"
 
 namespace kprof::store {
 
@@ -104,7 +104,7 @@ std::optional<RunInfo> target_run(CaptureDb& target, CaptureDb& src, const RunIn
              src_run.simulated,    src_run.seed,         src_run.profiler_version};
     const int64_t id = target.create_run(n);
     if (const auto p = src.run_provenance(src_run.id)) target.set_run_provenance(id, *p);
-    if (const auto f = runbook_facts(src, src_run.id)) set_runbook_facts(target, id, *f);
+    if (const auto f = runbook_hints(src, src_run.id)) store_runbook_hints(target, id, *f);
     SQLite::Statement up(target.sql(), "UPDATE runs SET started_ms = ? WHERE id = ?");
     up.bind(1, src_run.started_ms);
     up.bind(2, id);

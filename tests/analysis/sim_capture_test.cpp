@@ -20,7 +20,7 @@
 #include "core/analysis/views/session.hpp"
 #include "core/analysis/views/table.hpp"
 #include "core/analysis/views/views.hpp"
-#include "core/store/runbook_facts.hpp"
+#include "core/store/runbook_hints.hpp"
 #include "tests/analysis/metrics_cache_check.hpp"
 #include "tests/analysis/sim_capture_fixture.hpp"
 
@@ -344,13 +344,13 @@ TEST_F(SimCapture, QuerySessionJoinsOnceAndUsesTheStoredRunbook) {
   store::RunInfo broken = *rw.find_run(run);
   broken.runbook_text = "name: [unclosed\n";
   broken.runbook_path = "gone.yaml";
-  // Recorded before the facts were stored: the text is all there is, and it does not parse here.
+  // Recorded before the hints were stored: the text is all there is, and it does not parse here.
   EXPECT_FALSE(runbook_analysis(rw, broken).not_used_because.empty());
-  // Once stored, the facts are what a query reads: the text is not parsed again.
-  store::RunbookFacts facts;
-  facts.layers = 48;
-  facts.family_rules = {{"wvSplitK", "wvSplitK", {"rb.yaml", 9, 12}}};
-  store::set_runbook_facts(rw, run, facts);
+  // Once stored, the hints are what a query reads: the text is not parsed again.
+  store::RunbookHints hints;
+  hints.layers = 48;
+  hints.family_rules = {{"wvSplitK", "wvSplitK", {"rb.yaml", 9, 12}}};
+  store::store_runbook_hints(rw, run, hints);
   const RunbookAnalysis stored = runbook_analysis(rw, broken);
   EXPECT_TRUE(stored.not_used_because.empty());
   EXPECT_EQ(stored.layers, 48);

@@ -5,7 +5,7 @@
 
 #include <SQLiteCpp/Database.h>
 
-#include "core/store/runbook_facts.hpp"
+#include "core/store/runbook_hints.hpp"
 #include "tests/exec/executor_unit_fixture.hpp"
 #include "tests/store/store_test_util.hpp"
 
@@ -30,9 +30,9 @@ TEST(RunProvenance, RunStoresWhatItsBackendDecided) {
   EXPECT_FALSE(stored_provenance(db, r.run_id + 1).has_value());
 }
 
-// The runbook's analysis facts go with the run too, so that a query reads them as rows and never
-// parses the runbook text again (store/runbook_facts.hpp).
-TEST(RunProvenance, RunStoresItsRunbookFactsForQueries) {
+// The runbook's analysis hints go with the run too, so that a query reads them as rows and never
+// parses the runbook text again (store/runbook_hints.hpp).
+TEST(RunProvenance, RunStoresItsRunbookHintsForQueries) {
   Fixture f;
   f.rb.analysis.layers.value = 48;
   f.rb.analysis.output_tokens.value = 64;
@@ -45,15 +45,15 @@ TEST(RunProvenance, RunStoresItsRunbookFactsForQueries) {
   const ExecResult r = run_runbook(f.rb, f.options, f.seams(launcher));
   ASSERT_EQ(r.exit_code, 0);
   store::CaptureDb db(f.db(), store::OpenMode::read_only);
-  const auto facts = store::runbook_facts(db, r.run_id);
-  ASSERT_TRUE(facts.has_value());
-  EXPECT_EQ(facts->layers, 48);
-  EXPECT_EQ(facts->output_tokens, 64);
-  ASSERT_EQ(facts->family_rules.size(), 1u);
-  EXPECT_EQ(facts->family_rules[0].match, "wvSplitK");
-  EXPECT_EQ(facts->family_rules[0].family, "skinny_gemm");
-  EXPECT_EQ(facts->family_rules[0].pos.str(), "small.yaml:40:12");
-  EXPECT_TRUE(facts->metric_sets.empty());  // the fixture names counters, no metric set
+  const auto hints = store::runbook_hints(db, r.run_id);
+  ASSERT_TRUE(hints.has_value());
+  EXPECT_EQ(hints->layers, 48);
+  EXPECT_EQ(hints->output_tokens, 64);
+  ASSERT_EQ(hints->family_rules.size(), 1u);
+  EXPECT_EQ(hints->family_rules[0].match, "wvSplitK");
+  EXPECT_EQ(hints->family_rules[0].family, "skinny_gemm");
+  EXPECT_EQ(hints->family_rules[0].pos.str(), "small.yaml:40:12");
+  EXPECT_TRUE(hints->metric_sets.empty());  // the fixture names counters, no metric set
 }
 
 TEST(RunProvenance, WrittenAndReadBack) {

@@ -37,7 +37,7 @@ TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
             "analysis_outline,analysis_outline_passes,analysis_outline_segments,"
             "analysis_unmatched,api_calls,counter_values,dispatch_rows,ingest_stats,kernel_stats,"
             "kernel_variants,memory_allocations,memory_copies,passes,run_family_rules,run_lock,"
-            "run_metric_sets,run_runbook_facts,runs,schema_version,selected_kernels,strings");
+            "run_metric_sets,run_runbook_hints,runs,schema_version,selected_kernels,strings");
   EXPECT_EQ(db.sql().execAndGet("PRAGMA journal_mode").getString(), "wal");
   EXPECT_EQ(db.sql().execAndGet("PRAGMA foreign_keys").getInt(), 1);
   EXPECT_EQ(db.sql().execAndGet("PRAGMA synchronous").getInt(), 1);  // NORMAL

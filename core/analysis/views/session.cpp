@@ -8,7 +8,7 @@
 #include "core/analysis/views/view_helpers.hpp"
 #include "core/base/error.hpp"
 #include "core/runbook/runbook.hpp"
-#include "core/store/runbook_facts.hpp"
+#include "core/store/runbook_hints.hpp"
 
 namespace kprof::analysis {
 
@@ -19,7 +19,7 @@ const char* const k_join_not_stored =
 
 namespace {
 
-RunbookAnalysis from_facts(const store::RunbookFacts& f) {
+RunbookAnalysis from_hints(const store::RunbookHints& f) {
   RunbookAnalysis out;
   for (const auto& r : f.family_rules)
     out.rules.push_back(FamilyRule{FamilyRule::Kind::family, "", r.match, r.family, r.pos});
@@ -32,8 +32,8 @@ RunbookAnalysis from_facts(const store::RunbookFacts& f) {
 }  // namespace
 
 RunbookAnalysis runbook_analysis(store::CaptureDb& db, const store::RunInfo& run) {
-  if (const auto facts = store::runbook_facts(db, run.id)) return from_facts(*facts);
-  // A run recorded before the facts were stored: its runbook text, parsed here.
+  if (const auto hints = store::runbook_hints(db, run.id)) return from_hints(*hints);
+  // A run recorded before the hints were stored: its runbook text, parsed here.
   RunbookAnalysis out;
   if (run.runbook_text.empty()) return out;
   try {

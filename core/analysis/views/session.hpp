@@ -40,8 +40,8 @@ struct RunbookAnalysis {
   // Why the stored runbook was not used ("" when it was, or when the run has none).
   std::string not_used_because;
 };
-// The runbook facts of `run` that queries use: as stored when the run was recorded
-// (store/runbook_facts.hpp), else, for a run recorded before they were, parsed from its text.
+// The runbook hints of `run` that queries use: as stored when the run was recorded
+// (store/runbook_hints.hpp), else, for a run recorded before they were, parsed from its text.
 RunbookAnalysis runbook_analysis(store::CaptureDb& db, const store::RunInfo& run);
 
 class QuerySession {

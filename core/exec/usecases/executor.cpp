@@ -20,7 +20,7 @@
 #include "core/exec/node/text_diff.hpp"
 #include "core/exec/passes/pass_plan.hpp"
 #include "core/exec/passes/run_provenance.hpp"
-#include "core/exec/passes/runbook_facts.hpp"
+#include "core/exec/passes/runbook_hints.hpp"
 #include "core/exec/profiler/profiler_backend.hpp"
 #include "core/exec/run/driver.hpp"
 #include "core/exec/run/run_status.hpp"
@@ -179,7 +179,7 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
     store::WriteTransaction tx(db);
     run_id = db.create_run(nr);
     db.set_run_provenance(run_id, provenance);
-    store::set_runbook_facts(db, run_id, runbook_facts_of(rb));
+    store::store_runbook_hints(db, run_id, runbook_hints_of(rb));
     crash_point("plan.run_created");
     // A counter pass's include regex from the trace is not known yet; each attempt records the
     // exact command line that ran.

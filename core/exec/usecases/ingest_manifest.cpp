@@ -6,7 +6,7 @@
 #include "core/base/error.hpp"
 #include "core/exec/node/run_lock.hpp"
 #include "core/exec/passes/pass_ingest.hpp"
-#include "core/exec/passes/runbook_facts.hpp"
+#include "core/exec/passes/runbook_hints.hpp"
 #include "core/ingest/discover.hpp"
 #include "core/runbook/runbook.hpp"
 
@@ -89,11 +89,11 @@ int64_t run_for(store::CaptureDb& db, const std::string& name, const PassManifes
   nr.seed = m.seed;
   nr.profiler_version = m.profiler_version;
   const int64_t id = db.create_run(nr);
-  // The runbook the script was emitted from, parsed here once for the queries (runbook_facts.hpp).
+  // The runbook the script was emitted from, parsed here once for the queries (runbook_hints.hpp).
   // One that does not parse on this machine is left as text; a query then says why it is unused.
   try {
-    store::set_runbook_facts(
-        db, id, runbook_facts_of(runbook::parse_runbook(m.runbook_text, m.runbook_path)));
+    store::store_runbook_hints(
+        db, id, runbook_hints_of(runbook::parse_runbook(m.runbook_text, m.runbook_path)));
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::input) throw;
   }

@@ -1,13 +1,13 @@
-// What a query needs of a run's runbook (store/runbook_facts.hpp), taken from the parsed runbook
+// What a query needs of a run's runbook (store/runbook_hints.hpp), taken from the parsed runbook
 // once, when `kprof run` records the run or `kprof ingest` loads a batch script's passes, so that
 // queries read rows instead of parsing the runbook text on a machine where its paths may not hold.
 #pragma once
 
 #include "core/runbook/runbook.hpp"
-#include "core/store/runbook_facts.hpp"
+#include "core/store/runbook_hints.hpp"
 
 namespace kprof::exec {
 
-store::RunbookFacts runbook_facts_of(const runbook::Runbook& rb);
+store::RunbookHints runbook_hints_of(const runbook::Runbook& rb);
 
 }  // namespace kprof::exec

@@ -1,9 +1,9 @@
 -- kprof capture database, schema version 9: what a query needs of a run's runbook, taken from the
--- parsed runbook once when the run is recorded (core/exec/passes/runbook_facts.hpp) and read back
+-- parsed runbook once when the run is recorded (core/exec/passes/runbook_hints.hpp) and read back
 -- as rows, so that a query never parses the stored runbook text again: that text may name files
 -- that exist only on the machine that made the run. A run recorded before this version has no row
--- in run_runbook_facts; readers then fall back to the text. `kprof merge` copies its source's.
-CREATE TABLE run_runbook_facts (
+-- in run_runbook_hints; readers then fall back to the text. `kprof merge` copies its source's.
+CREATE TABLE run_runbook_hints (
   run_id        INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
   layers        INTEGER,  -- analysis.layers; NULL when the runbook does not say
   output_tokens INTEGER   -- analysis.output_tokens; NULL when the runbook does not say

@@ -1,9 +1,9 @@
-#include "core/exec/passes/runbook_facts.hpp"
+#include "core/exec/passes/runbook_hints.hpp"
 
 namespace kprof::exec {
 
-store::RunbookFacts runbook_facts_of(const runbook::Runbook& rb) {
-  store::RunbookFacts f;
+store::RunbookHints runbook_hints_of(const runbook::Runbook& rb) {
+  store::RunbookHints f;
   f.layers = rb.analysis.layers.value;
   f.output_tokens = rb.analysis.output_tokens.value;
   for (const auto& r : rb.analysis.families.value)

@@ -1,7 +1,7 @@
-// A run's runbook facts (runbook_facts.hpp) in run_runbook_facts, run_family_rules and
+// A run's runbook hints (runbook_hints.hpp) in run_runbook_hints, run_family_rules and
 // run_metric_sets. Written in a savepoint, so that a caller's open transaction (merge's) holds it
 // and a lone call is still all or nothing.
-#include "core/store/runbook_facts.hpp"
+#include "core/store/runbook_hints.hpp"
 
 #include <SQLiteCpp/Savepoint.h>
 #include <SQLiteCpp/VariadicBind.h>
@@ -27,30 +27,30 @@ void bind_optional(SQLite::Statement& st, int index, const std::optional<int>& v
 
 }  // namespace
 
-void set_runbook_facts(CaptureDb& db, int64_t run_id, const RunbookFacts& facts) {
+void store_runbook_hints(CaptureDb& db, int64_t run_id, const RunbookHints& hints) {
   auto& sql = db.sql();
-  guarded(db, "recording a run's runbook facts", [&] {
+  guarded(db, "recording a run's runbook hints", [&] {
     if (!db.find_run(run_id))
       throw Error::runtime(
           "run " + std::to_string(run_id) + " is not in '" + db.path().string() + "'",
-          "record the run before its runbook facts");
-    SQLite::Savepoint save(sql, "runbook_facts");
-    for (const char* table : {"run_family_rules", "run_metric_sets", "run_runbook_facts"}) {
+          "record the run before its runbook hints");
+    SQLite::Savepoint save(sql, "runbook_hints");
+    for (const char* table : {"run_family_rules", "run_metric_sets", "run_runbook_hints"}) {
       SQLite::Statement del(sql, std::string("DELETE FROM ") + table + " WHERE run_id = ?");
       del.bind(1, run_id);
       del.exec();
     }
     SQLite::Statement head(
-        sql, "INSERT INTO run_runbook_facts (run_id, layers, output_tokens) VALUES (?, ?, ?)");
+        sql, "INSERT INTO run_runbook_hints (run_id, layers, output_tokens) VALUES (?, ?, ?)");
     head.bind(1, run_id);
-    bind_optional(head, 2, facts.layers);
-    bind_optional(head, 3, facts.output_tokens);
+    bind_optional(head, 2, hints.layers);
+    bind_optional(head, 3, hints.output_tokens);
     head.exec();
     SQLite::Statement rule(sql,
                            "INSERT INTO run_family_rules (run_id, ordinal, match, family, file, "
                            "line, col) VALUES (?, ?, ?, ?, ?, ?, ?)");
-    for (size_t i = 0; i < facts.family_rules.size(); ++i) {
-      const auto& r = facts.family_rules[i];
+    for (size_t i = 0; i < hints.family_rules.size(); ++i) {
+      const auto& r = hints.family_rules[i];
       rule.reset();
       SQLite::bind(rule, run_id, static_cast<int64_t>(i), r.match, r.family, r.pos.file, r.pos.line,
                    r.pos.col);
@@ -58,23 +58,23 @@ void set_runbook_facts(CaptureDb& db, int64_t run_id, const RunbookFacts& facts)
     }
     SQLite::Statement set(sql,
                           "INSERT INTO run_metric_sets (run_id, ordinal, name) VALUES (?, ?, ?)");
-    for (size_t i = 0; i < facts.metric_sets.size(); ++i) {
+    for (size_t i = 0; i < hints.metric_sets.size(); ++i) {
       set.reset();
-      SQLite::bind(set, run_id, static_cast<int64_t>(i), facts.metric_sets[i]);
+      SQLite::bind(set, run_id, static_cast<int64_t>(i), hints.metric_sets[i]);
       set.exec();
     }
     save.release();
   });
 }
 
-std::optional<RunbookFacts> runbook_facts(CaptureDb& db, int64_t run_id) {
+std::optional<RunbookHints> runbook_hints(CaptureDb& db, int64_t run_id) {
   auto& sql = db.sql();
-  return guarded(db, "reading a run's runbook facts", [&]() -> std::optional<RunbookFacts> {
+  return guarded(db, "reading a run's runbook hints", [&]() -> std::optional<RunbookHints> {
     SQLite::Statement head(sql,
-                           "SELECT layers, output_tokens FROM run_runbook_facts WHERE run_id = ?");
+                           "SELECT layers, output_tokens FROM run_runbook_hints WHERE run_id = ?");
     head.bind(1, run_id);
     if (!head.executeStep()) return std::nullopt;
-    RunbookFacts f;
+    RunbookHints f;
     f.layers = optional_int(head.getColumn(0));
     f.output_tokens = optional_int(head.getColumn(1));
     SQLite::Statement rules(sql,

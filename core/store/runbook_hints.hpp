@@ -1,6 +1,6 @@
 // What a query needs of a run's runbook, as the capture database keeps it (schema 9,
-// 0009_runbook_facts.sql): core/exec takes it from the parsed runbook when the run is recorded
-// (core/exec/passes/runbook_facts.hpp); analysis reads it back instead of parsing the runbook text.
+// 0009_runbook_hints.sql): core/exec takes it from the parsed runbook when the run is recorded
+// (core/exec/passes/runbook_hints.hpp); analysis reads it back instead of parsing the runbook text.
 #pragma once
 
 #include <cstdint>
@@ -22,21 +22,21 @@ struct StoredFamilyRule {
   }
 };
 
-struct RunbookFacts {
+struct RunbookHints {
   std::optional<int> layers, output_tokens;    // analysis.layers, analysis.output_tokens
   std::vector<StoredFamilyRule> family_rules;  // analysis.families, in order
   std::vector<std::string> metric_sets;        // passes.counters.metric_sets, in order
-  bool operator==(const RunbookFacts&) const = default;
+  bool operator==(const RunbookHints&) const = default;
 };
 
 class CaptureDb;
 
-// Records run `run_id`'s facts in one transaction, replacing any it had. Throws Error(runtime) for
+// Records run `run_id`'s hints in one transaction, replacing any it had. Throws Error(runtime) for
 // a run that is not in the database.
-void set_runbook_facts(CaptureDb& db, int64_t run_id, const RunbookFacts& facts);
+void store_runbook_hints(CaptureDb& db, int64_t run_id, const RunbookHints& hints);
 
-// The facts recorded for run `run_id`; nullopt for a run recorded before schema 9 (or made by a
+// The hints recorded for run `run_id`; nullopt for a run recorded before schema 9 (or made by a
 // command that had no runbook), whose readers fall back to the runbook text.
-std::optional<RunbookFacts> runbook_facts(CaptureDb& db, int64_t run_id);
+std::optional<RunbookHints> runbook_hints(CaptureDb& db, int64_t run_id);
 
 }  // namespace kprof::store
