@@ -16,19 +16,33 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
   Table t = base_table(roofline ? "roofline per family and phase"
                                 : "derived metrics per variant and phase");
   const auto* tgt = target();
-  const auto& jc = joined();
-  std::map<std::pair<std::string, std::string>, GroupMetrics> groups;  // (key, phase)
-  std::map<std::pair<std::string, std::string>, int64_t> launches;
-  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
-    if (!keep(k, o)) continue;
-    const auto& v = m_model.variants[m_model.variant_of[k]];
-    const std::string key = roofline ? v.family : std::to_string(v.index);
-    const auto gk = std::make_pair(key, std::string(to_string(m_model.phase_of[k])));
-    ++launches[gk];
-    if (!tgt || jc.by_dispatch[k].empty()) continue;
-    groups[gk].add(dispatch_metrics(*tgt, jc, k), m_cap.trace.dispatches[k].duration_ns());
-  }
-  if (jc.repeated_launches)
+  using GroupKey = std::pair<std::string, std::string>;  // (key, phase)
+  std::map<GroupKey, GroupMetrics> groups;
+  std::map<GroupKey, int64_t> launches;
+  // `metrics`: MFMA and VALU FLOPs apart, summed over the group's dispatches that have FLOPs.
+  struct Split {
+    double mfma = 0, valu = 0;
+    int64_t n = 0;
+  };
+  std::map<GroupKey, Split> split;
+  // Per group while the joined counters stream by, in trace order (the sums' order as before).
+  const bool repeated = for_each_joined(
+      [&](size_t k) { return keep(k, o); },
+      [&](size_t k, const JoinedCounters& jc, size_t i) {
+        const auto& v = m_model.variants[m_model.variant_of[k]];
+        const std::string key = roofline ? v.family : std::to_string(v.index);
+        const auto gk = std::make_pair(key, std::string(to_string(m_model.phase_of[k])));
+        ++launches[gk];
+        if (!tgt || jc.by_dispatch[i].empty()) return;
+        const DispatchMetrics dm = dispatch_metrics(*tgt, jc, i);
+        groups[gk].add(dm, m_cap.trace.dispatches[k].duration_ns());
+        if (roofline || !dm.has_flops()) return;
+        Split& sp = split[gk];
+        sp.mfma += dm.mfma_flops.value_or(0);
+        sp.valu += dm.valu_flops.value_or(0);
+        ++sp.n;
+      });
+  if (repeated)
     t.notes.push_back(
         "rotated counters: each launch was counted with one counter group, so a dispatch's "
         "figures combine counters read on different launches of its variant (a statistical "
@@ -65,8 +79,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
     return g.with_flops || g.with_bytes ? Cell(std::string(g.mixed_passes() ? "yes" : "no"))
                                         : Cell();
   };
-  std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> order(launches.begin(),
-                                                                             launches.end());
+  std::vector<std::pair<GroupKey, int64_t>> order(launches.begin(), launches.end());
   std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second > b.second; });
   bool any_mixed = false;
   std::set<std::string> suspect_reasons;
@@ -119,21 +132,10 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
                         mean(g.bytes_read, g.with_bytes), mean(g.bytes_written, g.with_bytes),
                         opt(g.intensity()), opt(tflops), opt(tbps), passes, suspect});
       if (o.structured) t.rows.back().insert(t.rows.back().end(), {mixed_cell(g), flags, cause});
-      // MFMA and VALU separately need the per-dispatch split; recompute it for this group.
-      double mfma = 0, valu = 0;
-      int64_t nm = 0;
-      if (tgt) {
-        for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
-          if (m_model.variant_of[k] != v.index - 1 || to_string(m_model.phase_of[k]) != gk.second)
-            continue;
-          if (jc.by_dispatch[k].empty() || !keep(k, o)) continue;
-          auto dm = dispatch_metrics(*tgt, jc, k);
-          if (!dm.has_flops()) continue;
-          mfma += dm.mfma_flops.value_or(0);
-          valu += dm.valu_flops.value_or(0);
-          ++nm;
-        }
-      }
+      const auto sp = split.find(gk);
+      const double mfma = sp == split.end() ? 0 : sp->second.mfma;
+      const double valu = sp == split.end() ? 0 : sp->second.valu;
+      const int64_t nm = sp == split.end() ? 0 : sp->second.n;
       if (nm) {
         t.rows.back()[6] = mfma / nm;
         t.rows.back()[7] = valu / nm;

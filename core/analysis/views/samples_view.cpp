@@ -55,29 +55,30 @@ Table QueryContext::samples(const ViewOptions& o) {
     if (o.structured)
       r.insert(r.end(), {std::string(basis), std::string(passes > 1 ? "yes" : "no")});
   };
-  const auto& jc = joined();
   const auto* tgt = target();
+  const auto kept = [&](size_t k) { return keep(k, o); };
   std::map<std::pair<int, std::string>, Moments> acc;  // (variant index, counter)
   std::map<int, std::set<uint32_t>> names;             // counters each variant has
-  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
-    if (!keep(k, o) || jc.by_dispatch[k].empty()) continue;
+  for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
+    if (jc.by_dispatch[i].empty()) return;
     const int v = m_model.variants[m_model.variant_of[k]].index;
-    for (const auto& s : jc.by_dispatch[k]) {
+    for (const auto& s : jc.by_dispatch[i]) {
       acc[{v, jc.counters.name(s.counter)}].add(s.value, s.pass_id);
       names[v].insert(s.counter);
     }
-  }
-  // Per launch, when the launch alone holds every counter of its variant.
+  });
+  // Per launch, when the launch alone holds every counter of its variant: a second pass over the
+  // joined counters (counter ids are the same in both).
   std::map<int, std::pair<Moments, Moments>> derived;  // FLOPs, bytes
-  if (tgt) {
+  if (tgt && !acc.empty()) {
     JoinedCounters one;
-    one.counters = jc.counters;
     one.by_dispatch.resize(1);
-    for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
-      if (!keep(k, o) || jc.by_dispatch[k].empty()) continue;
+    for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
+      if (jc.by_dispatch[i].empty()) return;
+      if (one.counters.size() < jc.counters.size()) one.counters = jc.counters;
       const int v = m_model.variants[m_model.variant_of[k]].index;
       std::map<std::pair<int64_t, int64_t>, std::vector<CounterSample>> launches;
-      for (const auto& s : jc.by_dispatch[k]) launches[{s.pass_id, s.launch}].push_back(s);
+      for (const auto& s : jc.by_dispatch[i]) launches[{s.pass_id, s.launch}].push_back(s);
       for (auto& [key, ss] : launches) {
         if (ss.size() < names[v].size()) continue;
         one.by_dispatch[0] = std::move(ss);
@@ -85,7 +86,7 @@ Table QueryContext::samples(const ViewOptions& o) {
         if (m.has_flops()) derived[v].first.add(m.flops(), key.first);
         if (m.has_bytes()) derived[v].second.add(m.bytes(), key.first);
       }
-    }
+    });
   }
   const auto passes_of = [&](const std::set<int64_t>& ids) {
     std::set<int64_t> ord;
@@ -160,42 +161,44 @@ Table QueryContext::samples_by_family(const ViewOptions& o) {
   Table t = base_table("counter samples per family and phase");
   t.columns = {"family", "phase",         "launches",    "flops",
                "bytes",  "flop_per_byte", "max_rse_pct", "basis"};
-  const auto& jc = joined();
   const auto* tgt = target();
+  const auto kept = [&](size_t k) { return keep(k, o); };
   using Key = std::pair<std::string, std::string>;  // (family, phase)
   struct Group {
     std::map<uint32_t, Moments> counters;
     Moments flops, bytes;
-    std::set<std::pair<size_t, std::pair<int64_t, int64_t>>> launches;  // (dispatch, pass, launch)
+    int64_t launches = 0;  // counter-pass launches: (pass, launch) of each trace dispatch
   };
   std::map<Key, Group> groups;
   std::map<int, std::set<uint32_t>> names;  // counters each variant has
-  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
-    if (!keep(k, o)) continue;
-    for (const auto& s : jc.by_dispatch[k]) names[m_model.variant_of[k]].insert(s.counter);
-  }
+  const NameTable* counter_names = nullptr;
+  for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
+    counter_names = &jc.counters;
+    for (const auto& s : jc.by_dispatch[i]) names[m_model.variant_of[k]].insert(s.counter);
+  });
   JoinedCounters one;
-  one.counters = jc.counters;
   one.by_dispatch.resize(1);
-  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
-    if (!keep(k, o) || jc.by_dispatch[k].empty()) continue;
-    const int v = m_model.variant_of[k];
-    Group& g =
-        groups[{m_model.variants[size_t(v)].family, std::string(to_string(m_model.phase_of[k]))}];
-    std::map<std::pair<int64_t, int64_t>, std::vector<CounterSample>> launches;
-    for (const auto& s : jc.by_dispatch[k]) {
-      g.counters[s.counter].add(s.value, s.pass_id);
-      launches[{s.pass_id, s.launch}].push_back(s);
-    }
-    for (auto& [key, ss] : launches) {
-      g.launches.insert({k, key});
-      if (!tgt || ss.size() < names[v].size()) continue;
-      one.by_dispatch[0] = std::move(ss);
-      const DispatchMetrics m = dispatch_metrics(*tgt, one, 0);
-      if (m.has_flops()) g.flops.add(m.flops(), key.first);
-      if (m.has_bytes()) g.bytes.add(m.bytes(), key.first);
-    }
-  }
+  if (!names.empty())
+    for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
+      if (jc.by_dispatch[i].empty()) return;
+      if (one.counters.size() < jc.counters.size()) one.counters = jc.counters;
+      const int v = m_model.variant_of[k];
+      Group& g =
+          groups[{m_model.variants[size_t(v)].family, std::string(to_string(m_model.phase_of[k]))}];
+      std::map<std::pair<int64_t, int64_t>, std::vector<CounterSample>> launches;
+      for (const auto& s : jc.by_dispatch[i]) {
+        g.counters[s.counter].add(s.value, s.pass_id);
+        launches[{s.pass_id, s.launch}].push_back(s);
+      }
+      g.launches += static_cast<int64_t>(launches.size());
+      for (auto& [key, ss] : launches) {
+        if (!tgt || ss.size() < names[v].size()) continue;
+        one.by_dispatch[0] = std::move(ss);
+        const DispatchMetrics m = dispatch_metrics(*tgt, one, 0);
+        if (m.has_flops()) g.flops.add(m.flops(), key.first);
+        if (m.has_bytes()) g.bytes.add(m.bytes(), key.first);
+      }
+    });
   for (const auto& [key, g] : groups) {
     std::optional<double> flops, bytes;
     std::string basis = "launch";
@@ -206,7 +209,7 @@ Table QueryContext::samples_by_family(const ViewOptions& o) {
       means.by_dispatch.resize(1);
       for (const auto& [id, m] : g.counters)
         means.by_dispatch[0].push_back(
-            {means.counters.intern(jc.counters.name(id)), m.mean(), *m.passes.begin()});
+            {means.counters.intern(counter_names->name(id)), m.mean(), *m.passes.begin()});
       const DispatchMetrics mm = dispatch_metrics(*tgt, means, 0);
       if (!flops && mm.has_flops()) flops = mm.flops(), basis = "means";
       if (!bytes && mm.has_bytes()) bytes = mm.bytes(), basis = "means";
@@ -221,8 +224,8 @@ Table QueryContext::samples_by_family(const ViewOptions& o) {
     }
     std::optional<double> intensity;
     if (flops && bytes && *bytes > 0) intensity = *flops / *bytes;
-    t.rows.push_back({key.first, key.second, static_cast<int64_t>(g.launches.size()), opt(flops),
-                      opt(bytes), opt(intensity), opt(rse), basis.empty() ? Cell() : Cell(basis)});
+    t.rows.push_back({key.first, key.second, g.launches, opt(flops), opt(bytes), opt(intensity),
+                      opt(rse), basis.empty() ? Cell() : Cell(basis)});
   }
   if (groups.empty()) t.notes.push_back(k_no_joined_counters);
   t.notes.push_back(
