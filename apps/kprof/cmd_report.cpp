@@ -51,7 +51,7 @@ int cmd_report(const kprof::app::Args& args) {
       co.force = (*vm)["force"].as<bool>();
       model.baseline = kprof::report::compare_runs(
           base.session, base.label, session,
-          run.db + " run " + std::to_string(session.capture().run.id), co);
+          run.db + " run " + std::to_string(session.trace_capture().run.id), co);
     }
     kprof::write_file_atomically(
         out, inputs, [&](std::ostream& os) { kprof::report::write_html_report(os, model); });

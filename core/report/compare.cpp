@@ -127,7 +127,7 @@ struct Workload {
 };
 
 Workload workload(an::QuerySession& s, const std::string& label) {
-  const auto& cap = s.capture();
+  const auto& cap = s.trace_capture();
   const auto& pm = s.model().phases;
   Workload w;
   w.arch = cap.arch;

@@ -57,7 +57,7 @@ std::string text(const Cell& c) {
 }
 
 Provenance provenance(an::QuerySession& session) {
-  const auto& cap = session.capture();
+  const auto& cap = session.trace_capture();
   Provenance p;
   p.run_id = cap.run.id;
   p.name = cap.run.name;
@@ -217,7 +217,7 @@ Roofline roofline(an::QuerySession& session, const Table& metrics,
   flags.assign(metrics.rows.size(), "");
   Roofline r;
   const hw::Target* target = session.target();
-  r.arch = session.capture().arch;
+  r.arch = session.trace_capture().arch;
   if (!target) {
     r.why_not = "no hardware description for arch '" + r.arch +
                 "' (configs/hw/<arch>.yaml), so there are no roofs";

@@ -7,7 +7,7 @@ OpenedRun open_run_ref(const std::string& text) {
   analysis::SessionOptions so;
   so.run_id = ref.run;
   OpenedRun out{analysis::QuerySession::open(ref.db, so), "", {}};
-  out.label = ref.db + " run " + std::to_string(out.session.capture().run.id);
+  out.label = ref.db + " run " + std::to_string(out.session.trace_capture().run.id);
   for (const auto& j : out.session.joins_computed()) out.joins.push_back(analysis::join_note(j));
   return out;
 }

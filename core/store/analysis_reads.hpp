@@ -85,8 +85,8 @@ struct DispatchStream {
 std::vector<DispatchStream> dispatch_streams(CaptureDb& db, int64_t pass_id);  // by pid, agent
 
 // Per counter name, the values of counter pass `counter_pass_id` whose dispatch the stored join
-// matched to a trace dispatch of `trace_pass_id`: how many, their sum, minimum and maximum
-// (aggregated by SQLite). By counter id.
+// matched to a trace dispatch of `trace_pass_id`: how many, their sum, minimum and maximum. By
+// counter id; each sum adds the values in the counter pass's (pid, Dispatch_Id) order.
 struct JoinedCounterSum {
   std::string counter;
   int64_t values = 0;

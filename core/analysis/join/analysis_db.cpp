@@ -159,7 +159,26 @@ void no_dispatches(store::CaptureDb& db, const store::RunInfo& run, int64_t trac
           run.name + "\"'");
 }
 
-Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
+void load_counter_rows(store::CaptureDb& db, Capture& cap) {
+  if (cap.counter_rows) return;
+  for (const auto& p : cap.passes) {
+    if (p.kind != store::PassKind::counters) continue;
+    auto pd = load_pass(db, p, cap.names);
+    if (!pd.dispatches.empty()) cap.counters.push_back(std::move(pd));
+  }
+  cap.counter_rows = true;
+}
+
+RunTrace run_trace_of(const Capture& cap) {
+  RunTrace rt;
+  rt.run = cap.run;
+  rt.passes = cap.passes;
+  for (const auto& p : cap.passes)
+    if (p.id == cap.trace.pass_id) rt.trace = p;
+  return rt;
+}
+
+Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id, bool counter_rows) {
   Capture cap;
   RunTrace rt = find_run_trace(db, run_id);
   cap.run = std::move(rt.run);
@@ -167,11 +186,8 @@ Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id) {
   const store::PassInfo* trace = &rt.trace;
   cap.trace = load_pass(db, *trace, cap.names);
   if (cap.trace.dispatches.empty()) no_dispatches(db, cap.run, trace->id);
-  for (const auto& p : cap.passes) {
-    if (p.kind != store::PassKind::counters) continue;
-    auto pd = load_pass(db, p, cap.names);
-    if (!pd.dispatches.empty()) cap.counters.push_back(std::move(pd));
-  }
+  cap.counter_rows = false;
+  if (counter_rows) load_counter_rows(db, cap);
   const detail::GpuAgent gpu =
       detail::gpu_agent(db, trace->id, cap.trace.agent(cap.trace.dispatches.front()));
   cap.arch = gpu.arch;

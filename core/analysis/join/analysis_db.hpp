@@ -30,9 +30,12 @@ struct Capture {
   NameTable names;
   PassData trace;                  // the run's trace pass (ordinal 0, or the first trace pass)
   std::vector<PassData> counters;  // counter passes with rows, by ordinal
-  int wave_size = 64;              // Wave_Front_Size of the trace's GPU agent (64 if unknown)
-  std::string arch;                // the GPU agent's name (gfx942), "" if unknown
-  std::string product;             // its product name
+  // False when load_capture left the counter passes' rows in the database (`counters` empty):
+  // views that read joined counters through the stored join need none of them.
+  bool counter_rows = true;
+  int wave_size = 64;   // Wave_Front_Size of the trace's GPU agent (64 if unknown)
+  std::string arch;     // the GPU agent's name (gfx942), "" if unknown
+  std::string product;  // its product name
 };
 
 // The run (the latest when run_id is empty) and its trace pass (the trace pass of lowest ordinal),
@@ -83,8 +86,14 @@ void for_each_stored_dispatch(store::CaptureDb& db, PassData& pass, NameTable& n
                               const std::function<void(const Dispatch&)>& f);
 
 // Loads the run (the latest when run_id is empty). Throws Error(input) when the database has no
-// run, no such run, or the run has no trace pass with dispatches.
-Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id);
+// run, no such run, or the run has no trace pass with dispatches. `counter_rows` false: the
+// counter passes are not loaded (Capture::counter_rows), 40 B per counter-pass dispatch saved
+// for views that do not join (explain, phases) or read a current stored join.
+Capture load_capture(store::CaptureDb& db, std::optional<int64_t> run_id, bool counter_rows = true);
+// The counter passes of a capture loaded without them, read now (nothing when they are there).
+void load_counter_rows(store::CaptureDb& db, Capture& cap);
+// The trace pass of a loaded capture as find_run_trace names it, without reading rows.
+RunTrace run_trace_of(const Capture& cap);
 
 struct JoinSummary {
   int64_t counter_pass_id = 0, trace_pass_id = 0, ordinal = 0;

@@ -12,22 +12,26 @@ namespace kprof::analysis {
 Table QueryContext::counters(const ViewOptions& o) {
   Table t = base_table("counter values joined onto trace dispatches");
   t.columns = {"counter", "pass", "dispatches", "mean", "min", "max", "sum"};
-  const auto& jc = joined();
   struct Acc {
     int64_t n = 0;
     double sum = 0, min = 0, max = 0;
   };
+  // By counter id while the samples stream by, by name after.
+  std::map<std::pair<uint32_t, int64_t>, Acc> by_id;
+  const NameTable* names = nullptr;
+  for_each_joined([&](size_t k) { return keep(k, o); },
+                  [&](size_t, const JoinedCounters& jc, size_t i) {
+                    names = &jc.counters;
+                    for (const auto& s : jc.by_dispatch[i]) {
+                      auto& a = by_id[{s.counter, s.pass_id}];
+                      if (a.n == 0 || s.value < a.min) a.min = s.value;
+                      if (a.n == 0 || s.value > a.max) a.max = s.value;
+                      ++a.n;
+                      a.sum += s.value;
+                    }
+                  });
   std::map<std::pair<std::string, int64_t>, Acc> acc;
-  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
-    if (!keep(k, o)) continue;
-    for (const auto& s : jc.by_dispatch[k]) {
-      auto& a = acc[{jc.counters.name(s.counter), s.pass_id}];
-      if (a.n == 0 || s.value < a.min) a.min = s.value;
-      if (a.n == 0 || s.value > a.max) a.max = s.value;
-      ++a.n;
-      a.sum += s.value;
-    }
-  }
+  for (const auto& [key, a] : by_id) acc[{names->name(key.first), key.second}] = a;
   for (const auto& [key, a] : acc) {
     const int64_t ordinal = ordinal_in(m_cap, key.second);
     t.rows.push_back({key.first, ordinal, a.n, a.sum / a.n, a.min, a.max, a.sum});

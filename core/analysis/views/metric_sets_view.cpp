@@ -69,20 +69,22 @@ struct Sums {
   std::map<Key, std::vector<Acc>> acc;
   std::map<Key, int64_t> launches, with_counters;
 };
-Sums sum_columns(const Capture& cap, const TraceModel& model, const JoinedCounters& jc,
-                 const hw::Target* tgt, const std::vector<Column>& columns,
-                 const std::function<bool(size_t)>& kept) {
+// `scan` runs QueryContext::for_each_joined with the visit it is given, and returns what that
+// returns (repeated launches).
+Sums sum_columns(const Capture& cap, const TraceModel& model, const hw::Target* tgt,
+                 const std::vector<Column>& columns,
+                 const std::function<bool(const QueryContext::JoinedVisit&)>& scan,
+                 bool& repeated_launches) {
   Sums sums;
-  for (size_t k = 0; k < cap.trace.dispatches.size(); ++k) {
-    if (!kept(k)) continue;
+  repeated_launches = scan([&](size_t k, const JoinedCounters& jc, size_t i) {
     const Key v{model.variant_of[k], model.phase_of[k]};
     ++sums.launches[v];
-    if (k >= jc.by_dispatch.size() || jc.by_dispatch[k].empty()) continue;
+    if (jc.by_dispatch[i].empty()) return;
     ++sums.with_counters[v];
     auto& row = sums.acc[v];
     row.resize(columns.size());
     for (size_t c = 0; c < columns.size(); ++c) {
-      const FormulaValue fv = evaluate_formula(*tgt, jc, k, *columns[c].formula);
+      const FormulaValue fv = evaluate_formula(*tgt, jc, i, *columns[c].formula);
       if (!fv.value) continue;
       Acc& a = row[c];
       ++a.n;
@@ -91,7 +93,7 @@ Sums sum_columns(const Capture& cap, const TraceModel& model, const JoinedCounte
       a.mixed |= fv.passes.size() > 1;
       a.passes.insert(fv.passes.begin(), fv.passes.end());
     }
-  }
+  });
   return sums;
 }
 
@@ -244,11 +246,9 @@ Table QueryContext::metric_sets(const ViewOptions& o) {
   Table t =
       base_table("metrics of the metric sets per variant and phase (configs/metrics formulas)");
   const hw::Target* tgt = target();
-  const auto& jc = joined();
   TableMarks marks;
   marks.named = !o.metric_sets.empty();
   marks.names = marks.named ? o.metric_sets : hw::metric_set_names();
-  marks.repeated_launches = jc.repeated_launches;
   std::vector<hw::MetricSet> sets;
   sets.reserve(marks.names.size());
   if (tgt)
@@ -259,7 +259,12 @@ Table QueryContext::metric_sets(const ViewOptions& o) {
                       "defined for the targets kprof has files for, so no metric is evaluated");
 
   const std::vector<Column> columns = columns_of(sets);
-  Sums sums = sum_columns(m_cap, m_model, jc, tgt, columns, [&](size_t k) { return keep(k, o); });
+  Sums sums = sum_columns(
+      m_cap, m_model, tgt, columns,
+      [&](const JoinedVisit& f) {
+        return for_each_joined([&](size_t k) { return keep(k, o); }, f);
+      },
+      marks.repeated_launches);
   // Only the columns some variant has a value of; say which metrics have none, and why.
   std::vector<bool> shown(columns.size(), false);
   for (const auto& [v, row] : sums.acc)

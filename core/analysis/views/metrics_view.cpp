@@ -90,50 +90,39 @@ PeakCells peak_cells(const hw::Target* tgt, const GroupMetrics& g, std::optional
   return c;
 }
 
-// MFMA and VALU FLOPs per launch of one variant in one phase: the group sums them together, so
-// the split is recomputed per dispatch (those `kept` admits, with counters and FLOPs).
-template <class Kept>
-void fill_flop_split(const hw::Target* tgt, const JoinedCounters& jc, const Capture& cap,
-                     const TraceModel& model, int variant, const std::string& phase, Kept kept,
-                     std::vector<Cell>& row) {
-  double mfma = 0, valu = 0;
-  int64_t nm = 0;
-  if (tgt) {
-    for (size_t k = 0; k < cap.trace.dispatches.size(); ++k) {
-      if (model.variant_of[k] != variant || to_string(model.phase_of[k]) != phase) continue;
-      if (jc.by_dispatch[k].empty() || !kept(k)) continue;
-      auto dm = dispatch_metrics(*tgt, jc, k);
-      if (!dm.has_flops()) continue;
-      mfma += dm.mfma_flops.value_or(0);
-      valu += dm.valu_flops.value_or(0);
-      ++nm;
-    }
-  }
-  if (nm) {
-    row[6] = mfma / nm;
-    row[7] = valu / nm;
-  }
-}
-
 }  // namespace
 
 Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
   Table t = base_table(roofline ? "roofline per family and phase"
                                 : "derived metrics per variant and phase");
   const auto* tgt = target();
-  const auto& jc = joined();
-  std::map<std::pair<std::string, std::string>, GroupMetrics> groups;  // (key, phase)
-  std::map<std::pair<std::string, std::string>, int64_t> launches;
-  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
-    if (!keep(k, o)) continue;
-    const auto& v = m_model.variants[m_model.variant_of[k]];
-    const std::string key = roofline ? v.family : std::to_string(v.index);
-    const auto gk = std::make_pair(key, std::string(to_string(m_model.phase_of[k])));
-    ++launches[gk];
-    if (!tgt || jc.by_dispatch[k].empty()) continue;
-    groups[gk].add(dispatch_metrics(*tgt, jc, k), m_cap.trace.dispatches[k].duration_ns());
-  }
-  if (jc.repeated_launches)
+  using GroupKey = std::pair<std::string, std::string>;  // (key, phase)
+  std::map<GroupKey, GroupMetrics> groups;
+  std::map<GroupKey, int64_t> launches;
+  // `metrics`: MFMA and VALU FLOPs apart, summed over the group's dispatches that have FLOPs.
+  struct Split {
+    double mfma = 0, valu = 0;
+    int64_t n = 0;
+  };
+  std::map<GroupKey, Split> split;
+  // Per group while the joined counters stream by, in trace order (the sums' order as before).
+  const bool repeated = for_each_joined(
+      [&](size_t k) { return keep(k, o); },
+      [&](size_t k, const JoinedCounters& jc, size_t i) {
+        const auto& v = m_model.variants[m_model.variant_of[k]];
+        const std::string key = roofline ? v.family : std::to_string(v.index);
+        const auto gk = std::make_pair(key, std::string(to_string(m_model.phase_of[k])));
+        ++launches[gk];
+        if (!tgt || jc.by_dispatch[i].empty()) return;
+        const DispatchMetrics dm = dispatch_metrics(*tgt, jc, i);
+        groups[gk].add(dm, m_cap.trace.dispatches[k].duration_ns());
+        if (roofline || !dm.has_flops()) return;
+        Split& sp = split[gk];
+        sp.mfma += dm.mfma_flops.value_or(0);
+        sp.valu += dm.valu_flops.value_or(0);
+        ++sp.n;
+      });
+  if (repeated)
     t.notes.push_back(
         "rotated counters: each launch was counted with one counter group, so a dispatch's "
         "figures combine counters read on different launches of its variant (a statistical "
@@ -143,8 +132,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
                       "': derived metrics need configs/hw/<arch>.yaml");
   }
   t.columns = metrics_columns(roofline, o.structured);
-  std::vector<std::pair<std::pair<std::string, std::string>, int64_t>> order(launches.begin(),
-                                                                             launches.end());
+  std::vector<std::pair<GroupKey, int64_t>> order(launches.begin(), launches.end());
   std::sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.second > b.second; });
   bool any_mixed = false;
   std::set<std::string> suspect_reasons;
@@ -173,9 +161,10 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
                         mean(g.bytes_read, g.with_bytes), mean(g.bytes_written, g.with_bytes),
                         opt(g.intensity()), opt(tflops), opt(tbps), passes, suspect});
       if (o.structured) t.rows.back().insert(t.rows.back().end(), {mixed_cell(g), flags, cause});
-      fill_flop_split(
-          tgt, jc, m_cap, m_model, v.index - 1, gk.second, [&](size_t k) { return keep(k, o); },
-          t.rows.back());
+      if (const auto sp = split.find(gk); sp != split.end() && sp->second.n) {
+        t.rows.back()[6] = sp->second.mfma / sp->second.n;
+        t.rows.back()[7] = sp->second.valu / sp->second.n;
+      }
     }
   }
   t.notes.push_back(

@@ -28,8 +28,8 @@ Table QueryContext::passes(const ViewOptions& o) {
   for (const auto& p : m_cap.passes) {
     int64_t n = 0;
     if (p.id == m_cap.trace.pass_id) n = static_cast<int64_t>(m_cap.trace.dispatches.size());
-    for (const auto& c : m_cap.counters)
-      if (c.pass_id == p.id) n = static_cast<int64_t>(c.dispatches.size());
+    for (const auto& c : counts().counters)
+      if (c.pass_id == p.id) n = c.dispatches;
     std::vector<Cell> row = {p.ordinal, std::string(store::to_string(p.kind)),
                              std::string(store::to_string(p.state)), join(p.counters, " "), n};
     const JoinSummary* js = nullptr;

@@ -37,30 +37,22 @@ struct Moments {
 using CounterMoments = std::map<std::pair<int, std::string>, Moments>;  // (variant, counter)
 using FigureMoments = std::map<int, std::pair<Moments, Moments>>;       // variant: FLOPs, bytes
 
-// FLOPs and bytes per launch, for the launches that alone hold every counter of their variant
-// (`names`: the counters each variant has); `kept` says which dispatches the view shows.
-template <class Kept>
-FigureMoments per_launch_figures(const hw::Target& tgt, const JoinedCounters& jc,
-                                 const TraceModel& model, std::map<int, std::set<uint32_t>>& names,
-                                 Kept kept) {
-  FigureMoments derived;
-  JoinedCounters one;
-  one.counters = jc.counters;
+// FLOPs and bytes of the launches of joined dispatch `i` of `jc` (variant `v`, which has
+// `counters_of_v` counters) that alone hold every counter of their variant. `one` is a scratch
+// one-dispatch table that keeps the counter ids of `jc`.
+void add_launch_figures(const hw::Target& tgt, const JoinedCounters& jc, size_t i, int v,
+                        size_t counters_of_v, JoinedCounters& one, FigureMoments& derived) {
+  if (one.counters.size() < jc.counters.size()) one.counters = jc.counters;
   one.by_dispatch.resize(1);
-  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
-    if (!kept(k) || jc.by_dispatch[k].empty()) continue;
-    const int v = model.variants[model.variant_of[k]].index;
-    std::map<std::pair<int64_t, int64_t>, std::vector<CounterSample>> launches;
-    for (const auto& s : jc.by_dispatch[k]) launches[{s.pass_id, s.launch}].push_back(s);
-    for (auto& [key, ss] : launches) {
-      if (ss.size() < names[v].size()) continue;
-      one.by_dispatch[0] = std::move(ss);
-      const DispatchMetrics m = dispatch_metrics(tgt, one, 0);
-      if (m.has_flops()) derived[v].first.add(m.flops(), key.first);
-      if (m.has_bytes()) derived[v].second.add(m.bytes(), key.first);
-    }
+  std::map<std::pair<int64_t, int64_t>, std::vector<CounterSample>> launches;
+  for (const auto& s : jc.by_dispatch[i]) launches[{s.pass_id, s.launch}].push_back(s);
+  for (auto& [key, ss] : launches) {
+    if (ss.size() < counters_of_v) continue;
+    one.by_dispatch[0] = std::move(ss);
+    const DispatchMetrics m = dispatch_metrics(tgt, one, 0);
+    if (m.has_flops()) derived[v].first.add(m.flops(), key.first);
+    if (m.has_bytes()) derived[v].second.add(m.bytes(), key.first);
   }
-  return derived;
 }
 
 // Writes the rows of the `samples` view into `t`: a variant's counters, then its FLOPs and bytes.
@@ -161,21 +153,29 @@ Table QueryContext::samples(const ViewOptions& o) {
   // variant_means (a derived figure computed from the variant's counter means); mixed: the values
   // came from more than one counter pass (different runs of the application).
   if (o.structured) t.columns.insert(t.columns.end(), {"basis", "mixed"});
-  const auto& jc = joined();
   const auto* tgt = target();
+  const auto kept = [&](size_t k) { return keep(k, o); };
   CounterMoments acc;
   std::map<int, std::set<uint32_t>> names;  // counters each variant has
-  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
-    if (!keep(k, o) || jc.by_dispatch[k].empty()) continue;
+  for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
+    if (jc.by_dispatch[i].empty()) return;
     const int v = m_model.variants[m_model.variant_of[k]].index;
-    for (const auto& s : jc.by_dispatch[k]) {
+    for (const auto& s : jc.by_dispatch[i]) {
       acc[{v, jc.counters.name(s.counter)}].add(s.value, s.pass_id);
       names[v].insert(s.counter);
     }
-  }
+  });
+  // Per launch, when the launch alone holds every counter of its variant: a second pass over the
+  // joined counters (counter ids are the same in both).
   FigureMoments derived;
-  if (tgt)
-    derived = per_launch_figures(*tgt, jc, m_model, names, [&](size_t k) { return keep(k, o); });
+  if (tgt && !acc.empty()) {
+    JoinedCounters one;
+    for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
+      if (jc.by_dispatch[i].empty()) return;
+      const int v = m_model.variants[m_model.variant_of[k]].index;
+      add_launch_figures(*tgt, jc, i, v, names[v].size(), one, derived);
+    });
+  }
   SampleRows rows(t, m_cap, m_model, tgt, o.structured, acc, derived);
   int last = 0;
   for (const auto& [key, m] : acc) {
@@ -202,42 +202,44 @@ Table QueryContext::samples_by_family(const ViewOptions& o) {
   Table t = base_table("counter samples per family and phase");
   t.columns = {"family", "phase",         "launches",    "flops",
                "bytes",  "flop_per_byte", "max_rse_pct", "basis"};
-  const auto& jc = joined();
   const auto* tgt = target();
+  const auto kept = [&](size_t k) { return keep(k, o); };
   using Key = std::pair<std::string, std::string>;  // (family, phase)
   struct Group {
     std::map<uint32_t, Moments> counters;
     Moments flops, bytes;
-    std::set<std::pair<size_t, std::pair<int64_t, int64_t>>> launches;  // (dispatch, pass, launch)
+    int64_t launches = 0;  // counter-pass launches: (pass, launch) of each trace dispatch
   };
   std::map<Key, Group> groups;
   std::map<int, std::set<uint32_t>> names;  // counters each variant has
-  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
-    if (!keep(k, o)) continue;
-    for (const auto& s : jc.by_dispatch[k]) names[m_model.variant_of[k]].insert(s.counter);
-  }
+  const NameTable* counter_names = nullptr;
+  for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
+    counter_names = &jc.counters;
+    for (const auto& s : jc.by_dispatch[i]) names[m_model.variant_of[k]].insert(s.counter);
+  });
   JoinedCounters one;
-  one.counters = jc.counters;
   one.by_dispatch.resize(1);
-  for (size_t k = 0; k < jc.by_dispatch.size(); ++k) {
-    if (!keep(k, o) || jc.by_dispatch[k].empty()) continue;
-    const int v = m_model.variant_of[k];
-    Group& g =
-        groups[{m_model.variants[size_t(v)].family, std::string(to_string(m_model.phase_of[k]))}];
-    std::map<std::pair<int64_t, int64_t>, std::vector<CounterSample>> launches;
-    for (const auto& s : jc.by_dispatch[k]) {
-      g.counters[s.counter].add(s.value, s.pass_id);
-      launches[{s.pass_id, s.launch}].push_back(s);
-    }
-    for (auto& [key, ss] : launches) {
-      g.launches.insert({k, key});
-      if (!tgt || ss.size() < names[v].size()) continue;
-      one.by_dispatch[0] = std::move(ss);
-      const DispatchMetrics m = dispatch_metrics(*tgt, one, 0);
-      if (m.has_flops()) g.flops.add(m.flops(), key.first);
-      if (m.has_bytes()) g.bytes.add(m.bytes(), key.first);
-    }
-  }
+  if (!names.empty())
+    for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
+      if (jc.by_dispatch[i].empty()) return;
+      if (one.counters.size() < jc.counters.size()) one.counters = jc.counters;
+      const int v = m_model.variant_of[k];
+      Group& g =
+          groups[{m_model.variants[size_t(v)].family, std::string(to_string(m_model.phase_of[k]))}];
+      std::map<std::pair<int64_t, int64_t>, std::vector<CounterSample>> launches;
+      for (const auto& s : jc.by_dispatch[i]) {
+        g.counters[s.counter].add(s.value, s.pass_id);
+        launches[{s.pass_id, s.launch}].push_back(s);
+      }
+      g.launches += static_cast<int64_t>(launches.size());
+      for (auto& [key, ss] : launches) {
+        if (!tgt || ss.size() < names[v].size()) continue;
+        one.by_dispatch[0] = std::move(ss);
+        const DispatchMetrics m = dispatch_metrics(*tgt, one, 0);
+        if (m.has_flops()) g.flops.add(m.flops(), key.first);
+        if (m.has_bytes()) g.bytes.add(m.bytes(), key.first);
+      }
+    });
   for (const auto& [key, g] : groups) {
     std::optional<double> flops, bytes;
     std::string basis = "launch";
@@ -248,7 +250,7 @@ Table QueryContext::samples_by_family(const ViewOptions& o) {
       means.by_dispatch.resize(1);
       for (const auto& [id, m] : g.counters)
         means.by_dispatch[0].push_back(
-            {means.counters.intern(jc.counters.name(id)), m.mean(), *m.passes.begin()});
+            {means.counters.intern(counter_names->name(id)), m.mean(), *m.passes.begin()});
       const DispatchMetrics mm = dispatch_metrics(*tgt, means, 0);
       if (!flops && mm.has_flops()) flops = mm.flops(), basis = "means";
       if (!bytes && mm.has_bytes()) bytes = mm.bytes(), basis = "means";
@@ -263,8 +265,8 @@ Table QueryContext::samples_by_family(const ViewOptions& o) {
     }
     std::optional<double> intensity;
     if (flops && bytes && *bytes > 0) intensity = *flops / *bytes;
-    t.rows.push_back({key.first, key.second, static_cast<int64_t>(g.launches.size()), opt(flops),
-                      opt(bytes), opt(intensity), opt(rse), basis.empty() ? Cell() : Cell(basis)});
+    t.rows.push_back({key.first, key.second, g.launches, opt(flops), opt(bytes), opt(intensity),
+                      opt(rse), basis.empty() ? Cell() : Cell(basis)});
   }
   if (groups.empty()) t.notes.push_back(k_no_joined_counters);
   t.notes.push_back(

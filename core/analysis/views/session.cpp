@@ -160,9 +160,12 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
   // (https://sqlite.org/wal.html, "readers do not block writers and a writer does not block
   // readers").
   s.m_db = std::make_unique<store::CaptureDb>(db, store::OpenMode::read_only);
-  Capture cap = load_capture(*s.m_db, options.run_id);
+  // The counter passes' rows stay in the database while their stored join is current: views read
+  // the joined counters through it (QueryContext::for_each_joined), and explain or phases none.
+  Capture cap = load_capture(*s.m_db, options.run_id, false);
   std::optional<ComputedJoins> computed;
-  if (!joins_current(*s.m_db, cap)) {
+  if (!joins_current(*s.m_db, run_counts(*s.m_db, run_trace_of(cap)))) {
+    load_counter_rows(*s.m_db, cap);
     // The join mapping is computed here, in memory, from the snapshot just read, and used by this
     // session only: a query never writes the database. The commands that store it say so
     // (`kprof ingest` after loading, `kprof export --perfetto`; store_results.hpp).

@@ -56,12 +56,19 @@ class QuerySession {
   const std::vector<JoinSummary>& joins_computed() const { return m_joins; }
   // Notes for the user ("the run's runbook does not load here ...").
   const std::vector<std::string>& notes() const { return m_notes; }
-  const Capture& capture() const { return m_query->capture(); }
+  // The run, its passes and its trace; the counter passes' dispatches only once something needed
+  // them (Capture::counter_rows): what views and the report read of the run.
+  const Capture& trace_capture() const { return m_query->capture(); }
+  // The same with every counter pass's dispatches, read now when they were not.
+  const Capture& capture() { return m_query->capture_with_counter_rows(); }
   // Typed results for views that draw rather than print (core/report): the trace model, the
   // counters joined onto trace dispatches, the target (nullptr without a hardware file).
   const TraceModel& model() const { return m_query->model(); }
   const JoinedCounters& joined() { return m_query->joined(); }
   const hw::Target* target() { return m_query->target(); }
+  // How often this session held every dispatch's joined counters at once (QueryContext): views
+  // stream them from a current stored join, so 0 unless the join was computed or joined() asked.
+  int64_t whole_joins_loaded() const { return m_query->whole_joins_loaded(); }
   const ExplainHints& hints() const { return m_hints; }
 
  private:

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/analysis/join/joined_stream.hpp"
 #include "core/analysis/views/view_helpers.hpp"
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
@@ -49,14 +50,54 @@ QueryContext::QueryContext(store::CaptureDb& db, Capture capture, FamilyRules ru
 }
 
 const JoinedCounters& QueryContext::joined() {
-  if (!m_joined)
+  if (!m_joined) {
+    load_counter_rows(m_db, m_cap);
     m_joined = m_computed ? load_joined_counters(m_db, m_cap, *m_computed, m_use_unreliable)
                           : load_joined_counters(m_db, m_cap, m_use_unreliable);
+    ++m_whole_loads;
+  }
   return *m_joined;
 }
 
+const RunCounts& QueryContext::counts() {
+  if (!m_counts)
+    m_counts = m_cap.counter_rows ? run_counts(m_cap) : run_counts(m_db, run_trace_of(m_cap));
+  return *m_counts;
+}
+
+bool QueryContext::for_each_joined(const std::function<bool(size_t)>& keep, const JoinedVisit& f) {
+  const auto& ds = m_cap.trace.dispatches;
+  // The stream hands dispatches out in (pid, Dispatch_Id) order, the loader's; a hand-made
+  // capture in another order reads them all at once.
+  bool sorted = true;
+  for (size_t k = 1; k < ds.size() && sorted; ++k)
+    sorted = std::make_pair(ds[k - 1].pid, ds[k - 1].dispatch_id) <
+             std::make_pair(ds[k].pid, ds[k].dispatch_id);
+  if (m_joined || m_computed || !sorted) {
+    const auto& jc = joined();
+    for (size_t k = 0; k < ds.size(); ++k)
+      if (keep(k)) f(k, jc, k);
+    return jc.repeated_launches;
+  }
+  JoinedCounterStream stream(m_db, counts(), m_use_unreliable);
+  m_one.by_dispatch.resize(1);
+  bool repeated = false;
+  for (size_t k = 0; k < ds.size(); ++k) {
+    if (!keep(k)) continue;
+    auto& samples = m_one.by_dispatch[0];
+    samples = stream.take(ds[k].pid, ds[k].dispatch_id, m_one.counters);
+    // As load_joined_counters marks it: two launches of one pass on one trace dispatch.
+    for (size_t i = 1; i < samples.size() && !repeated; ++i)
+      repeated = samples[i].pass_id == samples[i - 1].pass_id &&
+                 samples[i].launch != samples[i - 1].launch;
+    f(k, m_one, 0);
+  }
+  m_one.by_dispatch[0].clear();
+  return repeated;
+}
+
 std::vector<JoinSummary> QueryContext::join_summaries() {
-  return m_computed ? m_computed->summaries : read_joins(m_db, m_cap);
+  return m_computed ? m_computed->summaries : read_joins(m_db, counts());
 }
 
 // Views built on joined counters say which joins failed their self-check and whether their

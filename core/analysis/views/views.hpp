@@ -24,6 +24,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,9 +81,28 @@ class QueryContext {
   // Use joins computed in memory instead of the stored ones (a session that could not store them).
   void use_computed_joins(ComputedJoins joins) { m_computed = std::move(joins); }
   const Capture& capture() const { return m_cap; }
+  // The capture with its counter passes' dispatches (load_counter_rows when they were not read).
+  const Capture& capture_with_counter_rows() {
+    load_counter_rows(m_db, m_cap);
+    return m_cap;
+  }
   const TraceModel& model() const { return m_model; }
+  // Every trace dispatch's joined counters at once (24 B per dispatch and its samples): for tests
+  // and callers that index them; the views stream them (for_each_joined).
   const JoinedCounters& joined();
   const hw::Target* target();  // nullptr when the arch has no hardware file
+
+  // Each trace dispatch `keep` accepts, in trace order, with its joined counters: f(k, jc, i),
+  // jc.by_dispatch[i] holding dispatch k's samples (often empty). From the stored join one
+  // dispatch at a time (JoinedCounterStream: memory independent of the trace's length) unless the
+  // session computed the join in memory or joined() was already loaded. The samples and their
+  // order are the same either way, so are sums over them; a `launch` is unique within one
+  // dispatch only. Counter ids stay the same from one call to the next. Returns whether some
+  // dispatch held samples of two launches of one pass (JoinedCounters::repeated_launches).
+  using JoinedVisit = std::function<void(size_t, const JoinedCounters&, size_t)>;
+  bool for_each_joined(const std::function<bool(size_t)>& keep, const JoinedVisit& f);
+  // Reads of joined counters so far that held every dispatch's samples at once (joined()).
+  int64_t whole_joins_loaded() const { return m_whole_loads; }
 
  private:
   Table top(const ViewOptions& o);
@@ -108,6 +128,10 @@ class QueryContext {
   TraceModel m_model;
   std::optional<JoinedCounters> m_joined;
   std::optional<ComputedJoins> m_computed;
+  JoinedCounters m_one;  // for_each_joined's one dispatch, its counter names kept across calls
+  int64_t m_whole_loads = 0;
+  std::optional<RunCounts> m_counts;
+  const RunCounts& counts();  // the run's passes and dispatch counts, without loading rows
   std::vector<JoinSummary> join_summaries();
   std::optional<hw::Target> m_target;
   bool m_target_tried = false;
