@@ -5,6 +5,7 @@
 #include <charconv>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -152,8 +153,10 @@ std::string steps_text(const Workload& w) {
 }
 
 // The key of a variant across runs: everything that defines it but the per-run Kernel_Id.
+// Name, grid, workgroup, LDS, scratch, then the register counts (nullopt where not reported).
 using VariantKey =
-    std::tuple<std::string, std::string, std::string, int64_t, int64_t, int64_t, int64_t, int64_t>;
+    std::tuple<std::string, std::string, std::string, int64_t, int64_t, std::optional<int64_t>,
+               std::optional<int64_t>, std::optional<int64_t>>;
 
 std::map<std::string, VariantKey> variant_keys(const an::QuerySession& s) {
   std::map<std::string, VariantKey> out;

@@ -101,19 +101,8 @@ const std::string& QuotedWords::of(std::string_view s) {
 }
 
 uint32_t Variants::of(const store::DispatchRow& r, uint32_t name, const std::string& family) {
-  const Key key{r.kernel_id,
-                name,
-                r.grid_x,
-                r.grid_y,
-                r.grid_z,
-                r.wg_x,
-                r.wg_y,
-                r.wg_z,
-                r.lds,
-                r.scratch,
-                r.vgpr.value_or(-1),
-                r.agpr.value_or(-1),
-                r.sgpr.value_or(-1)};
+  const Key key{r.kernel_id, name,  r.grid_x,  r.grid_y, r.grid_z, r.wg_x, r.wg_y,
+                r.wg_z,      r.lds, r.scratch, r.vgpr,   r.agpr,   r.sgpr};
   auto [it, added] = m_index.try_emplace(key, static_cast<uint32_t>(m_list.size()));
   if (added) {
     m_list.push_back({static_cast<int>(m_list.size()) + 1,

@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -177,8 +178,9 @@ class Variants {
   const VariantInfo& operator[](uint32_t i) const { return m_list[i]; }
 
  private:
+  using Registers = std::optional<int64_t>;
   using Key = std::tuple<int64_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t, int64_t, int64_t>;
+                         int64_t, int64_t, Registers, Registers, Registers>;
   std::map<Key, uint32_t> m_index;
   std::vector<VariantInfo> m_list;
 };

@@ -31,7 +31,7 @@ Dispatch recounted(Dispatch d) {
 
 // The exact mapping: offset 0, one match per dispatch of the step, each on its own id.
 void expect_exact_at_offset_zero(const JoinResult& j, size_t per_step, size_t unmatched) {
-  EXPECT_EQ(j.method, "offset");
+  EXPECT_EQ(j.method, store::JoinMethod::offset);
   EXPECT_EQ(j.offset, 0);
   ASSERT_EQ(j.matches.size(), per_step);
   for (const auto& m : j.matches) EXPECT_EQ(m.trace.dispatch_id, m.counter.dispatch_id);
@@ -85,9 +85,10 @@ Rerun rerun(const PassData& trace, int64_t pid, const std::vector<size_t>& drop,
 
 std::string text(const JoinResult& r) {
   std::ostringstream o;
-  o << r.method << " counter_total " << r.counter_total << " considered " << r.trace_considered
-    << " filtered " << r.filtered << " repeats " << r.repeats << " monotone " << r.monotone
-    << " bound " << r.jump_bound << " jumps " << r.jumps << " max " << r.max_jump << "\nmatches";
+  o << store::to_string(r.method) << " counter_total " << r.counter_total << " considered "
+    << r.trace_considered << " filtered " << r.filtered << " repeats " << r.repeats << " monotone "
+    << r.monotone << " bound " << r.jump_bound << " jumps " << r.jumps << " max " << r.max_jump
+    << "\nmatches";
   for (const auto& m : r.matches)
     o << " " << m.counter.pid << ":" << m.counter.dispatch_id << "=" << m.trace.pid << ":"
       << m.trace.dispatch_id;
@@ -268,7 +269,7 @@ TEST(Join, CountersOfTheTracesOwnInvocationJoinById) {
     if (d.name == moe) counters.dispatches.push_back(d);
   std::reverse(counters.dispatches.begin(), counters.dispatches.end());  // any row order
   const JoinResult j = joined(trace, counters, 35);
-  EXPECT_EQ(j.method, "by_id");
+  EXPECT_EQ(j.method, store::JoinMethod::by_id);
   EXPECT_TRUE(j.filtered);
   ASSERT_EQ(j.matches.size(), counters.dispatches.size());
   for (const auto& m : j.matches) EXPECT_EQ(m.counter, m.trace);
@@ -279,11 +280,11 @@ TEST(Join, CountersOfTheTracesOwnInvocationJoinById) {
   // shared Dispatch_Ids (offset 0) still prove every pair.
   PassData rerun_pass = counters;
   for (auto& d : rerun_pass.dispatches) d.start_ns += 7, d.end_ns += 7;
-  EXPECT_EQ(joined(trace, rerun_pass, 35).method, "offset");
+  EXPECT_EQ(joined(trace, rerun_pass, 35).method, store::JoinMethod::offset);
   // Without times, the same ids in the same (known) process still make it one invocation.
   PassData untimed = counters;
   for (auto& d : untimed.dispatches) d.start_ns = d.end_ns = 0;
-  EXPECT_EQ(joined(trace, untimed, 35).method, "by_id");
+  EXPECT_EQ(joined(trace, untimed, 35).method, store::JoinMethod::by_id);
 }
 
 // A bad join: a counter pass whose launches the alignment pairs with trace launches far
@@ -307,7 +308,7 @@ TEST(Join, MatchesFarApartAreFlaggedUnreliable) {
     counters.dispatches.push_back(c);
   }
   const JoinResult j = joined(trace, counters, static_cast<int64_t>(per_step));
-  EXPECT_EQ(j.method, "aligned");
+  EXPECT_EQ(j.method, store::JoinMethod::aligned);
   EXPECT_EQ(j.matches.size(), counters.dispatches.size());  // every counter dispatch matched
   EXPECT_TRUE(j.monotone);
   EXPECT_EQ(j.jumps, 1);
@@ -382,7 +383,7 @@ TEST(Join, ConstantOffsetOfAFilteredPassIsExactAndReliable) {
   }
   ASSERT_EQ(counters.dispatches.size(), 20u);
   const JoinResult j = joined(trace, counters, static_cast<int64_t>(per_step));
-  EXPECT_EQ(j.method, "offset");
+  EXPECT_EQ(j.method, store::JoinMethod::offset);
   EXPECT_EQ(j.offset, -3);
   ASSERT_EQ(j.matches.size(), 20u);
   for (const auto& m : j.matches) EXPECT_EQ(m.trace.dispatch_id, m.counter.dispatch_id - 3);

@@ -159,7 +159,7 @@ TEST(MetricSetsView, OneRowPerVariantAndPhase) {
         {(dir / "100_agent_info.csv").string(), (dir / "100_counter_collection.csv").string()});
     const auto joins = ensure_joins(db, load_capture(db, std::nullopt));
     ASSERT_EQ(joins.size(), 1u);
-    EXPECT_EQ(joins[0].method, "by_id");
+    EXPECT_EQ(joins[0].method, store::JoinMethod::by_id);
     EXPECT_EQ(joins[0].matched, 21);
   }
   store::CaptureDb db(tmp.path(), store::OpenMode::read_only);

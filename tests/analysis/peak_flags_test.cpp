@@ -148,7 +148,7 @@ TEST(JoinSelfCheck, UnreliableJoinIsExcludedUnlessForced) {
     const auto joins = ensure_joins(db, cap);
     ASSERT_EQ(joins.size(), 1u);
     EXPECT_EQ(joins[0].matched, 18);  // every counter dispatch found a partner...
-    EXPECT_EQ(joins[0].method, "aligned");
+    EXPECT_EQ(joins[0].method, store::JoinMethod::aligned);
     EXPECT_EQ(joins[0].jump_bound, 64);
     EXPECT_EQ(joins[0].jumps, 1);  // ...but the 9th and 10th are over 140 trace dispatches apart
     EXPECT_FALSE(joins[0].reliable);

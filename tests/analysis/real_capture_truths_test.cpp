@@ -517,7 +517,7 @@ void join_claims(const std::string& capture, const JoinSummary& s, const JoinRes
                  const CounterTruth& truth, std::vector<Claim>& out) {
   Claim c{capture,
           "join: " + std::to_string(s.matched) + " of " + std::to_string(s.counter_dispatches) +
-              " matched (" + s.method + ")",
+              " matched (" + std::string(store::to_string(s.method)) + ")",
           join_check_text(s), s.reliable, ""};
   size_t off = 0;
   for (size_t i = 0; i < r.matches.size(); ++i) {

@@ -36,9 +36,9 @@ void for_each_shape(store::CaptureDb& db, int64_t pass_id,
     s.wg[0] = r.wg_x, s.wg[1] = r.wg_y, s.wg[2] = r.wg_z;
     s.lds = r.lds;
     s.scratch = r.scratch;
-    s.vgpr = r.vgpr.value_or(-1);
-    s.agpr = r.agpr.value_or(-1);
-    s.sgpr = r.sgpr.value_or(-1);
+    s.vgpr = r.vgpr;
+    s.agpr = r.agpr;
+    s.sgpr = r.sgpr;
     f(v.id, s, r.kernel_name);
   });
 }

@@ -102,8 +102,8 @@ struct JoinSummary {
   bool filtered = false;
   int64_t streams = 0;
   int64_t unmatched_counter = 0, unmatched_trace = 0;
-  bool computed_now = false;       // true when this call (re)computed and stored it
-  std::string method = "aligned";  // by_id | offset | aligned
+  bool computed_now = false;  // true when this call (re)computed and stored it
+  store::JoinMethod method = store::JoinMethod::aligned;
   bool monotone = true, reliable = true;
   int64_t jump_bound = 0, jumps = 0, max_jump = 0;
   int64_t offset_streams = 0, offset = 0;  // streams matched under a constant Dispatch_Id offset

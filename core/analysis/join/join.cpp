@@ -159,7 +159,7 @@ std::optional<JoinResult> join_by_id(const JoinInput& trace, const JoinInput& co
                        [&](const Process& t) { return t.pid == c.pid; }))
         return std::nullopt;
   JoinResult r(memory_bytes);
-  r.method = "by_id";
+  r.method = store::JoinMethod::by_id;
   r.counter_total = cs.size;
   auto tc = trace.rows();
   JoinRow t;
@@ -413,7 +413,8 @@ JoinResult join_pass(const JoinInput& trace, const JoinInput& counters, int64_t 
     for (const auto& [agent, cseq] : streams(cs, pid))
       for (const int64_t id : cseq.ids) r.unmatched_counter.push_back({pid, id});
   }
-  if (r.offset_streams > 0 && r.offset_streams == r.streams.size()) r.method = "offset";
+  if (r.offset_streams > 0 && r.offset_streams == r.streams.size())
+    r.method = store::JoinMethod::offset;
   check_join(r, jump_bound);
   return r;
 }

@@ -50,6 +50,7 @@
 
 #include "core/analysis/structure/capture.hpp"
 #include "core/base/spill_vector.hpp"
+#include "core/store/analysis_results.hpp"
 
 namespace kprof::analysis {
 
@@ -133,10 +134,10 @@ struct JoinResult {
   int repeats = 1;
   std::vector<size_t> repeat_starts;
 
-  // How the mapping was made: "by_id" (one invocation), "offset" (separate runs, every stream
-  // matched under a constant Dispatch_Id offset) or "aligned" (separate runs, aligned by launch
+  // How the mapping was made: by_id (one invocation), offset (separate runs, every stream
+  // matched under a constant Dispatch_Id offset) or aligned (separate runs, aligned by launch
   // order).
-  std::string method = "aligned";
+  store::JoinMethod method = store::JoinMethod::aligned;
   // Streams matched under a constant offset, and that offset (of the first such stream).
   size_t offset_streams = 0;
   int64_t offset = 0;

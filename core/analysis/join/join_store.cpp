@@ -82,6 +82,23 @@ JoinSummary summarize(const PassCount& trace, const PassCount& c, const JoinResu
   return s;
 }
 
+// A counter pass's summary as the store keeps it (analysis_join_passes and its proof).
+store::StoredJoin stored_join(const JoinSummary& s, int64_t trace_dispatches) {
+  store::StoredJoin j;
+  j.counter_pass_id = s.counter_pass_id;
+  j.trace_pass_id = s.trace_pass_id;
+  j.counter_dispatches = s.counter_dispatches;
+  j.trace_dispatches = trace_dispatches;
+  j.trace_considered = s.trace_considered;
+  j.matched = s.matched;
+  j.matched_share = s.matched_share;
+  j.filtered = s.filtered;
+  j.streams = s.streams;
+  j.proof = store::JoinProof{s.method, s.monotone, s.reliable,       s.jump_bound,
+                             s.jumps,  s.max_jump, s.offset_streams, s.offset};
+  return j;
+}
+
 // Replaces the stored mapping of one counter pass (the caller holds the transaction).
 void store_join(store::CaptureDb& db, const PassCount& trace, const PassCount& c,
                 const JoinResult& r) {
@@ -91,28 +108,9 @@ void store_join(store::CaptureDb& db, const PassCount& trace, const PassCount& c
            {m.trace.pid, m.trace.dispatch_id});
   for (const auto& d : r.unmatched_counter) w.unmatched_counter({d.pid, d.dispatch_id});
   for (const auto& d : r.unmatched_trace) w.unmatched_trace({d.pid, d.dispatch_id});
-  store::StoredJoin j;
-  j.counter_pass_id = c.pass_id;
-  j.trace_pass_id = trace.pass_id;
-  j.counter_dispatches = c.dispatches;
-  j.trace_dispatches = trace.dispatches;
-  j.trace_considered = static_cast<int64_t>(r.trace_considered);
-  j.matched = static_cast<int64_t>(r.matches.size());
-  j.matched_share = r.matched_share();
-  j.filtered = r.filtered;
-  j.streams = static_cast<int64_t>(r.streams.size());
-  store::JoinProof p;
-  p.method = store::parse_join_method(r.method);
-  p.monotone = r.monotone;
-  p.jump_bound = r.jump_bound;
-  p.jumps = r.jumps;
-  p.max_jump = r.max_jump;
-  p.reliable = r.reliable();
-  p.offset_streams = static_cast<int64_t>(r.offset_streams);
-  p.id_offset = r.offset;
-  j.proof = p;
-  w.finish(j, {{c.pass_id, pass_files_fingerprint(db, c.pass_id)},
-               {trace.pass_id, pass_files_fingerprint(db, trace.pass_id)}});
+  w.finish(stored_join(summarize(trace, c, r), trace.dispatches),
+           {{c.pass_id, pass_files_fingerprint(db, c.pass_id)},
+            {trace.pass_id, pass_files_fingerprint(db, trace.pass_id)}});
 }
 
 // Runs `write` in one transaction if the write lock is free right now (store::try_write_now).
@@ -212,7 +210,7 @@ std::vector<JoinSummary> read_joins(store::CaptureDb& db, const RunCounts& count
     s.unmatched_counter = j->unmatched_counter;
     s.unmatched_trace = j->unmatched_trace;
     if (const auto& p = j->proof) {
-      s.method = std::string(store::to_string(p->method));
+      s.method = p->method;
       s.monotone = p->monotone;
       s.jump_bound = p->jump_bound;
       s.jumps = p->jumps;
@@ -228,9 +226,9 @@ std::vector<JoinSummary> read_joins(store::CaptureDb& db, const RunCounts& count
 
 std::string join_check_text(const JoinSummary& j) {
   std::string out;
-  if (j.method == "by_id")
+  if (j.method == store::JoinMethod::by_id)
     out = "matched by Dispatch_Id: the trace's own invocation (same ids, pids and times)";
-  else if (j.method == "offset")
+  else if (j.method == store::JoinMethod::offset)
     out = "matched exactly by a constant Dispatch_Id offset (trace id = counter id " +
           std::string(j.offset < 0 ? "- " : "+ ") +
           std::to_string(j.offset < 0 ? -j.offset : j.offset) +

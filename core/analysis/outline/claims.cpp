@@ -19,12 +19,13 @@ Claim join_claim(const JoinSummary& j) {
   c.topic = "join";
   c.subject = "counter pass " + std::to_string(j.ordinal);
   c.claim = std::to_string(j.matched) + " of " + std::to_string(j.counter_dispatches) +
-            " counter dispatches mapped to trace dispatches (" + j.method + ")";
+            " counter dispatches mapped to trace dispatches (" +
+            std::string(store::to_string(j.method)) + ")";
   c.evidence = join_check_text(j) + "; " + std::to_string(j.unmatched_counter) + " counter and " +
                std::to_string(j.unmatched_trace) + " trace dispatches unmatched";
-  if (j.method == "by_id")
+  if (j.method == store::JoinMethod::by_id)
     c.alternatives = "another run: lost, same Dispatch_Ids, pids and times";
-  else if (j.method == "offset")
+  else if (j.method == store::JoinMethod::offset)
     c.alternatives =
         "the trace's own invocation: lost, other pids or times; alignment by launch "
         "order: not needed, the offset proves every pair";
@@ -35,7 +36,7 @@ Claim join_claim(const JoinSummary& j) {
         "launch shape";
   if (!j.reliable)
     c.confidence = "low";
-  else if (j.method == "aligned")
+  else if (j.method == store::JoinMethod::aligned)
     c.confidence = "medium";
   else
     c.confidence = "high";

@@ -39,7 +39,7 @@ struct KernelShape {
   int64_t wg[3] = {0, 1, 1};
   int64_t lds = 0;
   int64_t scratch = 0;
-  int64_t vgpr = -1, agpr = -1, sgpr = -1;  // -1: the layout did not report it
+  std::optional<int64_t> vgpr, agpr, sgpr;  // nullopt: the layout did not report it
 
   int64_t grid_product() const { return grid[0] * grid[1] * grid[2]; }
   int64_t wg_product() const { return wg[0] * wg[1] * wg[2]; }

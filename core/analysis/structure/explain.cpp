@@ -44,8 +44,9 @@ TraceModel build_trace_model(const PassData& trace, const NameTable& names,
   // A variant is a distinct (Kernel_Id, name, grid, workgroup, LDS, scratch, VGPR, AGPR, SGPR):
   // the pass's launch configurations, less dims_known, which the store also tells apart. So the
   // key is computed once per shape, not per dispatch.
+  using Registers = std::optional<int64_t>;
   using Key = std::tuple<int64_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t, int64_t, int64_t>;
+                         int64_t, int64_t, Registers, Registers, Registers>;
   std::map<Key, int> index;
   std::vector<int> variant_of_shape(trace.shapes.size(), -1);
   // Variants numbered by first launch in program order (dispatch id), not by row order. The

@@ -33,7 +33,8 @@ struct Variant {
   int64_t kernel_id = 0;
   int64_t grid[3] = {0, 1, 1};
   int64_t wg[3] = {0, 1, 1};
-  int64_t lds = 0, scratch = 0, vgpr = -1, agpr = -1, sgpr = -1;
+  int64_t lds = 0, scratch = 0;
+  std::optional<int64_t> vgpr, agpr, sgpr;  // nullopt: the layout did not report it
   int waves_per_workgroup = 0;
   DurationStats duration;
   std::map<Phase, int64_t> launches_by_phase;

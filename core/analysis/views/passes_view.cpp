@@ -40,8 +40,8 @@ Table QueryContext::passes(const ViewOptions& o) {
                              js->unmatched_trace, std::string(js->filtered ? "yes" : "no"),
                              join_check_text(*js)});
       if (o.structured)
-        row.insert(row.end(), {js->method, yes_no(js->reliable), yes_no(js->monotone),
-                               js->jump_bound, js->jumps, js->max_jump});
+        row.insert(row.end(), {std::string(store::to_string(js->method)), yes_no(js->reliable),
+                               yes_no(js->monotone), js->jump_bound, js->jumps, js->max_jump});
     } else {
       row.resize(t.columns.size());
     }

@@ -31,8 +31,9 @@ Table streamed_families(store::CaptureDb& db, const RunTrace& rt, const FamilyRu
   // As QueryContext::families: a variant is a distinct (Kernel_Id, name, grid, workgroup, LDS,
   // scratch, VGPR, AGPR, SGPR); the store also tells apart rows that differ only in dims_known,
   // so those count as one variant here too.
+  using Registers = std::optional<int64_t>;
   using Key = std::tuple<int64_t, std::string, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t, int64_t, int64_t>;
+                         int64_t, int64_t, Registers, Registers, Registers>;
   struct Acc {
     DurationStats s;
     std::set<Key> variants;

@@ -24,7 +24,7 @@ std::string dims(const int64_t v[3]) {
   return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
 }
 
-Cell reg(int64_t v) { return v < 0 ? Cell() : Cell(v); }
+Cell reg(std::optional<int64_t> v) { return v ? Cell(*v) : Cell(); }
 
 void apply_limit(Table& t, size_t limit) {
   if (limit && t.rows.size() > limit) {

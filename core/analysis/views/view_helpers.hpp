@@ -23,7 +23,7 @@ std::string passes_in(const Capture& cap, const GroupMetrics& g);
 
 std::string dims(const int64_t v[3]);  // "1024x1x1"
 
-Cell reg(int64_t v);  // a register count; empty when the trace did not give it (< 0)
+Cell reg(std::optional<int64_t> v);  // a register count; empty when the trace did not give it
 
 void apply_limit(Table& t, size_t limit);
 
