@@ -57,46 +57,62 @@ int64_t capture_jump_bound(const Capture& cap) {
                                    static_cast<int64_t>(cap.trace.dispatches.size()));
 }
 
-JoinSummary summarize(const PassCount& trace, const PassCount& c, const JoinResult& r) {
+// A join's result as the store keeps it (analysis_join_passes and its proof).
+store::StoredJoin stored_join_of(const PassCount& trace, const PassCount& c, const JoinResult& r) {
+  store::StoredJoin j;
+  j.counter_pass_id = c.pass_id;
+  j.trace_pass_id = trace.pass_id;
+  j.counter_dispatches = c.dispatches;
+  j.trace_dispatches = trace.dispatches;
+  j.trace_considered = static_cast<int64_t>(r.trace_considered);
+  j.matched = static_cast<int64_t>(r.matches.size());
+  j.matched_share = r.matched_share();
+  j.filtered = r.filtered;
+  j.streams = static_cast<int64_t>(r.streams.size());
+  j.unmatched_counter = static_cast<int64_t>(r.unmatched_counter.size());
+  j.unmatched_trace = static_cast<int64_t>(r.unmatched_trace.size());
+  j.proof = store::JoinProof{r.method,
+                             r.monotone,
+                             r.reliable(),
+                             r.jump_bound,
+                             r.jumps,
+                             r.max_jump,
+                             static_cast<int64_t>(r.offset_streams),
+                             r.offset};
+  return j;
+}
+
+// What the views show of counter pass `c`'s join, from its stored form.
+JoinSummary summary_of(const store::StoredJoin& j, const PassCount& c) {
   JoinSummary s;
   s.counter_pass_id = c.pass_id;
   s.ordinal = c.ordinal;
-  s.trace_pass_id = trace.pass_id;
-  s.counter_dispatches = c.dispatches;
-  s.trace_considered = static_cast<int64_t>(r.trace_considered);
-  s.matched = static_cast<int64_t>(r.matches.size());
-  s.matched_share = r.matched_share();
-  s.filtered = r.filtered;
-  s.streams = static_cast<int64_t>(r.streams.size());
-  s.unmatched_counter = static_cast<int64_t>(r.unmatched_counter.size());
-  s.unmatched_trace = static_cast<int64_t>(r.unmatched_trace.size());
-  s.computed_now = true;
-  s.method = r.method;
-  s.monotone = r.monotone;
-  s.reliable = r.reliable();
-  s.jump_bound = r.jump_bound;
-  s.jumps = r.jumps;
-  s.max_jump = r.max_jump;
-  s.offset_streams = static_cast<int64_t>(r.offset_streams);
-  s.offset = r.offset;
+  s.trace_pass_id = j.trace_pass_id;
+  s.counter_dispatches = j.counter_dispatches;
+  s.trace_considered = j.trace_considered;
+  s.matched = j.matched;
+  s.matched_share = j.matched_share;
+  s.filtered = j.filtered;
+  s.streams = j.streams;
+  s.unmatched_counter = j.unmatched_counter;
+  s.unmatched_trace = j.unmatched_trace;
+  if (const auto& p = j.proof) {
+    s.method = p->method;
+    s.monotone = p->monotone;
+    s.jump_bound = p->jump_bound;
+    s.jumps = p->jumps;
+    s.max_jump = p->max_jump;
+    s.reliable = p->reliable;
+    s.offset_streams = p->offset_streams;
+    s.offset = p->id_offset;
+  }
   return s;
 }
 
-// A counter pass's summary as the store keeps it (analysis_join_passes and its proof).
-store::StoredJoin stored_join(const JoinSummary& s, int64_t trace_dispatches) {
-  store::StoredJoin j;
-  j.counter_pass_id = s.counter_pass_id;
-  j.trace_pass_id = s.trace_pass_id;
-  j.counter_dispatches = s.counter_dispatches;
-  j.trace_dispatches = trace_dispatches;
-  j.trace_considered = s.trace_considered;
-  j.matched = s.matched;
-  j.matched_share = s.matched_share;
-  j.filtered = s.filtered;
-  j.streams = s.streams;
-  j.proof = store::JoinProof{s.method, s.monotone, s.reliable,       s.jump_bound,
-                             s.jumps,  s.max_jump, s.offset_streams, s.offset};
-  return j;
+JoinSummary summarize(const PassCount& trace, const PassCount& c, const JoinResult& r) {
+  JoinSummary s = summary_of(stored_join_of(trace, c, r), c);
+  s.computed_now = true;
+  return s;
 }
 
 // Replaces the stored mapping of one counter pass (the caller holds the transaction).
@@ -108,7 +124,7 @@ void store_join(store::CaptureDb& db, const PassCount& trace, const PassCount& c
            {m.trace.pid, m.trace.dispatch_id});
   for (const auto& d : r.unmatched_counter) w.unmatched_counter({d.pid, d.dispatch_id});
   for (const auto& d : r.unmatched_trace) w.unmatched_trace({d.pid, d.dispatch_id});
-  w.finish(stored_join(summarize(trace, c, r), trace.dispatches),
+  w.finish(stored_join_of(trace, c, r),
            {{c.pass_id, pass_files_fingerprint(db, c.pass_id)},
             {trace.pass_id, pass_files_fingerprint(db, trace.pass_id)}});
 }
@@ -197,29 +213,7 @@ std::vector<JoinSummary> read_joins(store::CaptureDb& db, const RunCounts& count
   for (const auto& c : counts.counters) {
     const auto j = store::read_join(db, c.pass_id);
     if (!j) continue;
-    JoinSummary s;
-    s.counter_pass_id = c.pass_id;
-    s.ordinal = c.ordinal;
-    s.trace_pass_id = j->trace_pass_id;
-    s.counter_dispatches = j->counter_dispatches;
-    s.trace_considered = j->trace_considered;
-    s.matched = j->matched;
-    s.matched_share = j->matched_share;
-    s.filtered = j->filtered;
-    s.streams = j->streams;
-    s.unmatched_counter = j->unmatched_counter;
-    s.unmatched_trace = j->unmatched_trace;
-    if (const auto& p = j->proof) {
-      s.method = p->method;
-      s.monotone = p->monotone;
-      s.jump_bound = p->jump_bound;
-      s.jumps = p->jumps;
-      s.max_jump = p->max_jump;
-      s.reliable = p->reliable;
-      s.offset_streams = p->offset_streams;
-      s.offset = p->id_offset;
-    }
-    out.push_back(s);
+    out.push_back(summary_of(*j, c));
   }
   return out;
 }
