@@ -197,7 +197,7 @@ inline void print_table(const std::vector<Contender>& cs, double rows) {
   }
 }
 
-// "label / base: wall 0.52x [0.49..0.55], CPU 0.50x [...] (median of N paired rounds)".
+// "label / base: wall 0.52x [0.49x..0.55x], CPU 0.50x [...] (median of N paired rounds ...)".
 inline void print_ratio(const Contender& a, const Contender& base) {
   const Summary w = wall_ratio(a, base), c = cpu_ratio(a, base);
   std::printf("  %s / %s: wall %s, CPU %s (median of %zu paired rounds [lo..hi])\n",
@@ -206,8 +206,9 @@ inline void print_ratio(const Contender& a, const Contender& base) {
 }
 
 // One machine-readable line per contender for bench/all, appended to `path` (none when empty):
-// bench, size, label, median wall s, median CPU s, peak RSS MB, then against `base` (itself: no
-// ratio) the paired-median wall and CPU ratios, tab-separated.
+// bench, size, label, median wall s, median CPU s, peak RSS MB, then `base`'s label and the
+// paired-median wall and CPU ratios against it ("-" and zeros when `base` is null or `c`),
+// tab-separated.
 inline void append_tsv(const std::string& path, const char* bench, long long size,
                        const Contender& c, const Contender* base) {
   if (path.empty()) return;
