@@ -2,9 +2,11 @@
 // bench/export) share: their command line and the database of each size, built or, with
 // --db-dir, reused. Header-only, as the rest of bench/common.
 //
-//   <bench> [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]
+//   <bench> [--rounds R] [--kprof PATH] [--db-dir DIR] [--runbook YAML] [--tsv FILE] [N ...]
 // --db-dir keeps the databases in DIR and reuses one that is there (a 10M database takes minutes
-// to build), instead of building them in a temporary folder removed at the end.
+// to build), instead of building them in a temporary folder removed at the end. --runbook: the
+// runbook whose plan gives the counter passes (bench/query); --tsv: where to append the
+// machine-readable lines bench/all reads (bench/harness/side_by_side.hpp, append_tsv).
 #pragma once
 
 #include <unistd.h>
@@ -25,8 +27,10 @@ namespace kprof::bench {
 struct DatabaseBenchArgs {
   std::vector<int64_t> sizes;  // dispatches per database; default 1M and 10M
   int rounds = 3;
-  std::string kprof;   // default: the kprof beside the bench
-  std::string db_dir;  // empty: a temporary folder
+  std::string kprof;    // default: the kprof beside the bench
+  std::string db_dir;   // empty: a temporary folder
+  std::string runbook;  // empty: the bench's default
+  std::string tsv;      // empty: none written
 };
 
 // nullopt after printing the usage line (exit 2).
@@ -42,10 +46,16 @@ inline std::optional<DatabaseBenchArgs> parse_database_bench_args(int argc, char
       a.kprof = argv[++i];
     else if (s == "--db-dir" && i + 1 < argc)
       a.db_dir = argv[++i];
+    else if (s == "--runbook" && i + 1 < argc)
+      a.runbook = argv[++i];
+    else if (s == "--tsv" && i + 1 < argc)
+      a.tsv = argv[++i];
     else if (!s.empty() && s[0] != '-')
       a.sizes.push_back(std::atoll(s.c_str()));
     else {
-      std::fprintf(stderr, "usage: %s [--rounds R] [--kprof PATH] [--db-dir DIR] [N ...]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--rounds R] [--kprof PATH] [--db-dir DIR] [--runbook YAML] "
+                   "[--tsv FILE] [N ...]\n",
                    bench_name);
       return std::nullopt;
     }
@@ -70,7 +80,7 @@ inline void prepare_database(const std::filesystem::path& db, int64_t n,
     std::filesystem::rename(part, db);
   }
   std::printf(
-      "\n%lld dispatches (database %s in %.1f s, %.1f MB), best of %d interleaved rounds "
+      "\n%lld dispatches (database %s in %.1f s, %.1f MB), median of %d paired rounds "
       "(load average before: %s)\n",
       static_cast<long long>(n), reused ? "reused" : "built", now_s() - t0,
       static_cast<double>(std::filesystem::file_size(db)) / 1e6, args.rounds,

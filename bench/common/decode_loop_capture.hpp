@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +29,12 @@ struct DecodeLoopShape {
   // loaded as rocprofv3 --pmc writes counter_collection.csv in a run of its own; with any, the
   // passes also get agent_info's gfx942 GPU agent, so an export derives FLOPs and bytes.
   int counter_passes = 0;
+  // The counters of each counter pass, as a plan gives them (pass 1 first); empty: the fixed sets
+  // of decode_loop_counters. With them, counter_passes is their count.
+  std::vector<std::vector<std::string>> counter_plan;
+  // Only the dispatches whose kernel name contains this are in a counter pass, as rocprofv3's
+  // --kernel-include-regex of a plain name leaves them; empty: every dispatch.
+  std::string counter_kernels;
 };
 
 // The counters of counter pass `ordinal` (1-based), in the name order the counter_collection
@@ -57,8 +64,11 @@ void for_each_decode_loop_dispatch(int64_t n, const DecodeLoopShape& shape, F&& 
       d.start_ns = t;
       d.end_ns = t + 3000 + 97 * k;
       t = d.end_ns + 500;
-      d.kernel_name =
-          "bench_kernel_" + std::to_string(k) + "<c10::BFloat16, " + std::to_string(k % 3) + ">";
+      // Two of a layer's kernels are the MoE GEMMs (vLLM's Triton fused_moe_kernel, one name for
+      // both, told apart by grid), which the Qwen3 runbook's counter passes select.
+      d.kernel_name = k == 7 || k == 12 ? std::string("fused_moe_kernel")
+                                        : "bench_kernel_" + std::to_string(k) + "<c10::BFloat16, " +
+                                              std::to_string(k % 3) + ">";
       d.grid_x = (step == 0 ? 4096 : 256) * (1 + k % 5);
       d.wg_x = 256;
       d.vgpr = 80, d.agpr = 0, d.sgpr = 48;
@@ -104,14 +114,23 @@ inline void load_decode_loop_counter_pass(store::CaptureDb& db, int64_t run, int
   store::PlannedPass p;
   p.ordinal = ordinal;
   p.kind = store::PassKind::counters;
-  p.counters = decode_loop_counters(ordinal);
+  if (shape.counter_plan.empty()) {
+    p.counters = decode_loop_counters(ordinal);
+  } else {
+    p.counters = shape.counter_plan.at(static_cast<size_t>(ordinal - 1));
+    std::sort(p.counters.begin(), p.counters.end());  // the reader's order: by name
+  }
   const int64_t pass = db.add_planned_pass(run, p);
   store::PassLoader loader(db, pass);
   load_decode_loop_agents(loader);
   loader.begin_file("synthetic_counter_collection", "counter_collection");
   int64_t t = 5'000'000'000 * ordinal;
   store::CounterRow c;
+  int64_t rows = 0;
   for_each_decode_loop_dispatch(n, shape, [&](store::DispatchRow& d, int k) {
+    if (!shape.counter_kernels.empty() &&
+        d.kernel_name.find(shape.counter_kernels) == std::string::npos)
+      return;
     d.pid = 5000 + ordinal;
     d.correlation_id = d.dispatch_id;
     d.start_ns = t + 20'000;
@@ -133,9 +152,10 @@ inline void load_decode_loop_counter_pass(store::CaptureDb& db, int64_t run, int
       c.value = std::floor(base * jitter * (i + 1) * (ordinal == 1 && i == 1 ? 40 : 1));
       loader.counter(c);
       ++i;
+      ++rows;
     }
   });
-  loader.end_file(n * static_cast<int64_t>(p.counters.size()));
+  loader.end_file(rows);
   loader.commit();
 }
 
@@ -152,15 +172,16 @@ inline void build_decode_loop_capture(const std::filesystem::path& path, int64_t
   const int64_t pass = db.add_planned_pass(run, p);
   {
     store::PassLoader loader(db, pass);
-    if (shape.counter_passes > 0) load_decode_loop_agents(loader);
+    if (shape.counter_passes > 0 || !shape.counter_plan.empty()) load_decode_loop_agents(loader);
     loader.begin_file("synthetic", "kernel_trace");
     for_each_decode_loop_dispatch(n, shape,
                                   [&](const store::DispatchRow& d, int) { loader.dispatch(d); });
     loader.end_file(n);
     loader.commit();
   }
-  for (int k = 1; k <= shape.counter_passes; ++k)
-    load_decode_loop_counter_pass(db, run, n, shape, k);
+  const int passes = shape.counter_plan.empty() ? shape.counter_passes
+                                                : static_cast<int>(shape.counter_plan.size());
+  for (int k = 1; k <= passes; ++k) load_decode_loop_counter_pass(db, run, n, shape, k);
 }
 
 // Builds it in a child process: Linux carries a process's peak RSS over exec (exec_mmap keeps the

@@ -1,7 +1,7 @@
 // export_bench: builds capture databases of N dispatches (default 1M and 10M) shaped like the Qwen3
 // decode loop (steps of 48 layers x 17 kernels + 31 per step, two queues, a prefill step with other
-// grids) through the store's real loader, then runs each as its own process, interleaved, best of
-// --rounds:
+// grids) through the store's real loader, then runs each as its own process, in paired rounds
+// (--rounds of them):
 //   sqlite3 -json        the sqlite3 shell writing the trace pass's dispatch rows (with kernel
 //                        names, in (pid, Dispatch_Id) order) as JSON: the baseline, the same rows
 //                        read from the same file and written as JSON by SQLite itself
@@ -13,10 +13,10 @@
 //   kprof export, outline stored
 //                        the same right after it: every later export, which reads the stored
 //                        outline (O(steps) rows) and streams everything else
-// and prints best and median seconds, CPU seconds, peak RSS (wait4's ru_maxrss of each process),
-// peak RSS per dispatch, the output sizes (every export's trace is compared byte for byte), and,
-// from the first size to the last, how each export's peak RSS grows per added dispatch. Simulated
-// data, labelled as such. Asserts nothing about the figures.
+// and prints the median wall and CPU seconds with their spread, peak RSS (wait4's ru_maxrss of each
+// process), peak RSS per dispatch, the output sizes (every export's trace is compared byte for
+// byte), and, from the first size to the last, how each export's peak RSS grows per added dispatch.
+// Simulated data, labelled as such. Asserts nothing about the figures.
 //
 // --counters K (1 or 2): the database also holds K counter passes of the same workload, loaded as
 // rocprofv3 counter_collection.csv loads (bench/common/decode_loop_capture.hpp): the first export
@@ -138,7 +138,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "  --counters K (0, 1 or 2): each database also holds K counter passes\n");
     return 2;
   }
-  const auto& [sizes, rounds, kprof, db_dir] = *args;
+  const auto& sizes = args->sizes;
+  const int rounds = args->rounds;
+  const std::string& kprof = args->kprof;
+  const std::string& db_dir = args->db_dir;
   const fs::path tmp =
       fs::temp_directory_path() / ("kprof_export_bench_" + std::to_string(::getpid()));
   const fs::path dir = db_dir.empty() ? tmp : fs::path(db_dir);
@@ -206,10 +209,10 @@ int main(int argc, char** argv) {
       const bool same = same_bytes(json, json2) && (counters == 0 || same_bytes(json, json3));
       std::printf(
           "  output: trace %.1f MiB (%s), sqlite3's JSON %.1f MiB; stored-outline export / "
-          "sqlite3: %.2fx the wall time, %.2fx the CPU seconds, %.2fx the peak RSS   (load "
-          "average after: %s)\n",
+          "sqlite3: %.2fx the wall time, %.2fx the CPU seconds (medians of the paired rounds' "
+          "ratios), %.2fx the peak RSS   (load average after: %s)\n",
           mib(json), same ? "every export byte for byte the same" : "THE EXPORTS DIFFER", mib(dump),
-          stored.best() / cs[0].best(), stored.best_cpu() / cs[0].best_cpu(),
+          bench::wall_ratio(stored, cs[0]).median, bench::cpu_ratio(stored, cs[0]).median,
           stored.peak_rss_mb() / cs[0].peak_rss_mb(), bench::load_average().c_str());
       std::fflush(stdout);
       if (!same) throw std::runtime_error("the two exports of " + db.string() + " differ");

@@ -1,9 +1,13 @@
-// What every bench in bench/ shares: run each contender as its own process, in rounds (A B C, A B
-// C, ...) so that a machine whose speed drifts slows every contender alike, and report the best of
-// the rounds, the median, and the peak RSS the kernel accounted to each process (wait4's rusage,
-// ru_maxrss). A contender is either a command (fork + exec: the figure is the whole command, as a
-// user runs it) or a function run in a forked child that times only the part it names (a limit
-// such as "the inserts alone, rows already parsed"). Header-only; no kprof code.
+// What every bench in bench/ shares: run each contender as its own process, in paired rounds (A B,
+// A B, ...: every contender once per round, in the same order) so that a machine whose speed
+// drifts slows the contenders of one round alike, and report per contender the median of the
+// rounds with their spread (lowest..highest), wall and CPU seconds (user + system from wait4's
+// rusage), and the peak RSS the kernel accounted to each process (ru_maxrss). A ratio between two
+// contenders is taken round by round (the pair of runs that shared a round) and the median of
+// those per-round ratios is reported, never a ratio of two best-of figures, which pairs runs that
+// saw different machines. A contender is either a command (fork + exec: the figure is the whole
+// command, as a user runs it) or a function run in a forked child that times only the part it
+// names (a limit such as "the inserts alone, rows already parsed"). Header-only; no kprof code.
 #pragma once
 
 #include <sys/resource.h>
@@ -12,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -28,42 +33,73 @@ struct Outcome {
   bool ok = false;
 };
 
+// The median of a set of figures and its spread: the lowest and highest. `n` 0: no figure.
+struct Summary {
+  double median = 0, lo = 0, hi = 0;
+  size_t n = 0;
+};
+
+// Figures that are not finite or not above zero (a failed run) are left out. The median of an
+// even count is the mean of the two middle figures.
+inline Summary summarize(std::vector<double> v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x) || x <= 0; }),
+          v.end());
+  Summary s;
+  s.n = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  s.median = v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  s.lo = v.front();
+  s.hi = v.back();
+  return s;
+}
+
+// The ratio of two contenders round by round, num[i] / den[i] (both from round i), summarized:
+// a round where either failed (a figure not above zero, or missing) gives no ratio.
+inline Summary paired_ratio(const std::vector<double>& num, const std::vector<double>& den) {
+  std::vector<double> r;
+  for (size_t i = 0; i < num.size() && i < den.size(); ++i)
+    if (std::isfinite(num[i]) && std::isfinite(den[i]) && num[i] > 0 && den[i] > 0)
+      r.push_back(num[i] / den[i]);
+  return summarize(r);
+}
+
 struct Contender {
   std::string label;
   std::vector<std::string> argv;          // a command, or
   std::function<double()> timed;          // a function run in a child; returns its own seconds
   std::function<void()> before;           // untimed, in this process, before each run (rm files)
   std::string stdout_path = "/dev/null";  // where a command's stdout and stderr go
-  std::vector<Outcome> runs;
+  std::vector<Outcome> runs;              // one per round, in round order (failed ones too)
 
-  double best() const {
-    double b = 0;
-    for (const auto& r : runs)
-      if (r.ok && (b == 0 || r.seconds < b)) b = r.seconds;
-    return b;
-  }
-  double median() const {
+  // Per round, in round order; a failed run gives 0 (left out of every summary and ratio).
+  std::vector<double> wall_s() const {
     std::vector<double> v;
-    for (const auto& r : runs)
-      if (r.ok) v.push_back(r.seconds);
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    for (const auto& r : runs) v.push_back(r.ok ? r.seconds : 0.0);
+    return v;
   }
-  // CPU seconds (user + system, all threads) of the run with the fewest: on a shared machine the
-  // figure that other jobs disturb least.
-  double best_cpu() const {
-    double b = 0;
-    for (const auto& r : runs)
-      if (r.ok && (b == 0 || r.cpu_s < b)) b = r.cpu_s;
-    return b;
+  std::vector<double> cpu_s() const {
+    std::vector<double> v;
+    for (const auto& r : runs) v.push_back(r.ok ? r.cpu_s : 0.0);
+    return v;
   }
+  Summary wall() const { return summarize(wall_s()); }
+  Summary cpu() const { return summarize(cpu_s()); }
   double peak_rss_mb() const {
     double m = 0;
     for (const auto& r : runs) m = std::max(m, r.maxrss_mb);
     return m;
   }
 };
+
+// `a` against `b` round by round: a's figure over b's (below 1: a takes less).
+inline Summary wall_ratio(const Contender& a, const Contender& b) {
+  return paired_ratio(a.wall_s(), b.wall_s());
+}
+inline Summary cpu_ratio(const Contender& a, const Contender& b) {
+  return paired_ratio(a.cpu_s(), b.cpu_s());
+}
 
 inline double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -127,8 +163,8 @@ inline Outcome run_once(const Contender& c) {
   return o;
 }
 
-// `rounds` rounds of every contender in turn (one warm-up round first, not counted, when
-// `warmup`): the interleaving that keeps ratios honest on a shared machine.
+// `rounds` rounds of every contender in turn, in the same order each round (one warm-up round
+// first, not counted, when `warmup`): the pairs that every ratio is taken over.
 inline void interleave(std::vector<Contender>& cs, int rounds, bool warmup) {
   for (int r = warmup ? -1 : 0; r < rounds; ++r) {
     for (auto& c : cs) {
@@ -139,24 +175,51 @@ inline void interleave(std::vector<Contender>& cs, int rounds, bool warmup) {
   }
 }
 
-// One line per contender: best and median seconds, rows/s at the best, CPU seconds, peak RSS.
+// "0.512 [0.498..0.530]": a summary with its spread.
+inline std::string spread(const Summary& s, const char* fmt = "%.3f") {
+  char a[32], b[32], c[32], out[112];
+  std::snprintf(a, sizeof a, fmt, s.median);
+  std::snprintf(b, sizeof b, fmt, s.lo);
+  std::snprintf(c, sizeof c, fmt, s.hi);
+  std::snprintf(out, sizeof out, "%s [%s..%s]", a, b, c);
+  return out;
+}
+
+// One line per contender: median wall and CPU seconds of the rounds with their spread, rows per
+// second at the median wall time, peak RSS.
 inline void print_table(const std::vector<Contender>& cs, double rows) {
-  std::printf("  %-44s %9s %9s %12s %8s %9s\n", "", "best s", "median s", "rows/s (best)", "cpu s",
-              "peak RSS");
+  std::printf("  %-44s %-24s %-24s %12s %10s\n", "", "wall s: median [lo..hi]",
+              "cpu s: median [lo..hi]", "rows/s (med)", "peak RSS");
   for (const auto& c : cs) {
-    const double b = c.best();
-    std::printf("  %-44s %9.3f %9.3f %12.0f %8.2f %6.1f MB\n", c.label.c_str(), b, c.median(),
-                b > 0 ? rows / b : 0.0, c.best_cpu(), c.peak_rss_mb());
+    const Summary w = c.wall();
+    std::printf("  %-44s %-24s %-24s %12.0f %7.1f MB\n", c.label.c_str(), spread(w).c_str(),
+                spread(c.cpu()).c_str(), w.median > 0 ? rows / w.median : 0.0, c.peak_rss_mb());
   }
 }
 
-// How many times faster A is than B (above 1: A is faster): B's best wall time over A's.
-inline double speed_ratio(const Contender& a, const Contender& b) {
-  return a.best() > 0 ? b.best() / a.best() : 0.0;
+// "label / base: wall 0.52x [0.49x..0.55x], CPU 0.50x [...] (median of N paired rounds ...)".
+inline void print_ratio(const Contender& a, const Contender& base) {
+  const Summary w = wall_ratio(a, base), c = cpu_ratio(a, base);
+  std::printf("  %s / %s: wall %s, CPU %s (median of %zu paired rounds [lo..hi])\n",
+              a.label.c_str(), base.label.c_str(), spread(w, "%.2fx").c_str(),
+              spread(c, "%.2fx").c_str(), w.n);
 }
-// The same by CPU seconds (a function contender's CPU includes its untimed preparation).
-inline double cpu_ratio(const Contender& a, const Contender& b) {
-  return a.best_cpu() > 0 ? b.best_cpu() / a.best_cpu() : 0.0;
+
+// One machine-readable line per contender for bench/all, appended to `path` (none when empty):
+// bench, size, label, median wall s, median CPU s, peak RSS MB, then `base`'s label and the
+// paired-median wall and CPU ratios against it ("-" and zeros when `base` is null or `c`),
+// tab-separated.
+inline void append_tsv(const std::string& path, const char* bench, long long size,
+                       const Contender& c, const Contender* base) {
+  if (path.empty()) return;
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) throw std::runtime_error("cannot append to " + path);
+  const Summary w = base && base != &c ? wall_ratio(c, *base) : Summary{};
+  const Summary u = base && base != &c ? cpu_ratio(c, *base) : Summary{};
+  std::fprintf(f, "%s\t%lld\t%s\t%.6f\t%.6f\t%.3f\t%s\t%.4f\t%.4f\n", bench, size, c.label.c_str(),
+               c.wall().median, c.cpu().median, c.peak_rss_mb(),
+               base && base != &c ? base->label.c_str() : "-", w.median, u.median);
+  std::fclose(f);
 }
 
 }  // namespace kprof::bench

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds kprof and the ingest benchmark (Release) and runs it with its defaults (1M trace rows, 1M
-# counter rows, best of 3 interleaved rounds). Extra arguments go to kprof_ingest_bench, e.g.
+# counter rows, median of 3 paired rounds). Extra arguments go to kprof_ingest_bench, e.g.
 # --rss-rows 10000000 for the peak RSS of a 10M-row ingest.
 set -e
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -4,7 +4,8 @@
 // GPU slots). The workload is `sleep S` under rocprofv3-sim (SIMULATED, its 8-GPU model, so the
 // GPU Slurm gives a task exists there); the runbook asks for 10
 // GRBM counters, which the planner splits into P = 5 passes, and no trace pass. Contenders, each
-// the whole `kprof run` as a user runs it, interleaved in rounds (A B C, A B C, ...):
+// the whole `kprof run` as a user runs it, in paired rounds (A B C, A B C, ...; each ratio the
+// median of the per-round ratios):
 //   array:      --slurm --gpus-per-task 1: one sbatch --array job, up to 4 tasks at once;
 //   sequential: --slurm --gpus-per-task 4: the same job array, but each task needs the node's 4
 //               GPUs, so Slurm runs them one at a time (Slurm's own serial baseline);
@@ -88,15 +89,17 @@ int main(int argc, char** argv) {
       "workload: sleep %s under rocprofv3-sim (SIMULATED), 5 counter passes, %d rounds, "
       "load %s\n",
       sleep_s.c_str(), rounds, kprof::bench::load_average().c_str());
-  std::printf("%-12s %10s %10s\n", "contender", "best s", "median s");
+  std::printf("%-12s %-26s %-26s\n", "contender", "wall s: median [lo..hi]",
+              "cpu s: median [lo..hi]");
   for (const auto& c : cs)
-    std::printf("%-12s %10.2f %10.2f\n", c.label.c_str(), c.best(), c.median());
+    std::printf("%-12s %-26s %-26s\n", c.label.c_str(), kprof::bench::spread(c.wall()).c_str(),
+                kprof::bench::spread(c.cpu()).c_str());
   std::printf(
-      "array / sequential (same Slurm, one task at a time): %.3f (best), %.3f (median); "
+      "array / sequential (same Slurm, one task at a time): %s (paired median [lo..hi]); "
       "workload-only expectation ceil(5/4)/5 = 0.400\n",
-      cs[0].best() / cs[1].best(), cs[0].median() / cs[1].median());
-  std::printf("array / local launcher (no Slurm):                   %.3f (best), %.3f (median)\n",
-              cs[0].best() / cs[2].best(), cs[0].median() / cs[2].median());
+      kprof::bench::spread(kprof::bench::wall_ratio(cs[0], cs[1])).c_str());
+  std::printf("array / local launcher (no Slurm):                   %s (paired median [lo..hi])\n",
+              kprof::bench::spread(kprof::bench::wall_ratio(cs[0], cs[2])).c_str());
   std::error_code ec;
   fs::remove_all(dir, ec);
   return 0;
