@@ -225,9 +225,19 @@ class Loader {
         const bool per_token = item["per_output_token"] && item["per_output_token"].as<bool>();
         const int block = per_token ? m_token_blocks++ : -1;
         const auto body = require(item, "sequence");
+        // The body is read from the YAML once and copied: a repeat of thousands of dispatches
+        // would otherwise parse every field again per repetition. A body that opens a per-token
+        // block of its own numbers it anew in each repetition, so it is read again instead.
+        std::vector<PlannedDispatch> once;
+        const int blocks_before = m_token_blocks;
+        if (n > 0) expand(body, region, once);
+        const bool copyable = m_token_blocks == blocks_before;
         for (int r = 0; r < n; ++r) {
           const size_t first = out.size();
-          expand(body, region, out);
+          if (r == 0 || copyable)
+            out.insert(out.end(), once.begin(), once.end());
+          else
+            expand(body, region, out);
           if (gap_before >= 0 && out.size() > first) out[first].gap_ns = gap_before;
           if (per_token)
             for (size_t i = first; i < out.size(); ++i) {

@@ -52,6 +52,25 @@ TEST(RunEstimate, TimesComeFromTheInjectedModel) {
   EXPECT_NEAR(e.rotated_s, 1.7 + 1.2 + 4 * 0.5001, 1e-9);
 }
 
+// `kprof plan` estimates on the model twice (its rotation, then the run times): it is read once.
+TEST(RunEstimate, AModelIsLoadedOncePerName) {
+  int calls = 0;
+  const WorkloadModelLoader once = loaded_once(fixed_model(calls));
+  ASSERT_TRUE(rotation_on_model(with_model("toy"), 2, 1, once).has_value());
+  EXPECT_EQ(estimate_runs(with_model("toy"), 3, 4, 100, once).unavailable, "");
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(once("other").name, "other");
+  EXPECT_EQ(calls, 2);
+  int failures = 0;
+  const WorkloadModelLoader broken = loaded_once([&failures](const std::string&) -> WorkloadModel {
+    ++failures;
+    throw Error::input("no such model", "name one of configs/sim");
+  });
+  EXPECT_THROW(broken("gone"), Error);
+  EXPECT_THROW(broken("gone"), Error);
+  EXPECT_EQ(failures, 2);  // a failed load is not kept
+}
+
 TEST(RunEstimate, NoLoaderNoEstimate) {
   const RunEstimate e = estimate_runs(with_model("toy"), 3, 4, 100, {});
   EXPECT_NE(e.unavailable, "");

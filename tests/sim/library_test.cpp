@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "core/hw/target.hpp"
 #include "core/sim/counters.hpp"
 #include "core/sim/format.hpp"
@@ -140,6 +143,60 @@ TEST(SimModel, DecodeStepsFollowTheOutputTokensAsked) {
   // Everything else as written; 0 keeps the blocks as written.
   EXPECT_EQ(with_output_tokens(m.dispatches, 0, 0).size(), m.dispatches.size());
   EXPECT_EQ(with_output_tokens(m.dispatches, 3, 1).size(), m.dispatches.size() - 63u * 847);
+}
+
+// A repeat block's body is read once and copied; one that opens a per-token block of its own is
+// read per repetition, so that each repetition's block has its own number. Expected rows derived
+// by hand from the YAML: 2 x (a, b) with gap_before on each first, then 3 repetitions of a
+// per-token block (numbered 0, 1, 2), each holding 2 decode steps of c.
+TEST(SimModel, RepeatsCopyTheirBodyAndNumberNestedTokenBlocksPerRepetition) {
+  // The model names its node (`system`), a file beside it: the shipped doc node, copied.
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kprof-sim-model-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(std::filesystem::path(KPROF_SOURCE_DIR) / "configs/sim/doc-node.yaml",
+                             dir / "doc-node.yaml",
+                             std::filesystem::copy_options::overwrite_existing);
+  const auto path = dir / "repeats.yaml";
+  {
+    std::ofstream f(path);
+    f << "name: repeats\narch: gfx942\nsystem: doc-node\nkernels:\n"
+         "  - {key: a, name: \"a_kernel()\", workgroup: [64, 1, 1]}\n"
+         "  - {key: b, name: \"b_kernel()\", workgroup: [64, 1, 1]}\n"
+         "  - {key: c, name: \"c_kernel()\", workgroup: [64, 1, 1]}\n"
+         "sequence:\n"
+         "  - repeat: 2\n"
+         "    gap_before_ns: 7000\n"
+         "    sequence:\n"
+         "      - {kernel: a, grid: [128], duration_ns: 100}\n"
+         "      - {kernel: b, grid: [256], duration_ns: 200, count: 2}\n"
+         "  - repeat: 3\n"
+         "    sequence:\n"
+         "      - repeat: 2\n"
+         "        per_output_token: true\n"
+         "        sequence:\n"
+         "          - {kernel: c, grid: [64], duration_ns: 300}\n";
+  }
+  const Model m = load_model(path);
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(m.dispatches.size(), 12u);
+  const auto sym = [&](size_t i) {
+    return m.symbols[static_cast<size_t>(m.dispatches[i].symbol)].name;
+  };
+  for (size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(sym(3 * r), "a_kernel()");
+    EXPECT_EQ(m.dispatches[3 * r].gap_ns, 7000);
+    EXPECT_EQ(m.dispatches[3 * r].grid[0], 128u);
+    EXPECT_EQ(sym(3 * r + 1), "b_kernel()");
+    EXPECT_EQ(sym(3 * r + 2), "b_kernel()");
+    EXPECT_EQ(m.dispatches[3 * r + 2].duration_ns, 200);
+    EXPECT_EQ(m.dispatches[3 * r + 1].token_block, -1);
+  }
+  for (size_t i = 6; i < 12; ++i) {
+    EXPECT_EQ(sym(i), "c_kernel()");
+    EXPECT_EQ(m.dispatches[i].token_block, static_cast<int>((i - 6) / 2)) << i;
+    EXPECT_EQ(m.dispatches[i].token_step, static_cast<int>((i - 6) % 2)) << i;
+  }
 }
 
 TEST(SimStream, IterationRangesParseLikeTheTool) {

@@ -1,8 +1,10 @@
 #include "core/exec/usecases/run_estimate.hpp"
 
 #include <map>
+#include <memory>
 #include <regex>
 #include <tuple>
+#include <vector>
 
 #include "core/base/error.hpp"
 
@@ -24,12 +26,15 @@ std::optional<ModelRotation> rotation_on_model(const runbook::Runbook& rb, size_
   std::optional<std::regex> exclude;
   if (rb.passes.counters.kernels.exclude_regex.value)
     exclude.emplace(*rb.passes.counters.kernels.exclude_regex.value);
+  // The regexes once per kernel symbol, not once per modelled dispatch.
+  std::vector<char> counted(model.symbols.size());
+  for (size_t s = 0; s < model.symbols.size(); ++s)
+    counted[s] = std::regex_search(model.symbols[s], include) &&
+                 !(exclude && std::regex_search(model.symbols[s], *exclude));
   std::map<std::tuple<int, uint32_t, uint32_t, uint32_t>, int> variant;
   plan::RotationRequest q;
   for (const auto& d : model.dispatches) {
-    const std::string& name = model.symbols[static_cast<size_t>(d.symbol)];
-    if (!d.in_region || !std::regex_search(name, include)) continue;
-    if (exclude && std::regex_search(name, *exclude)) continue;
+    if (!d.in_region || !counted[static_cast<size_t>(d.symbol)]) continue;
     const auto key = std::make_tuple(d.symbol, d.grid[0], d.grid[1], d.grid[2]);
     q.sequence.push_back(variant.emplace(key, static_cast<int>(variant.size())).first->second);
   }
@@ -42,6 +47,16 @@ std::optional<ModelRotation> rotation_on_model(const runbook::Runbook& rb, size_
   out.variants = q.variants;
   out.model = model.name;
   return out;
+}
+
+WorkloadModelLoader loaded_once(WorkloadModelLoader load) {
+  if (!load) return load;
+  auto models = std::make_shared<std::map<std::string, WorkloadModel>>();
+  return [load = std::move(load), models](const std::string& name) {
+    auto it = models->find(name);
+    if (it == models->end()) it = models->emplace(name, load(name)).first;
+    return it->second;
+  };
 }
 
 RunEstimate estimate_runs(const runbook::Runbook& rb, size_t passes, int repeats, int64_t counted,

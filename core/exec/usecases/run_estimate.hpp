@@ -48,6 +48,10 @@ std::optional<ModelRotation> rotation_on_model(const runbook::Runbook& rb, size_
 
 // `passes`: the counter passes planned; `repeats`: the rotated run's requests; `counted`: the
 // dispatches per request that the counter runs count (each pays the model's counter overhead).
+// `load`, reading each model once: later calls with the same name get the first call's model (a
+// failed load is not kept, so it fails again).
+WorkloadModelLoader loaded_once(WorkloadModelLoader load);
+
 RunEstimate estimate_runs(const runbook::Runbook& rb, size_t passes, int repeats, int64_t counted,
                           const WorkloadModelLoader& load);
 

@@ -89,6 +89,8 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
       out.predicted = choose_replay_on_trace(*out.rotation, rb);
     if (c.plan.passes.size() >= 2 && rotation_asked) {
       const auto e0 = std::chrono::steady_clock::now();
+      // The model is read once: the rotation on it and the estimate share it.
+      const WorkloadModelLoader model = loaded_once(request.workload_model);
       int repeats = 1;
       int64_t counted = 0;
       std::string basis;
@@ -97,8 +99,7 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
         for (const auto& v : out.rotation->variants) counted += v.per_request;
         basis = "R chosen on run " + std::to_string(out.rotation->trace_run) + "'s trace";
       } else if (const auto m = rotation_on_model(rb, c.plan.passes.size(),
-                                                  rb.passes.counters.min_samples.value,
-                                                  request.workload_model)) {
+                                                  rb.passes.counters.min_samples.value, model)) {
         // No trace yet: R is decided on the run's trace; the model's own sequence estimates it.
         counted = m->counted;
         if (m->choice.feasible) {
@@ -110,8 +111,7 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
                   "); kprof decides on the run's trace";
         }
       }
-      out.estimate =
-          estimate_runs(rb, c.plan.passes.size(), repeats, counted, request.workload_model);
+      out.estimate = estimate_runs(rb, c.plan.passes.size(), repeats, counted, model);
       out.estimate->repeats_basis = basis;
       out.estimate_ms = ms_since(e0);
     }
