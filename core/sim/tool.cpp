@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 
+#include "core/base/environment.hpp"
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
 #include "core/hw/target.hpp"
@@ -22,8 +23,6 @@
 #include "core/sim/pass_runner.hpp"
 #include "core/sim/tool_process.hpp"
 #include "core/sim/version.hpp"
-
-extern char** environ;
 
 namespace kprof::sim {
 
@@ -115,16 +114,6 @@ void check_tracing(const JobOptions& j) {
   }
 }
 
-std::map<std::string, std::string> process_environment() {
-  std::map<std::string, std::string> app_env;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string kv(*e);
-    const auto eq = kv.find('=');
-    if (eq != std::string::npos) app_env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  return app_env;
-}
-
 // A job as this release runs it; `replay` says whether its groups are replayed per dispatch.
 JobOptions job_as_run(JobOptions j, const SimVersion& version, bool& replay) {
   // Before ROCm 7.0 the launcher merges unknown job keys silently: no rotation, no counters.
@@ -198,7 +187,7 @@ Outcome run_tool(const std::vector<std::string>& args) {
     const int layout = env("ROCPROF_SIM_LAYOUT", "7") == "6" ? 6 : 7;
     const uint64_t seed = static_cast<uint64_t>(env_int("ROCPROF_SIM_SEED").value_or(0));
     const std::vector<JobOptions> jobs = jobs_to_run(o, version);
-    const std::map<std::string, std::string> app_env = process_environment();
+    const std::map<std::string, std::string> app_env = current_environment();
     // The GPUs the application sees (ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES).
     const Visibility visibility = visible_gpus(app_env, model);
     const std::optional<Model> seen = model_for_visibility(model, visibility, app_env);

@@ -5,19 +5,7 @@
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
 
-extern char** environ;
-
 namespace kprof::exec {
-
-std::map<std::string, std::string> current_environment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string kv(*e);
-    const auto eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  return env;
-}
 
 std::vector<store::EnvDelta> gpu_slot_envs(const std::vector<int>& gpus, const runbook::Runbook& rb,
                                            const std::map<std::string, std::string>& inherited) {

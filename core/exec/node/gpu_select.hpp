@@ -30,7 +30,4 @@ namespace kprof::exec {
 std::vector<store::EnvDelta> gpu_slot_envs(const std::vector<int>& gpus, const runbook::Runbook& rb,
                                            const std::map<std::string, std::string>& inherited);
 
-// kprof's environment as a map (for gpu_slot_envs).
-std::map<std::string, std::string> current_environment();
-
 }  // namespace kprof::exec

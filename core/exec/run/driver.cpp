@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "core/base/environment.hpp"
 #include "core/base/error.hpp"
 #include "core/exec/node/gpu_select.hpp"
 #include "core/exec/node/process_runner.hpp"

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "core/base/crash_point.hpp"
+#include "core/base/environment.hpp"
 #include "core/base/error.hpp"
 #include "core/base/table.hpp"
 #include "core/base/text.hpp"

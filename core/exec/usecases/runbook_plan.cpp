@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "core/base/environment.hpp"
 #include "core/base/error.hpp"
 #include "core/exec/launch/registered_names.hpp"
 #include "core/exec/node/gpu_list.hpp"
