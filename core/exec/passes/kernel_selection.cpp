@@ -36,12 +36,8 @@ std::vector<KernelTotal> kernel_totals(store::CaptureDb& db, int64_t trace_pass_
   return out;
 }
 
-bool selection_needs_trace(const runbook::KernelSelection& rules) {
-  return rules.from_trace.has_value();
-}
-
-Selection select_kernels(const runbook::KernelSelection& rules,
-                         const std::vector<KernelTotal>& totals) {
+std::function<bool(const std::string& name)> kernel_regex_filter(
+    const runbook::KernelSelection& rules) {
   // ECMAScript and regex_search, as rocprofv3 applies them (ROCm/rocm-systems
   // projects/rocprofiler-sdk/source/lib/rocprofiler-sdk-tool/tool.cpp).
   std::optional<std::regex> include, exclude;
@@ -49,12 +45,24 @@ Selection select_kernels(const runbook::KernelSelection& rules,
     include.emplace(*rules.include_regex.value, std::regex::ECMAScript);
   if (rules.exclude_regex.value)
     exclude.emplace(*rules.exclude_regex.value, std::regex::ECMAScript);
+  return [include = std::move(include), exclude = std::move(exclude)](const std::string& name) {
+    if (include && !std::regex_search(name, *include)) return false;
+    return !(exclude && std::regex_search(name, *exclude));
+  };
+}
+
+bool selection_needs_trace(const runbook::KernelSelection& rules) {
+  return rules.from_trace.has_value();
+}
+
+Selection select_kernels(const runbook::KernelSelection& rules,
+                         const std::vector<KernelTotal>& totals) {
+  const bool include = rules.include_regex.value.has_value();
+  const bool exclude = rules.exclude_regex.value.has_value();
+  const auto passes = kernel_regex_filter(rules);
   std::vector<KernelTotal> kept;
-  for (const auto& t : totals) {
-    if (include && !std::regex_search(t.name, *include)) continue;
-    if (exclude && std::regex_search(t.name, *exclude)) continue;
-    kept.push_back(t);
-  }
+  for (const auto& t : totals)
+    if (passes(t.name)) kept.push_back(t);
 
   Selection sel;
   if (!rules.from_trace) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,12 @@ std::string regex_escape(const std::string& name);
 // "^(?:a|b)$" for names a and b, each escaped: rocprofv3 uses regex_search, so the anchors keep
 // `gemm` from also selecting `gemm_splitk`.
 std::string exact_names_regex(const std::vector<std::string>& names);
+
+// The runbook's include/exclude regexes as rocprofv3 applies them to a kernel name (ECMAScript,
+// regex_search): whether `name` passes both. Without either regex every name passes. The one
+// reading of those regexes for the selection, the rotation preview and the model's estimate.
+std::function<bool(const std::string& name)> kernel_regex_filter(
+    const runbook::KernelSelection& rules);
 
 // Per-kernel totals of a trace pass, by name (store::kernel_name_totals: one scan of the narrow
 // rows summed per variant, each name read once).

@@ -1,17 +1,13 @@
-// GCC 12's -Wmaybe-uninitialized misfires inside std::regex (see core/sim/stream.cpp).
-#if !defined(__clang__)  // clang has no such warning (the ASan build is clang)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 #include "core/exec/passes/rotation_preview.hpp"
 
 #include <algorithm>
 #include <map>
-#include <regex>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
 
+#include "core/exec/passes/kernel_selection.hpp"
 #include "core/store/analysis_reads.hpp"
 #include "core/store/capture_db.hpp"
 
@@ -34,8 +30,9 @@ struct PreviewVariants {
 
 PreviewVariants stored_variants(store::CaptureDb& db, int64_t pass_id,
                                 const KernelPredicate& counted) {
+  using Registers = std::optional<int64_t>;
   using Key = std::tuple<std::string, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t, int64_t>;
+                         int64_t, Registers, Registers, Registers>;
   PreviewVariants out;
   std::map<Key, int> index;
   std::unordered_map<std::string, bool> counted_name;
@@ -48,18 +45,8 @@ PreviewVariants stored_variants(store::CaptureDb& db, int64_t pass_id,
       return;
     }
     // A variant: one launch configuration of a kernel (as `kprof query variants` defines it).
-    const Key k{d.kernel_name,
-                d.grid_x,
-                d.grid_y,
-                d.grid_z,
-                d.wg_x,
-                d.wg_y,
-                d.wg_z,
-                d.lds,
-                d.scratch,
-                d.vgpr.value_or(-1),
-                d.agpr.value_or(-1),
-                d.sgpr.value_or(-1)};
+    const Key k{d.kernel_name, d.grid_x, d.grid_y,  d.grid_z, d.wg_x, d.wg_y,
+                d.wg_z,        d.lds,    d.scratch, d.vgpr,   d.agpr, d.sgpr};
     auto [it, fresh] = index.emplace(k, static_cast<int>(out.keys.size()));
     if (fresh)
       out.keys.push_back(
@@ -107,15 +94,10 @@ KernelPredicate counted_kernels(store::CaptureDb& db, int64_t run_id, const runb
   // them with regex_search to the name).
   std::set<std::string> selected;
   for (const auto& k : db.selected_kernels(run_id)) selected.insert(k.name);
-  const auto& ks = rb.passes.counters.kernels;
-  std::optional<std::regex> include, exclude;
-  if (ks.include_regex.value) include.emplace(*ks.include_regex.value);
-  if (ks.exclude_regex.value) exclude.emplace(*ks.exclude_regex.value);
-  return [selected = std::move(selected), include = std::move(include),
-          exclude = std::move(exclude)](const std::string& name) {
+  return [selected = std::move(selected),
+          passes = kernel_regex_filter(rb.passes.counters.kernels)](const std::string& name) {
     if (!selected.empty()) return selected.count(name) > 0;
-    if (include && !std::regex_search(name, *include)) return false;
-    return !(exclude && std::regex_search(name, *exclude));
+    return passes(name);
   };
 }
 

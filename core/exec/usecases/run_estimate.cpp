@@ -2,11 +2,11 @@
 
 #include <map>
 #include <memory>
-#include <regex>
 #include <tuple>
 #include <vector>
 
 #include "core/base/error.hpp"
+#include "core/exec/passes/kernel_selection.hpp"
 
 namespace kprof::exec {
 
@@ -22,15 +22,10 @@ std::optional<ModelRotation> rotation_on_model(const runbook::Runbook& rb, size_
   }
   // The counted dispatches of one request (the region), by variant: kernel and launch shape, as
   // the trace-based preview groups them (rotation_preview.cpp).
-  const std::regex include(rb.passes.counters.kernels.include_regex.value.value_or("."));
-  std::optional<std::regex> exclude;
-  if (rb.passes.counters.kernels.exclude_regex.value)
-    exclude.emplace(*rb.passes.counters.kernels.exclude_regex.value);
+  const auto passes = kernel_regex_filter(rb.passes.counters.kernels);
   // The regexes once per kernel symbol, not once per modelled dispatch.
   std::vector<char> counted(model.symbols.size());
-  for (size_t s = 0; s < model.symbols.size(); ++s)
-    counted[s] = std::regex_search(model.symbols[s], include) &&
-                 !(exclude && std::regex_search(model.symbols[s], *exclude));
+  for (size_t s = 0; s < model.symbols.size(); ++s) counted[s] = passes(model.symbols[s]);
   std::map<std::tuple<int, uint32_t, uint32_t, uint32_t>, int> variant;
   plan::RotationRequest q;
   for (const auto& d : model.dispatches) {
