@@ -1,6 +1,9 @@
 // PassLoader: one pass's rows into the database in one transaction (WriteTransaction, the one
 // write path it loads inside: write_transaction.cpp).
+#include <SQLiteCpp/VariadicBind.h>
+
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "core/store/bulk_insert.hpp"
@@ -83,6 +86,11 @@ struct PassLoader::Impl {
   bool in_transaction = false;
   bool simulated = false;  // an agent's product name says the rocprofv3 test double wrote it
   std::unordered_map<std::string, int64_t> counter_names;
+  // Dispatches stored per (pid, agent), written to pass_processes at commit. Rows come process by
+  // process, so the last key is checked before the map.
+  std::map<std::pair<int64_t, int64_t>, int64_t> processes;
+  std::pair<int64_t, int64_t> last_process{0, 0};
+  int64_t* last_count = nullptr;
 
   BulkInserters ins;
   BulkStmt intern_insert, intern_select, agent_insert, stat_insert, copy_insert, alloc_insert,
@@ -109,6 +117,24 @@ void require_file(const std::optional<int64_t>& file_id, const char* row_kind) {
     throw Error::runtime(
         std::string("PassLoader got a ") + row_kind + " row outside begin_file/end_file",
         "a reader must call begin_file first (a kprof bug)");
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Adds this load's per-process counts to the pass's (a pass may be loaded file set by file set).
+void store_processes(SQLite::Database& db, int64_t pass_id,
+                     const std::map<std::pair<int64_t, int64_t>, int64_t>& processes) {
+  SQLite::Statement st(db,
+                       "INSERT INTO pass_processes (pass_id, pid, agent, dispatches) "
+                       "VALUES (?, ?, ?, ?) ON CONFLICT (pass_id, pid, agent) "
+                       "DO UPDATE SET dispatches = dispatches + excluded.dispatches");
+  for (const auto& [key, n] : processes) {
+    st.reset();
+    SQLite::bind(st, pass_id, key.first, key.second, n);
+    st.exec();
   }
 }
 
@@ -239,6 +265,12 @@ void PassLoader::dispatch(const DispatchRow& row) {
       return;
     }
     m.ins.dispatch(m.pass_id, row, m.intern(row.kernel_name));
+    const std::pair<int64_t, int64_t> key{row.pid, row.agent};
+    if (!m.last_count || key != m.last_process) {
+      m.last_count = &m.processes[key];
+      m.last_process = key;
+    }
+    ++*m.last_count;
   });
 }
 
@@ -302,6 +334,7 @@ void PassLoader::commit() {
       st.bind(1, m.pass_id);
       st.exec();
     }
+    store_processes(db, m.pass_id, m.processes);
     if (!m.counter_names.empty()) {
       std::vector<std::string> names;
       for (const auto& [name, id] : m.counter_names) names.push_back(name);

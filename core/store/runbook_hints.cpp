@@ -41,10 +41,12 @@ void store_runbook_hints(CaptureDb& db, int64_t run_id, const RunbookHints& hint
       del.exec();
     }
     SQLite::Statement head(
-        sql, "INSERT INTO run_runbook_hints (run_id, layers, output_tokens) VALUES (?, ?, ?)");
+        sql,
+        "INSERT INTO run_runbook_hints (run_id, layers, output_tokens, ranks) VALUES (?, ?, ?, ?)");
     head.bind(1, run_id);
     bind_optional(head, 2, hints.layers);
     bind_optional(head, 3, hints.output_tokens);
+    bind_optional(head, 4, hints.ranks);
     head.exec();
     SQLite::Statement rule(sql,
                            "INSERT INTO run_family_rules (run_id, ordinal, match, family, file, "
@@ -70,13 +72,14 @@ void store_runbook_hints(CaptureDb& db, int64_t run_id, const RunbookHints& hint
 std::optional<RunbookHints> runbook_hints(CaptureDb& db, int64_t run_id) {
   auto& sql = db.sql();
   return guarded(db, "reading a run's runbook hints", [&]() -> std::optional<RunbookHints> {
-    SQLite::Statement head(sql,
-                           "SELECT layers, output_tokens FROM run_runbook_hints WHERE run_id = ?");
+    SQLite::Statement head(
+        sql, "SELECT layers, output_tokens, ranks FROM run_runbook_hints WHERE run_id = ?");
     head.bind(1, run_id);
     if (!head.executeStep()) return std::nullopt;
     RunbookHints f;
     f.layers = optional_int(head.getColumn(0));
     f.output_tokens = optional_int(head.getColumn(1));
+    f.ranks = optional_int(head.getColumn(2));
     SQLite::Statement rules(sql,
                             "SELECT match, family, file, line, col FROM run_family_rules WHERE "
                             "run_id = ? ORDER BY ordinal");

@@ -24,6 +24,7 @@ struct StoredFamilyRule {
 
 struct RunbookHints {
   std::optional<int> layers, output_tokens;    // analysis.layers, analysis.output_tokens
+  std::optional<int> ranks;                    // workload.ranks (schema 10); nullopt: not said
   std::vector<StoredFamilyRule> family_rules;  // analysis.families, in order
   std::vector<std::string> metric_sets;        // passes.counters.metric_sets, in order
   bool operator==(const RunbookHints&) const = default;

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/base/error.hpp"
+#include "core/store/pass_ranks.hpp"
 #include "store_test_util.hpp"
 
 namespace kprof::store {
@@ -26,8 +27,8 @@ std::string error_line(const std::function<void()>& fn) {
 TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
   TempDir dir;
   CaptureDb db(dir / "c.db");
-  EXPECT_EQ(db.schema_version(), 9);
-  EXPECT_EQ(CaptureDb::latest_schema_version(), 9);
+  EXPECT_EQ(db.schema_version(), 10);
+  EXPECT_EQ(CaptureDb::latest_schema_version(), 10);
   SQLite::Statement st(db.sql(),
                        "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema "
                        "WHERE type = 'table' ORDER BY name)");
@@ -36,7 +37,8 @@ TEST(OpenMigrate, CreatesEveryTableFromEmpty) {
             "agents,analysis_join,analysis_join_files,analysis_join_passes,analysis_join_proofs,"
             "analysis_outline,analysis_outline_passes,analysis_outline_segments,"
             "analysis_unmatched,api_calls,counter_values,dispatch_rows,ingest_stats,kernel_stats,"
-            "kernel_variants,memory_allocations,memory_copies,passes,run_family_rules,run_lock,"
+            "kernel_variants,memory_allocations,memory_copies,pass_processes,passes,run_family_"
+            "rules,run_lock,"
             "run_metric_sets,run_runbook_hints,runs,schema_version,selected_kernels,strings");
   EXPECT_EQ(db.sql().execAndGet("PRAGMA journal_mode").getString(), "wal");
   EXPECT_EQ(db.sql().execAndGet("PRAGMA foreign_keys").getInt(), 1);
@@ -373,6 +375,32 @@ TEST(OpenMigrate, ForeignKeysAndChecksCatchMistakes) {
   EXPECT_THROW(db.sql().exec("UPDATE runs SET started_ms = 'yesterday'"), SQLite::Exception);
   EXPECT_THROW(db.sql().exec("UPDATE passes SET argv = 'not json'"), SQLite::Exception);
   EXPECT_THROW(db.sql().exec("UPDATE runs SET runbook_sha256 = 'abc'"), SQLite::Exception);
+}
+
+// Version 10 counts every stored pass's dispatches per (process, agent) once, from its rows: a
+// version-9 file whose pass holds 2 dispatches of pid 7 on agent 1 and 1 of pid 8 on agent 2 reads
+// as those counts and as two ranks.
+TEST(OpenMigrate, AVersionNineDatabaseGainsItsPassProcessesAndRanks) {
+  TempDir dir;
+  const auto path = dir / "c.db";
+  testing::make_db_at_version(path, 9);
+  {
+    SQLite::Database raw(path.string(), SQLite::OPEN_READWRITE);
+    raw.exec(k_old_run);
+    raw.exec("INSERT INTO passes(id, run_id, ordinal, kind) VALUES (1, 1, 0, 'trace')");
+    raw.exec("INSERT INTO strings(id, value) VALUES (1, 'gemm')");
+    raw.exec(
+        "INSERT INTO kernel_variants(id, pass_id, kernel_id, kernel_name_id, grid_x, grid_y, "
+        "grid_z, wg_x, wg_y, wg_z, dims_known, lds, scratch) "
+        "VALUES (1, 1, 9, 1, 64, 1, 1, 64, 1, 1, 1, 0, 0)");
+    raw.exec(
+        "INSERT INTO dispatch_rows(pass_id, dispatch_id, correlation_id, agent, queue_id, pid, "
+        "tid, start_ns, end_ns, variant_id) VALUES (1, 1, 1, 1, 1, 7, 7, 10, 20, 1), "
+        "(1, 2, 2, 1, 1, 7, 7, 30, 40, 1), (1, 1, 1, 2, 1, 8, 8, 10, 20, 1)");
+  }
+  CaptureDb db(path);
+  EXPECT_EQ(pass_processes(db, 1), (std::vector<PassProcess>{{7, 1, 2}, {8, 2, 1}}));
+  EXPECT_EQ(pass_ranks(db, 1), (std::vector<PassRank>{{0, 7, 1, 2}, {1, 8, 2, 1}}));
 }
 
 }  // namespace

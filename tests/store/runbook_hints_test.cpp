@@ -16,6 +16,7 @@ RunbookHints qwen3_facts() {
   RunbookHints f;
   f.layers = 48;
   f.output_tokens = 64;
+  f.ranks = 4;
   f.family_rules = {{"wvSplitK", "wvSplitK", {"rb.yaml", 31, 14}},
                     {"fused_moe_kernel", "fused_moe", {"rb.yaml", 33, 14}}};
   f.metric_sets = {"roofline", "memory"};

@@ -1,0 +1,35 @@
+-- kprof capture database, schema version 10: the processes of a pass and its ranks.
+--
+-- rocprofiler-sdk's tool is loaded into every process the application starts and writes one
+-- output per process (the tool's output file name defaults to %hostname%/<pid>: ROCm/rocprofiler-sdk
+-- source/lib/rocprofiler-sdk-tool/config.hpp, ROCPROF_OUTPUT_FILE_NAME; kprof passes -o
+-- %hostname%/%pid%), so a tensor-parallel run of N workers gives N processes per pass. The loader counts each pass's dispatches per (process, agent) as it
+-- stores them; the ranks are read from those counts, never from a scan of the dispatches.
+CREATE TABLE pass_processes (
+  pass_id    INTEGER NOT NULL REFERENCES passes(id) ON DELETE CASCADE,
+  pid        INTEGER NOT NULL,  -- Process_Id (or the %pid% file prefix)
+  agent      INTEGER NOT NULL,  -- the N of "Agent N" the process dispatched to
+  dispatches INTEGER NOT NULL CHECK (dispatches > 0),
+  PRIMARY KEY (pass_id, pid, agent)
+) STRICT;
+
+-- Passes loaded before this version: counted once here.
+INSERT INTO pass_processes (pass_id, pid, agent, dispatches)
+  SELECT pass_id, pid, agent, count(*) FROM dispatch_rows GROUP BY pass_id, pid, agent;
+
+-- A rank is one GPU agent of the pass and the process that drove it: the process with the most
+-- dispatches on that agent (an API or engine process may launch a few kernels on a worker's GPU;
+-- ties go to the lower pid). Ranks are numbered from 0 in the order of their agents, which is the
+-- local rank under vLLM's tensor parallelism on one node: worker r uses visible device r
+-- (vllm-project/vllm vllm/v1/worker/gpu_worker.py, init_device: torch.cuda.set_device with the
+-- local rank). One process that drives several GPUs is several ranks.
+CREATE VIEW pass_ranks AS
+  SELECT pass_id, row_number() OVER (PARTITION BY pass_id ORDER BY agent) - 1 AS rank, pid, agent,
+         dispatches
+  FROM (SELECT pass_id, pid, agent, dispatches,
+               row_number() OVER (PARTITION BY pass_id, agent ORDER BY dispatches DESC, pid) AS k
+        FROM pass_processes)
+  WHERE k = 1;
+
+-- workload.ranks: the ranks every pass must have (NULL: the runbook does not say; one is assumed).
+ALTER TABLE run_runbook_hints ADD COLUMN ranks INTEGER;

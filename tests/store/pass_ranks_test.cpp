@@ -1,0 +1,75 @@
+// The processes and ranks of a pass (pass_ranks.hpp): counted as the loader stores dispatches,
+// summed over loads of the same pass, rolled back with a failed load, and read as ranks by the
+// rule of 0010_pass_ranks.sql. The rows are made up here; each expectation is derived from them
+// in the comment beside it.
+#include <gtest/gtest.h>
+
+#include "core/store/pass_ranks.hpp"
+#include "loader_test_util.hpp"
+
+namespace kprof::store {
+namespace {
+
+using testing::TempDir;
+
+DispatchRow on(int64_t id, int64_t pid, int64_t agent) {
+  DispatchRow d = testing::dispatch(id, "gemm", pid);
+  d.agent = agent;
+  return d;
+}
+
+// pid 40 (an API process) launches 2 kernels on agent 2; pid 41 launches 3 there and 1 on agent 5;
+// pid 42 launches 4 on agent 3.
+void load_tp_pass(CaptureDb& db, int64_t pass, int64_t first_id = 1) {
+  PassLoader loader(db, pass);
+  loader.begin_file("kernel_trace.csv", "kernel_trace");
+  int64_t id = first_id;
+  for (int i = 0; i < 2; ++i) loader.dispatch(on(id++, 40, 2));
+  for (int i = 0; i < 3; ++i) loader.dispatch(on(id++, 41, 2));
+  loader.dispatch(on(id++, 41, 5));
+  for (int i = 0; i < 4; ++i) loader.dispatch(on(id++, 42, 3));
+  loader.end_file(10);
+  loader.commit();
+}
+
+TEST(PassRanks, EachGpuAgentIsARankDrivenByItsBusiestProcess) {
+  TempDir dir;
+  CaptureDb db(dir / "c.db");
+  const int64_t pass = testing::make_pass(db, testing::make_run(db), 0);
+  load_tp_pass(db, pass);
+  EXPECT_EQ(pass_processes(db, pass),
+            (std::vector<PassProcess>{{40, 2, 2}, {41, 2, 3}, {41, 5, 1}, {42, 3, 4}}));
+  // Agents 2, 3, 5 in order are ranks 0, 1, 2; agent 2's busiest process is 41 (3 > 2).
+  EXPECT_EQ(pass_ranks(db, pass),
+            (std::vector<PassRank>{{0, 41, 2, 3}, {1, 42, 3, 4}, {2, 41, 5, 1}}));
+}
+
+TEST(PassRanks, LoadsOfOnePassAddUpAndAnotherPassKeepsItsOwn) {
+  TempDir dir;
+  CaptureDb db(dir / "c.db");
+  const int64_t run = testing::make_run(db);
+  const int64_t pass = testing::make_pass(db, run, 0);
+  load_tp_pass(db, pass, 1);
+  load_tp_pass(db, pass, 100);  // a second file set of the same processes
+  EXPECT_EQ(pass_processes(db, pass),
+            (std::vector<PassProcess>{{40, 2, 4}, {41, 2, 6}, {41, 5, 2}, {42, 3, 8}}));
+  const int64_t other = testing::make_pass(db, run, 1);
+  EXPECT_TRUE(pass_ranks(db, other).empty());  // nothing loaded into it
+}
+
+TEST(PassRanks, AFailedLoadLeavesNoCounts) {
+  TempDir dir;
+  CaptureDb db(dir / "c.db");
+  const int64_t pass = testing::make_pass(db, testing::make_run(db), 0);
+  {
+    PassLoader loader(db, pass);
+    loader.begin_file("kernel_trace.csv", "kernel_trace");
+    loader.dispatch(on(1, 40, 2));
+    // destroyed without commit: the load rolls back
+  }
+  EXPECT_TRUE(pass_processes(db, pass).empty());
+  EXPECT_TRUE(pass_ranks(db, pass).empty());
+}
+
+}  // namespace
+}  // namespace kprof::store
