@@ -6,7 +6,8 @@ the class into its worker (vllm-project/vllm vllm/worker/worker_base.py, WorkerW
 init_worker), so LLM.collective_rpc("kprof_region_begin") runs the method in every rank
 (vllm/entrypoints/llm.py, LLM.collective_rpc; vllm/v1/executor/multiproc_executor.py,
 MultiprocExecutor.collective_rpc). A method NAME travels as a string; a callable would have to be
-pickled, which vLLM refuses without VLLM_ALLOW_INSECURE_SERIALIZATION=1 (vllm/v1/serial_utils.py).
+pickled, which vLLM's engine-core client refuses without VLLM_ALLOW_INSECURE_SERIALIZATION=1
+(vllm/v1/serial_utils.py, MsgpackEncoder.enc_hook) whenever the engine core is its own process.
 
 rocprofiler-sdk's region state is per process (see qwen3_generate.py), so each worker resumes and
 pauses its own tool. Each method first waits for the worker's GPU, so the region holds exactly the

@@ -55,7 +55,7 @@ worker extension class kprof_worker_region.KprofWorkerRegion (beside this script
 worker_extension_cls, mixed into each worker by vllm/worker/worker_base.py) synchronizes the
 worker's GPU and calls roctxProfilerResume/Pause in that worker, reached through
 LLM.collective_rpc with the method's NAME (a callable would need
-VLLM_ALLOW_INSECURE_SERIALIZATION=1: vllm/v1/serial_utils.py). The workers import that module by
+VLLM_ALLOW_INSECURE_SERIALIZATION=1 to reach an EngineCore process: vllm/v1/serial_utils.py). The workers import that module by
 name, so this script's folder goes onto PYTHONPATH for them, and VLLM_WORKER_MULTIPROC_METHOD
 defaults to spawn: this script initializes HIP before LLM() (torch.cuda.is_available()), after
 which vLLM forces spawn anyway (vllm/utils, _maybe_force_spawn: "CUDA is initialized"; a forked

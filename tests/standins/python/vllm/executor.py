@@ -14,10 +14,9 @@
 The worker class mixes in ParallelConfig.worker_extension_cls, a qualified name resolved in the
 worker process (vllm/worker/worker_base.py, WorkerWrapperBase.init_worker: resolve_obj_by_qualname,
 then worker_class.__bases__ += (extension,)). collective_rpc runs a method (by name) or a callable
-in every worker and returns one result per rank (MultiprocExecutor.collective_rpc). Sending a
-callable to worker processes needs VLLM_ALLOW_INSECURE_SERIALIZATION=1 (vllm/v1/serial_utils.py,
-MsgpackEncoder: functions are not serializable without the pickle fallback); a method name does
-not.
+in every worker and returns one result per rank (MultiprocExecutor.collective_rpc; a callable is
+cloudpickled to the workers there, a method name sent as is). The engine-core boundary is stricter
+(vllm/entrypoints/llm.py of the stand-ins, _MPClient.rpc).
 """
 
 import importlib
@@ -68,7 +67,12 @@ def worker_class(config):
     ext = config.get("worker_extension_cls")
     if not ext:
         return Worker
-    return type("WorkerWithExtension", (Worker, resolve_qualname(ext)), {})
+    cls = resolve_qualname(ext)
+    for attr in dir(cls):  # WorkerWrapperBase.init_worker refuses names the worker has
+        if not attr.startswith("__") and hasattr(Worker, attr):
+            raise AssertionError(f"Worker class {Worker} already has an attribute {attr}, which "
+                                 f"conflicts with the worker extension class {cls}.")
+    return type("WorkerWithExtension", (Worker, cls), {})
 
 
 def call(worker, method, args):
@@ -171,11 +175,6 @@ class MultiprocExecutor:
         return self._all("generate", (prompt_len, tokens))[0]  # the output rank's (rank 0)
 
     def rpc(self, method, args):
-        if not isinstance(method, str) and os.environ.get(
-                "VLLM_ALLOW_INSECURE_SERIALIZATION") != "1":
-            raise TypeError(f"Object of type {type(method)} is not serializable. Set "
-                            "VLLM_ALLOW_INSECURE_SERIALIZATION=1 to allow fallback to "
-                            "pickle-based serialization.")
         return self._all("rpc", (method, args))
 
     def close(self):

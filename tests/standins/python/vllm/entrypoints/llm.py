@@ -90,6 +90,14 @@ class _MPClient:
         return self._call("generate", (prompt_len, tokens))
 
     def rpc(self, method, args):
+        # Requests to a separate engine core are msgpack-encoded; a callable only passes with the
+        # pickle fallback (vllm-project/vllm vllm/v1/serial_utils.py, MsgpackEncoder.enc_hook; the
+        # message is upstream's, missing space included).
+        if not isinstance(method, str) and os.environ.get(
+                "VLLM_ALLOW_INSECURE_SERIALIZATION") != "1":
+            raise TypeError(f"Object of type {type(method)} is not serializableSet "
+                            "VLLM_ALLOW_INSECURE_SERIALIZATION=1 to allow fallback to "
+                            "pickle-based serialization.")
         return self._call("rpc", (method, args))
 
     def close(self):
