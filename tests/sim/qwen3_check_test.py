@@ -25,8 +25,10 @@ def write(path, text="", mode=0o644):
 
 
 def roofline_counters():
-    """The counters the script's own --check looks for on --list-avail (its roofline_counters)."""
-    spec = importlib.util.spec_from_file_location("qwen3_generate", SCRIPT)
+    """The counters the script's own --check looks for on --list-avail (roofline_counters of
+    qwen3_checks.py, beside the script)."""
+    spec = importlib.util.spec_from_file_location(
+        "qwen3_checks", os.path.join(os.path.dirname(SCRIPT), "qwen3_checks.py"))
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     return script.roofline_counters()
