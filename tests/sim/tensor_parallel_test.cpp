@@ -197,6 +197,13 @@ TEST(SimTensorParallel, WithoutTheStandinsProcessesNMakesNRanks) {
   const auto files = trace_files(t.path);
   ASSERT_EQ(files.size(), 4u);
   for (const auto& f : files) EXPECT_EQ(read_csv(f).rows.size(), k_region_rows) << f;
+  TempDir dies;
+  const auto d = run_sim(dies.path, {"--kernel-trace", "-f", "csv", "-d", "out", "--", "true"},
+                         {{"ROCPROF_SIM_MODEL", k_model},
+                          {"ROCPROF_SIM_PROCESSES", "4"},
+                          {"ROCPROF_SIM_RANK_DIES", "0"}});
+  ASSERT_EQ(d.exit_code(), 0) << d.err;
+  EXPECT_EQ(trace_files(dies.path).size(), 3u);
   TempDir few;
   const auto f = run_sim(few.path, {"--kernel-trace", "-f", "csv", "-d", "out", "--", "true"},
                          {{"ROCPROF_SIM_MODEL", k_model},
