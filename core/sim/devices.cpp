@@ -109,6 +109,16 @@ std::optional<Model> model_for_visibility(const Model& model, const Visibility& 
     if (a.gpu && a.type_index == v.gpus.front()) hip0_node = a.node_id;
   for (size_t i = 0; i < m.agents.size(); ++i)
     if (m.agents[i].gpu && m.agents[i].node_id == hip0_node) m.gpu = static_cast<int>(i);
+  // Every HIP device, found the same way (a tensor-parallel worker of local rank r uses device r).
+  m.hip_devices.clear();
+  for (int g : v.gpus) {
+    int node = -1;
+    for (const auto& a : model.agents)
+      if (a.gpu && a.type_index == g) node = a.node_id;
+    for (size_t i = 0; i < m.agents.size(); ++i)
+      if (m.agents[i].gpu && m.agents[i].node_id == node)
+        m.hip_devices.push_back(static_cast<int>(i));
+  }
   return m;
 }
 

@@ -27,6 +27,14 @@ AppEvents read_app_events(const std::filesystem::path& file) {
         ev.resumed.push_back(p);
     } else if (what == "pause") {
       depth[p] = 0;
+    } else if (what == "rank") {
+      RankEvent r;
+      r.pid = p;
+      std::string gpu_word, ppid_word;
+      long long ppid = 0;
+      ls >> r.rank >> r.size >> gpu_word >> r.device >> ppid_word >> ppid;
+      r.ppid = static_cast<pid_t>(ppid);
+      ev.ranks.push_back(r);
     } else if (what == "work") {
       WorkEvent w;
       w.pid = p;

@@ -6,6 +6,9 @@
 //   work generate <N>   a vLLM worker ran one request of N tokens (1 prefill + N-1 decode steps)
 //   sync                torch.cuda.synchronize() in this process
 //   python              a Python process started (sitecustomize of the stand-ins)
+//   rank <R> <N> gpu <G> ppid <P>
+//                       this process is tensor-parallel worker R of N (vLLM's WorkerProc), on
+//                       HIP device G (its local rank), started by process P
 //
 // The rule the double applies is rocprofiler-sdk's: region state is per process. The tool that
 // rocprofv3 preloads into every process keeps its own context registry and pause state; a process
@@ -30,10 +33,19 @@ struct WorkEvent {
   std::string detail;          // the rest of the line (graph mode, prompt length)
 };
 
+struct RankEvent {
+  pid_t pid = 0;
+  int rank = 0;
+  int size = 1;
+  int device = 0;  // the HIP device index the worker uses
+  pid_t ppid = 0;
+};
+
 struct AppEvents {
-  bool any = false;             // the application reported through the stand-ins at all
-  std::vector<WorkEvent> work;  // in order
-  std::vector<pid_t> resumed;   // processes that called roctxProfilerResume at least once
+  bool any = false;              // the application reported through the stand-ins at all
+  std::vector<WorkEvent> work;   // in order
+  std::vector<pid_t> resumed;    // processes that called roctxProfilerResume at least once
+  std::vector<RankEvent> ranks;  // tensor-parallel workers, in the order they reported
 };
 
 // Reads and interprets the events file; a missing file reads as no events.

@@ -117,6 +117,7 @@ class Loader {
     m.startup_ns = number(root, "startup_ns", m.startup_ns);
     m.load_ns = number(root, "load_ns", m.load_ns);
     load_system(root, m);
+    if (const auto r = root["ranks"]) load_ranks(r, m);
     const auto kernels = require(root, "kernels");
     uint64_t next_id = static_cast<uint64_t>(number(root, "first_kernel_id", 1));
     for (const auto& k : kernels) {
@@ -139,6 +140,7 @@ class Loader {
       s.workgroup = dims(k, "workgroup", {64, 1, 1});
       s.mfma = text(k, "mfma", "");
       s.l2_hit = number(k, "l2_hit", 0.5);
+      s.collective = k["collective"] && k["collective"].as<bool>();
       m_symbol_index[s.key] = static_cast<int>(m.symbols.size());
       m.symbols.push_back(s);
     }
@@ -212,6 +214,20 @@ class Loader {
     for (size_t i = 0; i < m.agents.size(); ++i)
       if (m.agents[i].gpu && m.agents[i].type_index == want) m.gpu = static_cast<int>(i);
     if (m.gpu < 0) fail(root, "the system has no GPU " + std::to_string(want), "check gpu_index");
+  }
+
+  void load_ranks(const YAML::Node& r, Model& m) {
+    m.ranks.count = static_cast<int>(number(r, "count", 1));
+    if (m.ranks.count < 1) fail(r, "ranks.count must be >= 1", "the tensor-parallel size");
+    if (const auto d = r["arrival_delay_ns"]) {
+      if (!d.IsSequence()) fail(d, "'arrival_delay_ns' must be a list", "one delay per rank");
+      for (const auto& v : d)
+        m.ranks.arrival_delay_ns.push_back(eval_arithmetic(v.as<std::string>()));
+      if (static_cast<int>(m.ranks.arrival_delay_ns.size()) > m.ranks.count)
+        fail(d, "more arrival delays than ranks", "one delay per rank, ranks.count of them");
+      for (double v : m.ranks.arrival_delay_ns)
+        if (v < 0) fail(d, "arrival delays must be >= 0", "a delay is extra time before arriving");
+    }
   }
 
   void expand(const YAML::Node& seq, bool in_region, std::vector<PlannedDispatch>& out) {

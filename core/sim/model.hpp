@@ -3,6 +3,7 @@
 // configs/sim/<name>.yaml; every number in it is a modelled figure, never a measured one.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <filesystem>
@@ -25,6 +26,10 @@ struct KernelSymbol {
   std::array<uint32_t, 3> workgroup{1, 1, 1};
   std::string mfma;     // matrix datatype of its FLOPs: bf16, f16, f32, f64, fp8 or "" (vector ALU)
   double l2_hit = 0.5;  // fraction of L2 requests that hit
+  // A cross-rank collective (tensor-parallel all-reduce): under a `ranks:` model each rank's launch
+  // starts when that rank arrives, and every rank's ends when the last rank has arrived plus the
+  // dispatch's modelled duration (stream.cpp).
+  bool collective = false;
 };
 
 struct PlannedDispatch {
@@ -53,6 +58,26 @@ struct Agent {
   std::map<std::string, std::string> fields;  // agent_info.csv column -> value as written
 };
 
+// Tensor parallelism on one node (`ranks:` in a model file): the sequence is what ONE rank
+// dispatches; every worker process that reports work (the vLLM stand-in's `rank` events, or
+// ROCPROF_SIM_PROCESSES=N without the stand-ins) runs it on its own GPU.
+struct RankModel {
+  int count = 1;  // ranks the per-rank figures are written for (1: no tensor parallelism)
+  // Per rank: extra time in ns before it arrives at each collective (the injected skew; missing
+  // entries are 0). The k-th collective's arrivals differ by exactly these delays (stream.cpp).
+  std::vector<double> arrival_delay_ns;
+  double delay(int rank) const {
+    return rank >= 0 && static_cast<size_t>(rank) < arrival_delay_ns.size()
+               ? arrival_delay_ns[static_cast<size_t>(rank)]
+               : 0.0;
+  }
+  double max_delay(int ranks) const {
+    double m = 0;
+    for (int r = 0; r < ranks; ++r) m = r == 0 ? delay(r) : std::max(m, delay(r));
+    return m;
+  }
+};
+
 struct Model {
   std::string name;
   std::string source_path;
@@ -63,6 +88,10 @@ struct Model {
   std::vector<PlannedDispatch> dispatches;
   std::vector<Agent> agents;
   int gpu = 0;  // index into agents of the GPU the workload runs on
+  // Index into agents of each HIP device the application sees, in HIP's order (rank r of a
+  // tensor-parallel run uses HIP device r); filled by model_for_visibility.
+  std::vector<int> hip_devices;
+  RankModel ranks;
   // Nondeterminism of reruns (all seeded): relative sigma of durations and gaps, probability that a
   // pass loses / repeats its optional kernel, probability that a record is flushed out of order.
   double duration_jitter = 0.03;

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <iostream>
@@ -21,6 +22,13 @@
 namespace kprof::sim::detail {
 
 namespace {
+
+// Which tensor-parallel worker a capture is (RankSlot{} for a process that is none).
+struct RankSlot {
+  int rank = -1;  // -1: not a tensor-parallel worker
+  int size = 1;
+  int device = 0;  // HIP device index
+};
 
 class PassRunner {
  public:
@@ -194,6 +202,8 @@ class PassRunner {
     if (!m_ctx.model) return caps;
     if (ev.any) {
       if (ev.work.empty()) return caps;  // no model work ran (it failed before, or never asked)
+      if (!ev.ranks.empty() && ev.ranks.front().size > 1)
+        return rank_captures(ev, app, clock_base, req);
       const WorkEvent& measured = ev.work.back();
       const bool outside = ev.work.size() > 1 ? ev.work.front().region_active : false;
       // The first request is the warm-up; every later one of the same process inside the region
@@ -218,6 +228,8 @@ class PassRunner {
                              outside, measured.region_active));
       return caps;
     }
+    if (m_ctx.model->ranks.count > 1 && env("ROCPROF_SIM_PROCESSES", "1") != "1")
+      return simulated_ranks(pid, app, clock_base, req);
     const bool multi = env("ROCPROF_SIM_PROCESSES") == "2";
     caps.push_back(capture(pid, getpid(), app, clock_base,
                            multi ? m_ctx.model->parent_dispatches : m_ctx.model->dispatches, req, 0,
@@ -230,10 +242,74 @@ class PassRunner {
     return caps;
   }
 
+  // Tensor parallelism (events.hpp `rank` lines): every worker that ran model work is one
+  // profiled process on its own GPU, with its own region state and output files, as rocprofv3's
+  // tool runs in each process and writes one output per process (ROCm/rocm-systems
+  // projects/rocprofiler-sdk/source/docs/how-to/using-rocprofv3.rst, the %pid% default of -o).
+  std::vector<ProcessCapture> rank_captures(const AppEvents& ev,
+                                            const std::vector<std::string>& app,
+                                            uint64_t clock_base, const CounterRequest& req) {
+    std::vector<ProcessCapture> caps;
+    std::vector<RankEvent> ranks = ev.ranks;
+    std::sort(ranks.begin(), ranks.end(),
+              [](const RankEvent& a, const RankEvent& b) { return a.rank < b.rank; });
+    for (const RankEvent& r : ranks) {
+      std::vector<const WorkEvent*> work;
+      for (const auto& w : ev.work)
+        if (w.pid == r.pid) work.push_back(&w);
+      if (work.empty() || rank_died(r.rank, r.pid)) continue;
+      const WorkEvent& measured = *work.back();
+      // As for one process: the first request is the warm-up, later ones inside the region
+      // repeat the measured one.
+      m_region_repeats = 1;
+      if (work.size() > 2) {
+        int n = 0;
+        for (size_t i = 1; i < work.size(); ++i) n += work[i]->region_active ? 1 : 0;
+        m_region_repeats = std::max(1, n);
+      }
+      const bool outside = work.size() > 1 && work.front()->region_active;
+      m_token_plans.push_back(with_output_tokens(
+          m_ctx.model->dispatches, work.size() > 1 ? work.front()->tokens : 0, measured.tokens));
+      caps.push_back(capture(r.pid, r.ppid, app, clock_base, m_token_plans.back(), req, 0, outside,
+                             measured.region_active, RankSlot{r.rank, r.size, r.device}));
+    }
+    return caps;
+  }
+
+  // Without the stand-ins, ROCPROF_SIM_PROCESSES=N under a model with `ranks:`: N worker
+  // processes, children of the application, each bracketing the region itself.
+  std::vector<ProcessCapture> simulated_ranks(pid_t pid, const std::vector<std::string>& app,
+                                              uint64_t clock_base, const CounterRequest& req) {
+    const int n = static_cast<int>(*env_int("ROCPROF_SIM_PROCESSES"));
+    if (n < 1 || static_cast<size_t>(n) > m_ctx.model->hip_devices.size())
+      throw CliFailure(1, "rocprofv3-sim: ROCPROF_SIM_PROCESSES=" + std::to_string(n) +
+                              " ranks, but HIP shows " +
+                              std::to_string(m_ctx.model->hip_devices.size()) + " GPU(s) (" +
+                              m_ctx.visibility.why + ")\n");
+    std::vector<ProcessCapture> caps;
+    for (int r = 0; r < n; ++r) {
+      const pid_t worker = spare_pid();
+      if (rank_died(r, worker)) continue;
+      caps.push_back(capture(worker, pid, app, clock_base, m_ctx.model->dispatches, req, 0, false,
+                             true, RankSlot{r, n, r}));
+    }
+    return caps;
+  }
+
+  // ROCPROF_SIM_RANK_DIES=R: rank R's process is killed (SIGKILL) during the pass; the tool in
+  // that process never reaches its finalization, so nothing of it is written.
+  static bool rank_died(int rank, pid_t pid) {
+    const auto dies = env_int("ROCPROF_SIM_RANK_DIES");
+    if (!dies || *dies != rank) return false;
+    std::cerr << "rocprofv3-sim: rank " << rank << " (pid " << pid
+              << ") was killed by SIGKILL during the pass: its tool never finalized, no output\n";
+    return true;
+  }
+
   ProcessCapture capture(pid_t pid, pid_t ppid, const std::vector<std::string>& app,
                          uint64_t clock_base, const std::vector<PlannedDispatch>& plan,
                          const CounterRequest& req, int process_index, bool active_outside,
-                         bool active_inside) {
+                         bool active_inside, RankSlot rank = {}) {
     ProcessCapture c;
     c.pid = pid;
     c.ppid = ppid;
@@ -242,6 +318,21 @@ class PassRunner {
     c.model = m_ctx.model;
     c.start_ns = clock_base;
     StreamSettings st;
+    if (rank.rank >= 0) {
+      // Each rank on its own GPU agent; the same seed for all ranks, so their compute takes the
+      // same time and the arrival skew at every collective is the injected one (stream.hpp).
+      const auto& devices = m_ctx.model->hip_devices;
+      if (static_cast<size_t>(rank.device) < devices.size()) {
+        Model m = *m_ctx.model;
+        m.dispatches.clear();  // the records point into their plan, not into the model's copy
+        m.parent_dispatches.clear();
+        m.gpu = devices[static_cast<size_t>(rank.device)];
+        m_rank_models.push_back(std::move(m));
+        c.model = &m_rank_models.back();
+      }
+      st.rank_delay_ns = m_ctx.model->ranks.delay(rank.rank);
+      st.max_rank_delay_ns = m_ctx.model->ranks.max_delay(rank.size);
+    }
     st.seed = m_ctx.seed ^ (0x51ed27ULL * uint64_t(process_index + 1));
     st.clock_base_ns = clock_base;
     st.counter_pass = m_ctx.counter_pass && !req.found.empty();
@@ -304,67 +395,16 @@ class PassRunner {
   }
 
   void finalize(std::vector<ProcessCapture>& caps, const Faults& faults, bool counters) {
-    if (faults.write_nothing) return;
-    const uint64_t t = monotonic_ns();
-    std::optional<CounterModel> cm;
-    if (counters && m_ctx.counter_pass && m_ctx.model)
-      cm.emplace(*m_ctx.target, *m_ctx.model, m_ctx.seed);
-    for (auto& c : caps) {
-      if (!counters) c.counters.clear();
-      c.counter_model = cm ? &*cm : nullptr;
-      OutputSettings out;
-      std::filesystem::path dir =
-          m_ctx.job.output_directory
-              ? expand_placeholders(*m_ctx.job.output_directory, c.pid, c.ppid)
-              : std::filesystem::current_path().string();
-      if (!m_ctx.pass_dir.empty()) dir /= m_ctx.pass_dir;
-      out.prefix = dir / expand_placeholders(m_ctx.job.output_file.value_or("%hostname%/%pid%"),
-                                             c.pid, c.ppid);
-      out.kernel_trace = m_ctx.job.kernel_trace;
-      out.stats = m_ctx.job.stats;
-      out.truncate_names = m_ctx.job.truncate_kernels;
-      out.agent_index = m_ctx.job.agent_index;
-      out.layout = m_ctx.layout;
-      const auto has = [&](const char* f) {
-        return std::find(m_ctx.job.output_format.begin(), m_ctx.job.output_format.end(), f) !=
-               m_ctx.job.output_format.end();
-      };
-      for (const char* f : {"json", "pftrace", "otf2"})
-        if (has(f) && &c == &caps.front())
-          std::cerr << "rocprofv3-sim: output format '" << f
-                    << "' is not simulated; nothing is written for it\n";
-      out.csv = has("csv") || m_ctx.layout == 6;
-      out.rocpd = has("rocpd") && m_ctx.layout != 6;
-      std::vector<std::filesystem::path> files;
-      if (out.csv) {
-        files = write_csv(c, out);
-        for (const auto& f : files) requote_csv(f, m_ctx.quoting);
-      }
-      if (out.rocpd) {
-        const auto db = write_rocpd(c, out);
-        files.insert(files.end(), db.begin(), db.end());
-      }
-      if (faults.truncate) {
-        for (const char* name : {"_kernel_trace.csv", "_counter_collection.csv"}) {
-          std::filesystem::path p = out.prefix;
-          p += name;
-          if (std::filesystem::exists(p)) {
-            truncate_mid_row(p);
-            break;
-          }
-        }
-      }
-    }
-    std::cerr << timer_line(caps.empty() ? getpid() : caps.front().pid, "output generation",
-                            double(monotonic_ns() - t) * 1e-9);
+    write_outputs(m_ctx, caps, faults, counters);
   }
 
   PassContext m_ctx;
   std::vector<CounterRequest> m_groups;  // pmc_groups, resolved (empty: one counter set)
   std::deque<std::vector<PlannedDispatch>> m_token_plans;  // the requests' lengths applied
-  int m_region_repeats = 1;     // measured requests the application repeated
-  std::string m_events;         // the events file the stand-ins append to
-  bool m_app_reported = false;  // the application reported through the stand-ins
+  std::deque<Model> m_rank_models;  // each tensor-parallel rank's view: its own GPU agent
+  int m_region_repeats = 1;         // measured requests the application repeated
+  std::string m_events;             // the events file the stand-ins append to
+  bool m_app_reported = false;      // the application reported through the stand-ins
 };
 
 }  // namespace

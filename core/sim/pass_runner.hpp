@@ -31,6 +31,13 @@ struct PassContext {
   bool kernel_replay = false;
 };
 
+struct Faults;
+
+// Writes every capture's files (nothing under ROCPROF_SIM_WRITE_NOTHING); `counters` false drops
+// the counter files (an abort before any counter was read).
+void write_outputs(const PassContext& ctx, std::vector<ProcessCapture>& caps, const Faults& faults,
+                   bool counters);
+
 // Runs `app` once under `ctx` and says how the double must end.
 Outcome run_pass(PassContext ctx, const std::vector<std::string>& app);
 

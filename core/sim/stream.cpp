@@ -202,9 +202,17 @@ Stream make_stream(const Model& model, const std::vector<PlannedDispatch>& plan,
       dur = dur * model.counter_stretch + model.counter_overhead_ns;
     }
     t += std::max(gap, 200.0);
-    r.start = st.clock_base_ns + static_cast<uint64_t>(std::llround(t));
-    t += std::max(dur, 400.0);
-    r.end = st.clock_base_ns + static_cast<uint64_t>(std::llround(t));
+    if (sym.collective) {
+      // Arrive after this rank's delay; the reduction completes once the slowest rank is there.
+      t += st.rank_delay_ns;
+      r.start = st.clock_base_ns + static_cast<uint64_t>(std::llround(t));
+      t += st.max_rank_delay_ns - st.rank_delay_ns + std::max(dur, 400.0);
+      r.end = st.clock_base_ns + static_cast<uint64_t>(std::llround(t));
+    } else {
+      r.start = st.clock_base_ns + static_cast<uint64_t>(std::llround(t));
+      t += std::max(dur, 400.0);
+      r.end = st.clock_base_ns + static_cast<uint64_t>(std::llround(t));
+    }
     if (!visible) continue;
     out.records.push_back(r);
     if (r.collect && st.replay_passes > 1) {

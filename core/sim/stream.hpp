@@ -48,6 +48,12 @@ struct StreamSettings {
   // How many times the application repeated the measured request inside one run (the region's
   // dispatches occur that many times in a row).
   int region_repeats = 1;
+  // A tensor-parallel rank (Model::ranks): this rank's extra time before each collective, and the
+  // largest of all ranks'. Every rank runs with the same seed, so its compute between two
+  // collectives takes exactly as long as every other rank's; a collective starts at the rank's
+  // own arrival and ends, for all ranks alike, at the last arrival plus its modelled duration.
+  double rank_delay_ns = 0;
+  double max_rank_delay_ns = 0;
 };
 
 // Parsed --kernel-iteration-range: 1-based inclusive intervals. Throws CliFailure (exit 1) with the

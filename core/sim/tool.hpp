@@ -9,7 +9,8 @@
 //   integer Agent_Id ROCPROF_SIM_PERTURB    counters (default) | all | none: passes that may
 //   lose/repeat the
 //                          model's optional kernel
-//   ROCPROF_SIM_PROCESSES  2: a second profiled process (vLLM V1 EngineCore) runs the model
+//   ROCPROF_SIM_PROCESSES  2: a second profiled process (vLLM V1 EngineCore) runs the model;
+//                          N under a model with `ranks:`: N tensor-parallel rank processes
 //   ROCPROF_SIM_VERSION    the rocprofv3 release imitated (core/sim/version.hpp); default 7.13
 //   ROCPROF_SIM_STANDINS   the stand-ins' folder (core/sim/devices.hpp); the application gets
 //                          them on PYTHONPATH/LD_LIBRARY_PATH and reports through
@@ -17,7 +18,7 @@
 //   ROCPROF_SIM_CLOCK_BASE_NS  fixed timestamp origin (tests); default CLOCK_MONOTONIC at start
 //   Faults: ROCPROF_SIM_CRASH_AFTER=N (+ ROCPROF_SIM_CRASH_SIGNAL=SEGV|ABRT|TERM|INT|QUIT|KILL),
 //   ROCPROF_SIM_HANG_AFTER=N, ROCPROF_SIM_TRUNCATE=1, ROCPROF_SIM_EXIT_CODE=N,
-//   ROCPROF_SIM_WRITE_NOTHING=1.
+//   ROCPROF_SIM_WRITE_NOTHING=1, ROCPROF_SIM_RANK_DIES=R (tensor-parallel rank R killed mid-pass).
 #pragma once
 
 #include <string>

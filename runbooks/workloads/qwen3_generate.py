@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The measured workload: Qwen3-30B-A3B generating N tokens with vLLM on one AMD GPU.
+"""The measured workload: Qwen3-30B-A3B generating N tokens with vLLM on one or more AMD GPUs.
 
 Run under `rocprofv3 --selected-regions ... -- python3 qwen3_generate.py --tokens 64` (the runbook
 runbooks/qwen3-30b-a3b-mi300x.yaml does it for every pass):
-  * vLLM is called directly from Python (no HTTP server), tensor parallel 1;
+  * vLLM is called directly from Python (no HTTP server), tensor parallel 1 by default
+    (`--tensor-parallel N` for N GPUs of one node, see "Tensor parallelism" below);
   * the model is loaded and warmed up first, outside the measured region;
   * the GPU is synchronized, then the profiler is resumed with roctxProfilerResume;
   * exactly N output tokens (default 64) are generated for one prompt, greedy, ignore_eos, so the
@@ -36,9 +37,31 @@ Two ways reach the right process; this script takes the first:
      default process layout and scale to tensor_parallel_size > 1 (one region per rank), but it
      relies on the forked engine's tool state, on serializing callables or importing this module
      in the engine process, and on RPC ordering against the engine's busy loop. With one GPU it
-     buys nothing, so it is not used; a tensor-parallel runbook would need it.
+     buys nothing, so it is not used there; with --tensor-parallel N > 1 it is the only way, and
+     is used (see "Tensor parallelism").
 The kernels measured are the same either way: the multiprocessing setting moves the scheduler,
 not the model's GPU work.
+
+Tensor parallelism
+------------------
+`--tensor-parallel N` (N > 1) passes tensor_parallel_size=N (and `--expert-parallel` passes
+enable_expert_parallel=True, vLLM's spelling). vLLM then runs the model in N worker PROCESSES, one
+per rank, worker r on GPU r of those visible: the default distributed executor on one node is
+"mp" (vllm/config/parallel.py), MultiprocExecutor, which starts one WorkerProc per rank with
+local_rank = rank (vllm/v1/executor/multiproc_executor.py), and does so whatever
+VLLM_ENABLE_V1_MULTIPROCESSING says (that variable only keeps the engine core in this process).
+No process of ours launches a kernel, so the region is opened in every worker instead: the
+worker extension class kprof_worker_region.KprofWorkerRegion (beside this script; vLLM's
+worker_extension_cls, mixed into each worker by vllm/worker/worker_base.py) synchronizes the
+worker's GPU and calls roctxProfilerResume/Pause in that worker, reached through
+LLM.collective_rpc with the method's NAME (a callable would need
+VLLM_ALLOW_INSECURE_SERIALIZATION=1 to reach an EngineCore process: vllm/v1/serial_utils.py). The workers import that module by
+name, so this script's folder goes onto PYTHONPATH for them, and VLLM_WORKER_MULTIPROC_METHOD
+defaults to spawn: this script initializes HIP before LLM() (torch.cuda.is_available()), after
+which vLLM forces spawn anyway (vllm/utils, _maybe_force_spawn: "CUDA is initialized"; a forked
+child cannot re-initialize HIP). `--region-in workers|entry|auto` says where the region opens:
+auto is entry for N = 1 (as before) and workers for N > 1; `entry` with N > 1 is the old way, and
+records nothing in any rank (each rank's tool stays paused), which --check refuses.
 
 HIP graphs
 ----------
@@ -63,7 +86,9 @@ ROCm 7.0+) and a kernel variant is too rare in one request to give every group e
 its dispatches map onto the trace's as further samples.
 
 `--check` validates the arguments and the environment without importing vLLM or touching a GPU
-and prints one line; run it on a node before `kprof run`. Besides what a run needs, it reads the
+and prints one line; run it on a node before `kprof run`. With `--tensor-parallel N` it also
+requires N visible GPUs (the KFD topology's GPUs as ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES
+leave them), VLLM_WORKER_MULTIPROC_METHOD unset or spawn, and the region in the workers. Besides what a run needs, it reads the
 installed vLLM's version from its package metadata and refuses `--graph-mode none` before vLLM
 0.10.1: `cudagraph_mode` came with vllm-project/vllm PR #20059 ("New CLI flag cudagraph_mode is
 introduced in CompilationConfig"), merged after 0.10.0, and an older vLLM drops the key silently
@@ -83,15 +108,13 @@ reason is one line on stderr), 1 runtime failure.
 import argparse
 import ctypes
 import ctypes.util
-import glob
-import importlib.metadata
 import importlib.util
-import glob
 import os
-import re
-import shutil
-import subprocess
 import sys
+
+# The checks of the node (beside this script; its folder is first on sys.path when it runs).
+from qwen3_checks import (bundled_sdk_problem, graph_mode_problem, node_problem,
+                          tensor_parallel_problem)
 
 EXIT_USAGE = 2
 PROG = "qwen3_generate.py"
@@ -119,6 +142,13 @@ def parse_args(argv):
                         "kept), eager (--enforce-eager), vllm-default")
     p.add_argument("--max-model-len", type=int, default=4096)
     p.add_argument("--gpu-memory-utilization", type=float, default=0.90)
+    p.add_argument("--tensor-parallel", type=int, default=1,
+                   help="tensor_parallel_size: N worker processes, one per GPU (default 1)")
+    p.add_argument("--expert-parallel", action="store_true",
+                   help="enable_expert_parallel (MoE experts sharded over the ranks)")
+    p.add_argument("--region-in", choices=("auto", "entry", "workers"), default="auto",
+                   help="where roctxProfilerResume/Pause run: this process (entry), every vLLM "
+                        "worker (workers), or auto (entry for 1 GPU, workers for more)")
     p.add_argument("--check", action="store_true",
                    help="validate arguments and environment only (no vLLM import, no GPU)")
     args = p.parse_args(argv)
@@ -128,6 +158,12 @@ def parse_args(argv):
         p.error("--prompt-tokens + --tokens exceed --max-model-len")
     if not 0.0 < args.gpu_memory_utilization <= 1.0:
         p.error("--gpu-memory-utilization must be in (0, 1]")
+    if args.tensor_parallel < 1:
+        p.error("--tensor-parallel must be >= 1")
+    if args.expert_parallel and args.tensor_parallel < 2:
+        p.error("--expert-parallel needs --tensor-parallel 2 or more")
+    if args.region_in == "auto":
+        args.region_in = "workers" if args.tensor_parallel > 1 else "entry"
     return args
 
 
@@ -184,10 +220,10 @@ def visible_device_problem():
     return None
 
 
-def environment_problem():
+def environment_problem(args):
     """The first reason this script cannot measure here, or None. Imports nothing heavy."""
     mp = os.environ.get("VLLM_ENABLE_V1_MULTIPROCESSING")
-    if mp != "0":
+    if mp != "0" and args.region_in == "entry":
         return (f"VLLM_ENABLE_V1_MULTIPROCESSING={mp if mp is not None else '(unset, vLLM default 1)'}"
                 ": vLLM would run the model in its EngineCore process, which never resumes the "
                 "profiler; set VLLM_ENABLE_V1_MULTIPROCESSING=0 (the runbook's workload.env does)")
@@ -204,169 +240,6 @@ def environment_problem():
     return None
 
 
-CUDAGRAPH_MODE_SINCE = (0, 10, 1)  # vllm-project/vllm PR #20059, first released in 0.10.1
-
-
-def installed_version(dist):
-    """(major, minor, patch) and the text of an installed distribution's version, read from its
-    package metadata (nothing is imported); None when it has none (not installed, or a stand-in
-    without metadata)."""
-    try:
-        text = importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
-    if not m:
-        return None
-    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)), text
-
-
-def graph_mode_problem(mode):
-    """--graph-mode none on a vLLM that has no cudagraph_mode, or None."""
-    found = installed_version("vllm")
-    if mode != "none" or found is None or found[0] >= CUDAGRAPH_MODE_SINCE:
-        return None
-    return (f"--graph-mode none needs vLLM >= 0.10.1 (compilation_config cudagraph_mode, "
-            f"vllm-project/vllm#20059), but vLLM {found[1]} is installed: it would drop the key "
-            "silently and keep HIP graphs on; use --graph-mode eager (--enforce-eager: no graphs, "
-            "but no torch.compile either, so unfused kernels), or install vLLM >= 0.10.1")
-
-
-def package_dir(module):
-    """Where a package's files are, found without importing it; None when not installed."""
-    spec = importlib.util.find_spec(module)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return list(spec.submodule_search_locations)[0]
-
-
-def system_rocprofv3():
-    """The rocprofv3 a plain `rocprofv3` runs: PATH first, then $ROCM_PATH/bin."""
-    found = shutil.which("rocprofv3")
-    if found:
-        return found
-    candidate = os.path.join(os.environ.get("ROCM_PATH", "/opt/rocm"), "bin", "rocprofv3")
-    return candidate if os.path.isfile(candidate) else None
-
-
-def bundled_sdk_problem():
-    """A PyTorch wheel carrying its own rocprofiler-sdk next to a rocprofv3 of another ROCm tree,
-    or None."""
-    torch_dir = package_dir("torch")
-    if torch_dir is None:
-        return None
-    bundled = sorted(glob.glob(os.path.join(torch_dir, "lib", "librocprofiler-sdk*.so*")))
-    profiler = system_rocprofv3()
-    if not bundled or profiler is None:
-        return None
-    wheel_root = os.path.realpath(os.path.dirname(torch_dir))
-    tool_root = os.path.realpath(os.path.join(os.path.dirname(os.path.realpath(profiler)), ".."))
-    if os.path.realpath(os.path.dirname(bundled[0])).startswith(tool_root + os.sep):
-        return None  # the rocprofv3 of the wheel's own tree
-    own = [p for p in (os.path.join(torch_dir, "bin", "rocprofv3"),
-                       os.path.join(wheel_root, "_rocm_sdk_core", "bin", "rocprofv3"))
-           if os.path.isfile(p)]
-    use = (f"use the wheel's own {own[0]} (runbook profiler.path) with --rocm-root "
-           f"{os.path.dirname(os.path.dirname(own[0]))}") if own else (
-        "use a PyTorch built against that ROCm (no librocprofiler-sdk under torch/lib), or the "
-        "rocprofv3 of the ROCm the wheel bundles, with --rocm-root set to that tree")
-    return (f"PyTorch at {torch_dir} bundles its own rocprofiler-sdk "
-            f"({os.path.basename(bundled[0])}) while rocprofv3 is {profiler} (ROCm tree "
-            f"{tool_root}): two copies of the SDK in one process clash (missing symbols, the tool "
-            f"registered twice); {use}")
-
-
-def gpu_problem():
-    """None when the KFD topology has a gfx942 node. Each node's `properties` holds
-    `gfx_target_version` as major*10000 + minor*100 + stepping, 0 for a CPU (Linux
-    drivers/gpu/drm/amd/amdkfd/kfd_topology.c, node_show; kfd_device.c gives GC 9.4.2 90402). It
-    is what rocminfo reads through the ROCm runtime."""
-    top = os.environ.get("QWEN3_GENERATE_KFD_TOPOLOGY", "/sys/class/kfd/kfd/topology/nodes")
-    found = []
-    for props in sorted(glob.glob(os.path.join(top, "*", "properties"))):
-        with open(props) as f:
-            for line in f:
-                key, _, value = line.partition(" ")
-                if key == "gfx_target_version" and value.strip() not in ("", "0"):
-                    v = int(value)
-                    found.append(f"gfx{v // 10000}{(v // 100) % 100:x}{v % 100:x}")
-    if "gfx942" in found:
-        return None
-    if not found:
-        return (f"no GPU in the KFD topology ({top}); is the amdgpu driver loaded, and may this "
-                "user open /dev/kfd (groups render and video)?")
-    return f"no gfx942 (MI300X) GPU: the KFD topology has {', '.join(found)}"
-
-
-def hub_cache():
-    """The Hugging Face hub cache as huggingface_hub finds it (constants.py: HF_HUB_CACHE, else
-    $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub)."""
-    if os.environ.get("HF_HUB_CACHE"):
-        return os.environ["HF_HUB_CACHE"]
-    if os.environ.get("HF_HOME"):
-        return os.path.join(os.environ["HF_HOME"], "hub")
-    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(xdg, "huggingface", "hub")
-
-
-def weights_problem(model):
-    """None when `model` is a folder with weight files or is in the Hugging Face cache."""
-    def has_weights(folder):
-        return any(glob.glob(os.path.join(folder, "**", pattern), recursive=True)
-                   for pattern in ("*.safetensors", "*.bin"))
-    if os.path.isdir(model):
-        return None if has_weights(model) else f"{model} holds no *.safetensors or *.bin"
-    repo = os.path.join(hub_cache(), "models--" + model.replace("/", "--"), "snapshots")
-    if os.path.isdir(repo) and has_weights(repo):
-        return None
-    return (f"weights of {model} are neither a folder nor in the Hugging Face cache ({repo}); "
-            f"huggingface-cli download {model}, or pass --model FOLDER")
-
-
-def roofline_counters():
-    """The counters of kprof's roofline metric set (configs/metrics/roofline.yaml, two folders up
-    in the source tree and in share/kprof alike): its `counters:` list."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "..", "configs", "metrics", "roofline.yaml")
-    names, inside = [], False
-    with open(path) as f:
-        for line in f:
-            if line.startswith("counters:"):
-                inside = True
-            elif inside and line.startswith("  - "):
-                names.append(line[4:].split("#")[0].strip())
-            elif inside and line.strip() and not line.startswith(" "):
-                break
-    return names
-
-
-def counters_problem():
-    """None when `rocprofv3 --list-avail` lists every roofline counter."""
-    if shutil.which("rocprofv3") is None:
-        return "rocprofv3 is not on PATH: install ROCm 7.0+ (rocprofiler-sdk) or add /opt/rocm/bin"
-    try:
-        out = subprocess.run(["rocprofv3", "--list-avail"], capture_output=True, text=True,
-                             timeout=300)
-    except subprocess.TimeoutExpired:
-        return "rocprofv3 --list-avail did not answer in 300 s"
-    listed = {line.split(":", 1)[1].strip() for line in out.stdout.splitlines()
-              if line.split(":", 1)[0].strip().lower() == "counter_name"}
-    if out.returncode != 0 or not listed:
-        return f"rocprofv3 --list-avail listed no counter (exit {out.returncode})"
-    missing = [c for c in roofline_counters() if c not in listed]
-    if missing:
-        return f"rocprofv3 --list-avail lacks the roofline counters {', '.join(missing)}"
-    return None
-
-
-def node_problem(args):
-    """The first reason the node cannot run the measured generate: GPU, weights, counters."""
-    for problem in (gpu_problem(), weights_problem(args.model), counters_problem()):
-        if problem:
-            return problem
-    return None
-
-
 def llm_graph_kwargs(mode):
     if mode == "none":
         return {"compilation_config": {"cudagraph_mode": "NONE"}}
@@ -377,18 +250,22 @@ def llm_graph_kwargs(mode):
 
 def main(argv):
     args = parse_args(argv)
-    problem = environment_problem() or graph_mode_problem(args.graph_mode)
+    problem = environment_problem(args) or graph_mode_problem(args.graph_mode)
     if args.check:
-        problem = problem or bundled_sdk_problem()
+        problem = problem or tensor_parallel_problem(args) or bundled_sdk_problem()
         if problem:
             fail_usage(f"check failed: {problem}")
         problem = node_problem(args)
         if problem:
             fail_usage(f"check failed: {problem}")
         repeat = f" x{args.repeat}" if args.repeat > 1 else ""
+        engine = ("in-process vLLM engine" if args.tensor_parallel == 1 else
+                  f"tensor parallel {args.tensor_parallel}"
+                  f"{' with expert parallel' if args.expert_parallel else ''}, region in every "
+                  "worker")
         print(f"{PROG}: check ok: {args.model}, {args.tokens} tokens after a "
               f"{args.prompt_tokens}-token prompt{repeat}, graph mode {args.graph_mode}, "
-              "in-process vLLM engine, ROCTx found, gfx942 GPU, weights found, roofline counters "
+              f"{engine}, ROCTx found, gfx942 GPU, weights found, roofline counters "
               "available")
         return 0
     if problem:
@@ -403,10 +280,21 @@ def main(argv):
 
     # In-process engine and tensor_parallel_size=1: every kernel is launched by this process (see
     # the module docstring), so the region and the synchronizations below are in the right place.
-    llm = LLM(model=args.model, tensor_parallel_size=1, dtype="bfloat16",
+    # With more ranks the workers launch them, and open the region themselves (worker extension).
+    extra = {}
+    if args.expert_parallel:
+        extra["enable_expert_parallel"] = True
+    if args.region_in == "workers":
+        extra["worker_extension_cls"] = "kprof_worker_region.KprofWorkerRegion"
+        here = os.path.dirname(os.path.abspath(__file__))
+        old = os.environ.get("PYTHONPATH")
+        os.environ["PYTHONPATH"] = here + (os.pathsep + old if old else "")
+    if args.tensor_parallel > 1:
+        os.environ.setdefault("VLLM_WORKER_MULTIPROC_METHOD", "spawn")
+    llm = LLM(model=args.model, tensor_parallel_size=args.tensor_parallel, dtype="bfloat16",
               max_model_len=args.max_model_len,
               gpu_memory_utilization=args.gpu_memory_utilization, enable_prefix_caching=False,
-              **llm_graph_kwargs(args.graph_mode))
+              **llm_graph_kwargs(args.graph_mode), **extra)
     tokenizer = llm.get_tokenizer()
     # A fixed prompt of exactly prompt_tokens token ids, so every run has the same shapes.
     base = tokenizer.encode("The quick brown fox jumps over the lazy dog. ", add_special_tokens=False)
@@ -418,15 +306,23 @@ def main(argv):
 
     # Warm-up, outside the region: compiles Triton kernels, allocates the KV cache.
     llm.generate([prompt], params(args.warmup_tokens), use_tqdm=False)
-    torch.cuda.synchronize()
 
-    roctx.roctxProfilerResume(0)
+    def region(begin):
+        if args.region_in == "workers":
+            # Every rank synchronizes its GPU and resumes (pauses) its own tool: one result per rank.
+            done = llm.collective_rpc("kprof_region_begin" if begin else "kprof_region_end")
+            if len(done) != args.tensor_parallel:
+                raise RuntimeError(f"region reached {len(done)} of {args.tensor_parallel} workers")
+            return
+        torch.cuda.synchronize()
+        (roctx.roctxProfilerResume if begin else roctx.roctxProfilerPause)(0)
+
+    region(True)
     # One request, N tokens: vLLM schedules 1 prefill step then N-1 single-token decode steps;
     # --repeat runs that same request again, in order (no batching across repeats).
     outs = [llm.generate([prompt], params(args.tokens), use_tqdm=False)
             for _ in range(args.repeat)]
-    torch.cuda.synchronize()
-    roctx.roctxProfilerPause(0)
+    region(False)
 
     for out in outs:
         generated = len(out[0].outputs[0].token_ids)

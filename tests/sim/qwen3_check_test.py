@@ -25,8 +25,10 @@ def write(path, text="", mode=0o644):
 
 
 def roofline_counters():
-    """The counters the script's own --check looks for on --list-avail (its roofline_counters)."""
-    spec = importlib.util.spec_from_file_location("qwen3_generate", SCRIPT)
+    """The counters the script's own --check looks for on --list-avail (roofline_counters of
+    qwen3_checks.py, beside the script)."""
+    spec = importlib.util.spec_from_file_location(
+        "qwen3_checks", os.path.join(os.path.dirname(SCRIPT), "qwen3_checks.py"))
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     return script.roofline_counters()
@@ -56,12 +58,13 @@ class Check(unittest.TestCase):
         write(os.path.join(self.site, f"vllm-{version}.dist-info", "METADATA"),
               f"Metadata-Version: 2.1\nName: vllm\nVersion: {version}\n")
 
-    def check(self, *args):
+    def check(self, *args, env_extra=None):
         args = ("--model", self.model) + args
         env = {"PATH": os.path.join(self.rocm, "bin") + ":/usr/bin:/bin",
                "QWEN3_GENERATE_KFD_TOPOLOGY": self.topology,
                "PYTHONPATH": self.site, "LD_LIBRARY_PATH": ROCTX, "ROCM_PATH": self.rocm,
                "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "PYTHONNOUSERSITE": "1"}
+        env.update(env_extra or {})
         r = subprocess.run([sys.executable, "-S", SCRIPT, "--check", *args], env=env,
                            capture_output=True, text=True, timeout=60)
         return r.returncode, r.stdout + r.stderr
@@ -77,6 +80,35 @@ class Check(unittest.TestCase):
         code, out = self.check("--graph-mode", "eager")
         self.assertEqual(code, 0, out)
         self.assertIn("check ok", out)
+
+    def test_tensor_parallel_needs_its_gpus_spawned_workers_and_the_region_in_them(self):
+        self.vllm("0.11.0")
+        code, out = self.check("--tensor-parallel", "4")
+        self.assertEqual(code, 2, out)
+        self.assertIn("--tensor-parallel 4 needs 4 GPUs, but 1 are visible", out)
+        for node in ("2", "3", "4"):  # node 0 stays a CPU (gfx_target_version 0)
+            write(os.path.join(self.topology, node, "properties"), "gfx_target_version 90402\n")
+        write(os.path.join(self.topology, "0", "properties"), "gfx_target_version 0\n")
+        code, out = self.check("--tensor-parallel", "4", "--expert-parallel")
+        self.assertEqual(code, 0, out)
+        self.assertIn("tensor parallel 4 with expert parallel, region in every worker", out)
+        # Without VLLM_ENABLE_V1_MULTIPROCESSING=0: the workers are processes of their own anyway.
+        code, out = self.check("--tensor-parallel", "4",
+                               env_extra={"VLLM_ENABLE_V1_MULTIPROCESSING": "1"})
+        self.assertEqual(code, 0, out)
+        code, out = self.check("--tensor-parallel", "4", env_extra={"ROCR_VISIBLE_DEVICES": "0,1"})
+        self.assertEqual(code, 2, out)
+        self.assertIn("needs 4 GPUs, but 2 are visible", out)
+        code, out = self.check("--tensor-parallel", "4",
+                               env_extra={"VLLM_WORKER_MULTIPROC_METHOD": "fork"})
+        self.assertEqual(code, 2, out)
+        self.assertIn("VLLM_WORKER_MULTIPROC_METHOD=fork", out)
+        code, out = self.check("--tensor-parallel", "4", "--region-in", "entry")
+        self.assertEqual(code, 2, out)
+        self.assertIn("every rank would record nothing", out)
+        code, out = self.check("--expert-parallel")
+        self.assertEqual(code, 2, out)
+        self.assertIn("--expert-parallel needs --tensor-parallel 2 or more", out)
 
     def test_graph_mode_none_passes_from_vllm_0_10_1(self):
         self.vllm("0.10.1+rocm700")

@@ -5,8 +5,10 @@ model and the offline API the workload script uses, no model. It reproduces:
   vllm/envs.py) LLM() starts a separate engine process and the model's GPU work happens there; with
   0 the engine runs in the calling process (vllm/v1/engine/core_client.py, InprocClient vs
   SyncMPClient);
-* collective_rpc: a callable or worker method name run in the process that holds the worker
+* collective_rpc: a callable or worker method name run in every worker, one result per rank
   (vllm/entrypoints/llm.py, LLM.collective_rpc);
+* tensor_parallel_size N > 1: one worker process per rank on GPU local_rank (vllm/executor.py of
+  the stand-ins: MultiprocExecutor, worker_extension_cls, enable_expert_parallel recorded);
 * compilation_config / enforce_eager as given (recorded with the work, never acted on).
 """
 

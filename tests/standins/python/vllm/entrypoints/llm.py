@@ -1,10 +1,11 @@
-"""vllm.LLM, offline: the engine in this process or in an EngineCore child process."""
+"""vllm.LLM, offline: the engine in this process or in an EngineCore child process; its executor
+holds the worker(s) (vllm/executor.py of the stand-ins)."""
 
 import multiprocessing
 import os
 
-import _rocprof_sim
 from vllm import envs
+from vllm.executor import make_executor
 
 
 class _Completion:
@@ -26,28 +27,14 @@ class _Tokenizer:
         return [sum(map(ord, w)) % 151936 for w in text.split()]
 
 
-class _Worker:
-    """What vLLM's GPU worker does to the device, reported instead of done."""
-
-    def __init__(self, config):
-        import torch
-
-        torch.cuda._lazy_init()  # "No HIP GPUs are available" when HIP sees none
-        self.config = config
-        _rocprof_sim.emit("load", config["model"])
-
-    def generate(self, prompt_len, tokens):
-        # One request: 1 prefill step and tokens-1 decode steps of GPU work, in this process.
-        _rocprof_sim.emit("work", "generate", tokens, f"prompt={prompt_len}",
-                          f"cudagraph_mode={self.config['cudagraph_mode']}",
-                          f"eager={int(self.config['enforce_eager'])}")
-        return list(range(tokens))
-
-
 def _engine_core_main(conn, config):
-    """The EngineCore process: owns the worker, serves requests until told to stop."""
+    """The EngineCore process: owns the executor, serves requests until told to stop."""
+    if config["tp"] > 1:
+        # Its executor starts the worker processes, which a daemonic process may not do
+        # (multiprocessing); they are still ended with it (they are daemonic themselves).
+        multiprocessing.current_process().daemon = False
     try:
-        worker = _Worker(config)
+        executor = make_executor(config)
         conn.send(("ready", None))
     except Exception as e:  # noqa: BLE001 - reported to the parent like EngineCore's startup
         conn.send(("error", f"{type(e).__name__}: {e}"))
@@ -55,31 +42,29 @@ def _engine_core_main(conn, config):
     while True:
         op, args = conn.recv()
         if op == "stop":
+            executor.close()
             return
         try:
             if op == "generate":
-                conn.send(("ok", worker.generate(*args)))
+                conn.send(("ok", executor.generate(*args)))
             elif op == "rpc":
-                method, rargs = args
-                fn = getattr(worker, method) if isinstance(method, str) else method
-                conn.send(("ok", fn(*rargs) if isinstance(method, str) else fn(worker, *rargs)))
+                conn.send(("ok", executor.rpc(*args)))
         except Exception as e:  # noqa: BLE001
             conn.send(("error", f"{type(e).__name__}: {e}"))
 
 
 class _InprocClient:
     def __init__(self, config):
-        self.worker = _Worker(config)
+        self.executor = make_executor(config)
 
     def generate(self, prompt_len, tokens):
-        return self.worker.generate(prompt_len, tokens)
+        return self.executor.generate(prompt_len, tokens)
 
     def rpc(self, method, args):
-        fn = getattr(self.worker, method) if isinstance(method, str) else method
-        return fn(*args) if isinstance(method, str) else fn(self.worker, *args)
+        return self.executor.rpc(method, args)
 
     def close(self):
-        pass
+        self.executor.close()
 
 
 class _MPClient:
@@ -105,6 +90,14 @@ class _MPClient:
         return self._call("generate", (prompt_len, tokens))
 
     def rpc(self, method, args):
+        # Requests to a separate engine core are msgpack-encoded; a callable only passes with the
+        # pickle fallback (vllm-project/vllm vllm/v1/serial_utils.py, MsgpackEncoder.enc_hook; the
+        # message is upstream's, missing space included).
+        if not isinstance(method, str) and os.environ.get(
+                "VLLM_ALLOW_INSECURE_SERIALIZATION") != "1":
+            raise TypeError(f"Object of type {type(method)} is not serializableSet "
+                            "VLLM_ALLOW_INSECURE_SERIALIZATION=1 to allow fallback to "
+                            "pickle-based serialization.")
         return self._call("rpc", (method, args))
 
     def close(self):
@@ -115,16 +108,19 @@ class _MPClient:
 
 class LLM:
     def __init__(self, model, tensor_parallel_size=1, enforce_eager=False,
-                 compilation_config=None, **kwargs):
-        if tensor_parallel_size != 1:
-            raise NotImplementedError("the vLLM stand-in models tensor_parallel_size=1 only")
+                 compilation_config=None, enable_expert_parallel=False,
+                 worker_extension_cls="", **kwargs):
+        if tensor_parallel_size < 1:
+            raise ValueError("tensor_parallel_size must be >= 1")
         mode = None
         if isinstance(compilation_config, dict):
             mode = compilation_config.get("cudagraph_mode")
         if enforce_eager:
             mode = "NONE"  # vLLM: enforce_eager turns graphs (and torch.compile) off
         config = {"model": model, "enforce_eager": bool(enforce_eager),
-                  "cudagraph_mode": mode or "default"}
+                  "cudagraph_mode": mode or "default", "tp": int(tensor_parallel_size),
+                  "expert_parallel": bool(enable_expert_parallel),
+                  "worker_extension_cls": worker_extension_cls}
         self._client = (_MPClient(config) if envs.enable_v1_multiprocessing()
                         else _InprocClient(config))
 
@@ -140,7 +136,8 @@ class LLM:
         return outs
 
     def collective_rpc(self, method, timeout=None, args=(), kwargs=None):
-        return [self._client.rpc(method, tuple(args))]
+        """One result per worker (rank order), as vllm/entrypoints/llm.py LLM.collective_rpc."""
+        return self._client.rpc(method, tuple(args))
 
     def __del__(self):
         try:
