@@ -76,16 +76,20 @@ std::vector<KernelNameTotal> kernel_name_totals(CaptureDb& db, int64_t pass_id) 
   return out;
 }
 
-void for_each_variant_launch(CaptureDb& db, int64_t pass_id,
-                             const std::function<void(int64_t, int64_t, int64_t)>& fn) {
+void for_each_variant_launch(CaptureDb& db, int64_t pass_id, const std::vector<int64_t>& only,
+                             const std::function<void(int64_t variant_id)>& fn) {
+  if (only.empty()) return;
   guarded(db, "reading the launch sequence", [&] {
-    // Through dispatches_by_key (schema/0005_kernel_variants.sql): in key order, no sort.
+    // The ids are integers from the database, written into the statement (a set of a few
+    // variants; SQLite's IN list is then a small ephemeral index tried per index entry).
+    std::string in;
+    for (const int64_t v : only) in += (in.empty() ? "" : ",") + std::to_string(v);
     SQLite::Statement q(db.sql(),
-                        "SELECT variant_id, start_ns, end_ns FROM dispatch_rows WHERE pass_id = ? "
-                        "ORDER BY pid, dispatch_id");
+                        "SELECT variant_id FROM dispatch_rows WHERE pass_id = ? AND "
+                        "variant_id IN (" +
+                            in + ") ORDER BY pid, dispatch_id");
     q.bind(1, pass_id);
-    while (q.executeStep())
-      fn(q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64());
+    while (q.executeStep()) fn(q.getColumn(0).getInt64());
   });
 }
 

@@ -64,11 +64,11 @@ struct KernelNameTotal {
 };
 std::vector<KernelNameTotal> kernel_name_totals(CaptureDb& db, int64_t pass_id);
 
-// Pass `pass_id`'s dispatches in (pid, Dispatch_Id) order as integers only: the variant each
-// launched, its start and end (the trace's launch sequence, with its span).
-void for_each_variant_launch(
-    CaptureDb& db, int64_t pass_id,
-    const std::function<void(int64_t variant_id, int64_t start_ns, int64_t end_ns)>& fn);
+// The variant each dispatch of pass `pass_id` launched, in (pid, Dispatch_Id) order, for the
+// dispatches of the variants `only` lists (the trace's launch sequence of those kernels). Read
+// from the index dispatches_by_key alone (0010_pass_ranks.sql), never the table.
+void for_each_variant_launch(CaptureDb& db, int64_t pass_id, const std::vector<int64_t>& only,
+                             const std::function<void(int64_t variant_id)>& fn);
 
 // Rows of dispatch_rows of pass `pass_id` (the dispatches view has as many).
 int64_t dispatch_count(CaptureDb& db, int64_t pass_id);

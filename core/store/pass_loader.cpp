@@ -3,6 +3,7 @@
 #include <SQLiteCpp/VariadicBind.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 
@@ -10,6 +11,21 @@
 #include "core/store/json_text.hpp"
 
 namespace kprof::store {
+
+namespace {
+
+// One (process, agent)'s dispatches in a load: how many, and their span.
+struct ProcessCount {
+  int64_t dispatches = 0;
+  int64_t first_start_ns = INT64_MAX, last_end_ns = INT64_MIN;
+  void add(int64_t start_ns, int64_t end_ns) {
+    ++dispatches;
+    first_start_ns = std::min(first_start_ns, start_ns);
+    last_end_ns = std::max(last_end_ns, end_ns);
+  }
+};
+
+}  // namespace
 
 struct PassLoader::Impl {
   Impl(CaptureDb::Impl& d, int64_t pass)
@@ -88,9 +104,9 @@ struct PassLoader::Impl {
   std::unordered_map<std::string, int64_t> counter_names;
   // Dispatches stored per (pid, agent), written to pass_processes at commit. Rows come process by
   // process, so the last key is checked before the map.
-  std::map<std::pair<int64_t, int64_t>, int64_t> processes;
+  std::map<std::pair<int64_t, int64_t>, ProcessCount> processes;
   std::pair<int64_t, int64_t> last_process{0, 0};
-  int64_t* last_count = nullptr;
+  ProcessCount* last_count = nullptr;
 
   BulkInserters ins;
   BulkStmt intern_insert, intern_select, agent_insert, stat_insert, copy_insert, alloc_insert,
@@ -126,14 +142,17 @@ namespace {
 
 // Adds this load's per-process counts to the pass's (a pass may be loaded file set by file set).
 void store_processes(SQLite::Database& db, int64_t pass_id,
-                     const std::map<std::pair<int64_t, int64_t>, int64_t>& processes) {
+                     const std::map<std::pair<int64_t, int64_t>, ProcessCount>& processes) {
   SQLite::Statement st(db,
-                       "INSERT INTO pass_processes (pass_id, pid, agent, dispatches) "
-                       "VALUES (?, ?, ?, ?) ON CONFLICT (pass_id, pid, agent) "
-                       "DO UPDATE SET dispatches = dispatches + excluded.dispatches");
+                       "INSERT INTO pass_processes (pass_id, pid, agent, dispatches, "
+                       "first_start_ns, last_end_ns) VALUES (?, ?, ?, ?, ?, ?) "
+                       "ON CONFLICT (pass_id, pid, agent) DO UPDATE SET "
+                       "dispatches = dispatches + excluded.dispatches, "
+                       "first_start_ns = min(first_start_ns, excluded.first_start_ns), "
+                       "last_end_ns = max(last_end_ns, excluded.last_end_ns)");
   for (const auto& [key, n] : processes) {
     st.reset();
-    SQLite::bind(st, pass_id, key.first, key.second, n);
+    SQLite::bind(st, pass_id, key.first, key.second, n.dispatches, n.first_start_ns, n.last_end_ns);
     st.exec();
   }
 }
@@ -270,7 +289,7 @@ void PassLoader::dispatch(const DispatchRow& row) {
       m.last_count = &m.processes[key];
       m.last_process = key;
     }
-    ++*m.last_count;
+    m.last_count->add(row.start_ns, row.end_ns);
   });
 }
 

@@ -9,9 +9,11 @@ namespace kprof::store {
 std::vector<PassProcess> pass_processes(CaptureDb& db, int64_t pass_id) {
   auto& sql = db.sql();
   return guarded(db, "reading a pass's processes", [&] {
-    SQLite::Statement st(sql,
-                         "SELECT pid, agent, dispatches FROM pass_processes WHERE pass_id = ? "
-                         "ORDER BY pid, agent");
+    SQLite::Statement st(
+        sql,
+        "SELECT pid, agent, dispatches, first_start_ns, last_end_ns FROM pass_processes "
+        "WHERE pass_id = ? "
+        "ORDER BY pid, agent");
     st.bind(1, pass_id);
     std::vector<PassProcess> out;
     while (st.executeStep())

@@ -14,6 +14,7 @@ struct PassProcess {
   int64_t pid = 0;
   int64_t agent = 0;  // the N of "Agent N"
   int64_t dispatches = 0;
+  int64_t first_start_ns = 0, last_end_ns = 0;  // the span of those dispatches
   bool operator==(const PassProcess&) const = default;
 };
 

@@ -379,7 +379,7 @@ TEST(OpenMigrate, ForeignKeysAndChecksCatchMistakes) {
 
 // Version 10 counts every stored pass's dispatches per (process, agent) once, from its rows: a
 // version-9 file whose pass holds 2 dispatches of pid 7 on agent 1 and 1 of pid 8 on agent 2 reads
-// as those counts and as two ranks.
+// as those counts (spans 10-40 and 10-20) and as two ranks.
 TEST(OpenMigrate, AVersionNineDatabaseGainsItsPassProcessesAndRanks) {
   TempDir dir;
   const auto path = dir / "c.db";
@@ -399,7 +399,8 @@ TEST(OpenMigrate, AVersionNineDatabaseGainsItsPassProcessesAndRanks) {
         "(1, 2, 2, 1, 1, 7, 7, 30, 40, 1), (1, 1, 1, 2, 1, 8, 8, 10, 20, 1)");
   }
   CaptureDb db(path);
-  EXPECT_EQ(pass_processes(db, 1), (std::vector<PassProcess>{{7, 1, 2}, {8, 2, 1}}));
+  EXPECT_EQ(pass_processes(db, 1),
+            (std::vector<PassProcess>{{7, 1, 2, 10, 40}, {8, 2, 1, 10, 20}}));
   EXPECT_EQ(pass_ranks(db, 1), (std::vector<PassRank>{{0, 7, 1, 2}, {1, 8, 2, 1}}));
 }
 

@@ -37,8 +37,12 @@ TEST(PassRanks, EachGpuAgentIsARankDrivenByItsBusiestProcess) {
   CaptureDb db(dir / "c.db");
   const int64_t pass = testing::make_pass(db, testing::make_run(db), 0);
   load_tp_pass(db, pass);
-  EXPECT_EQ(pass_processes(db, pass),
-            (std::vector<PassProcess>{{40, 2, 2}, {41, 2, 3}, {41, 5, 1}, {42, 3, 4}}));
+  // testing::dispatch(id) starts at 1'000'000 + 100 id and ends 40 + id later: pid 40 ran ids
+  // 1-2, pid 41 ids 3-5 on agent 2 and 6 on agent 5, pid 42 ids 7-10.
+  EXPECT_EQ(pass_processes(db, pass), (std::vector<PassProcess>{{40, 2, 2, 1000100, 1000242},
+                                                                {41, 2, 3, 1000300, 1000545},
+                                                                {41, 5, 1, 1000600, 1000646},
+                                                                {42, 3, 4, 1000700, 1001050}}));
   // Agents 2, 3, 5 in order are ranks 0, 1, 2; agent 2's busiest process is 41 (3 > 2).
   EXPECT_EQ(pass_ranks(db, pass),
             (std::vector<PassRank>{{0, 41, 2, 3}, {1, 42, 3, 4}, {2, 41, 5, 1}}));
@@ -51,8 +55,12 @@ TEST(PassRanks, LoadsOfOnePassAddUpAndAnotherPassKeepsItsOwn) {
   const int64_t pass = testing::make_pass(db, run, 0);
   load_tp_pass(db, pass, 1);
   load_tp_pass(db, pass, 100);  // a second file set of the same processes
-  EXPECT_EQ(pass_processes(db, pass),
-            (std::vector<PassProcess>{{40, 2, 4}, {41, 2, 6}, {41, 5, 2}, {42, 3, 8}}));
+  // The second set's ids 100-109 end last: pid 40's id 101 at 1'010'100 + 141, pid 41's 104 and
+  // 105, pid 42's 109 at 1'010'900 + 149.
+  EXPECT_EQ(pass_processes(db, pass), (std::vector<PassProcess>{{40, 2, 4, 1000100, 1010241},
+                                                                {41, 2, 6, 1000300, 1010544},
+                                                                {41, 5, 2, 1000600, 1010645},
+                                                                {42, 3, 8, 1000700, 1011049}}));
   const int64_t other = testing::make_pass(db, run, 1);
   EXPECT_TRUE(pass_ranks(db, other).empty());  // nothing loaded into it
 }

@@ -62,38 +62,30 @@ TEST(KernelNameTotals, OneRowPerNameOverEveryVariantOfItInThePassOnly) {
   EXPECT_TRUE(kernel_name_totals(db, empty).empty());
 }
 
-TEST(VariantLaunches, VariantIdsStartsAndEndsInPidDispatchOrder) {
+TEST(VariantLaunches, TheListedVariantsInPidDispatchOrder) {
   TempDir dir;
   CaptureDb db(dir / "t.db");
   const int64_t run = testing::make_run(db);
   const int64_t pass = testing::make_pass(db, run, 0);
-  // Loaded (9, 4), (7, 6), (9, 2): read back (7, 6), (9, 2), (9, 4). Kernel ids 10 + id % 3: 11
-  // for id 4, 12 for id 2, 10 for id 6: three variants.
+  // Loaded (9, 4), (7, 6), (9, 2), (9, 7): in (pid, Dispatch_Id) order (7, 6), (9, 2), (9, 4),
+  // (9, 7). Kernel ids 10 + id % 3: 10 for ids 6, 12 for id 2, 11 for ids 4 and 7.
   load(db, pass,
        {testing::dispatch(4, "gemm", 9), testing::dispatch(6, "norm", 7),
-        testing::dispatch(2, "gemm", 9)});
-  std::map<int64_t, std::string> name_of;  // variant id -> kernel name
-  std::map<int64_t, int64_t> kernel_of;    // variant id -> kernel id
-  for_each_kernel_variant(db, pass, [&](const KernelVariant& v) {
-    name_of[v.id] = v.shape.kernel_name;
-    kernel_of[v.id] = v.shape.kernel_id;
-  });
-  ASSERT_EQ(name_of.size(), 3u);
-  std::vector<std::tuple<int64_t, int64_t, int64_t>> got;
-  for_each_variant_launch(
-      db, pass, [&](int64_t v, int64_t start, int64_t end) { got.emplace_back(v, start, end); });
-  ASSERT_EQ(got.size(), 3u);
-  // start 1'000'000 + 100 id, end start + 40 + id.
-  EXPECT_EQ(kernel_of[std::get<0>(got[0])], 10);  // (7, 6)
-  EXPECT_EQ(name_of[std::get<0>(got[0])], "norm");
-  EXPECT_EQ(std::get<1>(got[0]), 1'000'600);
-  EXPECT_EQ(std::get<2>(got[0]), 1'000'646);
-  EXPECT_EQ(kernel_of[std::get<0>(got[1])], 12);  // (9, 2)
-  EXPECT_EQ(std::get<1>(got[1]), 1'000'200);
-  EXPECT_EQ(std::get<2>(got[1]), 1'000'242);
-  EXPECT_EQ(kernel_of[std::get<0>(got[2])], 11);  // (9, 4)
-  EXPECT_EQ(std::get<1>(got[2]), 1'000'400);
-  EXPECT_EQ(std::get<2>(got[2]), 1'000'444);
+        testing::dispatch(2, "gemm", 9), testing::dispatch(7, "gemm", 9)});
+  std::map<int64_t, int64_t> variant_of;  // kernel id -> variant id (one shape each)
+  for_each_kernel_variant(db, pass,
+                          [&](const KernelVariant& v) { variant_of[v.shape.kernel_id] = v.id; });
+  ASSERT_EQ(variant_of.size(), 3u);
+  auto launches = [&](std::vector<int64_t> only) {
+    std::vector<int64_t> got;
+    for_each_variant_launch(db, pass, only, [&](int64_t v) { got.push_back(v); });
+    return got;
+  };
+  EXPECT_EQ(launches({variant_of[10], variant_of[11], variant_of[12]}),
+            (std::vector<int64_t>{variant_of[10], variant_of[12], variant_of[11], variant_of[11]}));
+  // Only kernel 11's variant: ids 4 and 7 of pid 9.
+  EXPECT_EQ(launches({variant_of[11]}), (std::vector<int64_t>{variant_of[11], variant_of[11]}));
+  EXPECT_TRUE(launches({}).empty());
 }
 
 }  // namespace

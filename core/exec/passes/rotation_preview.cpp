@@ -10,6 +10,7 @@
 #include "core/exec/passes/kernel_selection.hpp"
 #include "core/store/analysis_reads.hpp"
 #include "core/store/capture_db.hpp"
+#include "core/store/pass_ranks.hpp"
 
 namespace kprof::exec {
 
@@ -129,12 +130,12 @@ RotationPreview rotation_on_run(store::CaptureDb& db, int64_t run_id, const runb
   // agent and process): a variant's index is its first counted appearance in it.
   plan::RotationRequest q;
   std::vector<int> index_of_key(variant_of.keys.size(), -1);
-  int64_t first = INT64_MAX, last = 0;
-  store::for_each_variant_launch(db, trace->id, [&](int64_t variant, int64_t start, int64_t end) {
-    first = std::min(first, start);
-    last = std::max(last, end);
+  std::vector<int64_t> counted_ids;
+  for (const auto& [id, key] : variant_of.key_of)
+    if (key >= 0) counted_ids.push_back(id);
+  std::sort(counted_ids.begin(), counted_ids.end());
+  store::for_each_variant_launch(db, trace->id, counted_ids, [&](int64_t variant) {
     const auto it = variant_of.key_of.find(variant);
-    if (it == variant_of.key_of.end() || it->second < 0) return;  // not counted
     int& index = index_of_key[static_cast<size_t>(it->second)];
     if (index < 0) {
       index = static_cast<int>(p.variants.size());
@@ -146,6 +147,12 @@ RotationPreview rotation_on_run(store::CaptureDb& db, int64_t run_id, const runb
   if (q.sequence.empty()) {
     p.unavailable = "the trace holds no dispatch of the kernels the counter passes count";
     return p;
+  }
+  // The trace's span from its per-process spans (pass_ranks.hpp), not from its rows.
+  int64_t first = INT64_MAX, last = 0;
+  for (const auto& proc : store::pass_processes(db, trace->id)) {
+    first = std::min(first, proc.first_start_ns);
+    last = std::max(last, proc.last_end_ns);
   }
   p.region_ns = last > first ? last - first : 0;
   q.variants = p.variants.size();

@@ -10,12 +10,22 @@ CREATE TABLE pass_processes (
   pid        INTEGER NOT NULL,  -- Process_Id (or the %pid% file prefix)
   agent      INTEGER NOT NULL,  -- the N of "Agent N" the process dispatched to
   dispatches INTEGER NOT NULL CHECK (dispatches > 0),
+  first_start_ns INTEGER NOT NULL,  -- the earliest Start_Timestamp among them
+  last_end_ns    INTEGER NOT NULL,  -- the latest End_Timestamp among them
   PRIMARY KEY (pass_id, pid, agent)
 ) STRICT;
 
 -- Passes loaded before this version: counted once here.
-INSERT INTO pass_processes (pass_id, pid, agent, dispatches)
-  SELECT pass_id, pid, agent, count(*) FROM dispatch_rows GROUP BY pass_id, pid, agent;
+INSERT INTO pass_processes (pass_id, pid, agent, dispatches, first_start_ns, last_end_ns)
+  SELECT pass_id, pid, agent, count(*), min(start_ns), max(end_ns) FROM dispatch_rows
+  GROUP BY pass_id, pid, agent;
+
+-- The launch sequence in program order, (pid, Dispatch_Id), with the variant each launched, read
+-- from the index alone: `kprof plan` walks it for its rotation preview (core/exec/passes/
+-- rotation_preview.cpp), 10M rows in about 0.9 s of SQLite stepping instead of 1.5 s with a
+-- lookup of every row in the table.
+DROP INDEX dispatches_by_key;
+CREATE INDEX dispatches_by_key ON dispatch_rows(pass_id, pid, dispatch_id, variant_id);
 
 -- A rank is one GPU agent of the pass and the process that drove it: the process with the most
 -- dispatches on that agent (an API or engine process may launch a few kernels on a worker's GPU;
