@@ -6,6 +6,7 @@
 #include <SQLiteCpp/Database.h>
 
 #include "core/base/text.hpp"
+#include "core/exec/launch/launcher_choice.hpp"
 #include "core/store/pass_ranks.hpp"
 #include "tests/exec/executor_unit_fixture.hpp"
 
@@ -173,6 +174,32 @@ TEST(ExecutorRanks, UnwrittenRanksNeverFail) {
   EXPECT_EQ(run_runbook(base.rb, base.options, base.seams(launcher)).exit_code, 0);
   EXPECT_EQ(base.passes()[0].state, PassState::done);
   EXPECT_EQ(base.passes()[0].reason, "");
+}
+
+// Under Slurm a task is one pass: unwritten, it asks for one GPU per rank (workload.ranks: 4 →
+// --gres=gpu:4); fewer GPUs than ranks, written or given, is refused; 0 (ask for none) is kept.
+TEST(ExecutorRanks, SlurmTasksAskForOneGpuPerRank) {
+  const auto rb = [](const std::string& launcher) {
+    return runbook::parse_runbook(
+        "schema_version: 1\nname: g\nworkload:\n  command: [\"true\"]\n"
+        "  ranks: 4\nlauncher:\n  type: slurm\n" +
+            launcher,
+        "/tmp/g.yaml");
+  };
+  EXPECT_EQ(sbatch_options(rb(""), {}).gpus_per_task, 4);
+  EXPECT_EQ(sbatch_options(rb("  gpus_per_task: 8\n"), {}).gpus_per_task, 8);
+  EXPECT_EQ(sbatch_options(rb("  gpus_per_task: 0\n"), {}).gpus_per_task, 0);
+  LauncherFlags two;
+  two.gpus_per_task = 2;
+  try {
+    sbatch_options(rb(""), two);
+    ADD_FAILURE() << "2 GPUs for 4 ranks were asked";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.diagnostics().at(0).line(),
+              "a Slurm task would get 2 GPUs, but workload.ranks: 4 runs one worker per GPU (drop "
+              "--gpus-per-task and launcher.gpus_per_task (the default asks for 4), or give at "
+              "least 4)");
+  }
 }
 
 }  // namespace

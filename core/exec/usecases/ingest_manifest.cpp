@@ -6,9 +6,12 @@
 #include "core/base/error.hpp"
 #include "core/exec/node/run_lock.hpp"
 #include "core/exec/passes/pass_ingest.hpp"
+#include "core/exec/passes/rank_check.hpp"
 #include "core/exec/passes/runbook_hints.hpp"
 #include "core/ingest/discover.hpp"
 #include "core/runbook/runbook.hpp"
+#include "core/store/pass_ranks.hpp"
+#include "core/store/runbook_hints.hpp"
 
 namespace kprof::exec {
 
@@ -117,6 +120,9 @@ IngestedRun ingest_manifest_run(store::CaptureDb& db, const IngestRequest& reque
   out.name = request.run_name.value_or(first.run_name);
   out.id = run_for(db, out.name, first);
   bool all_done = true;
+  // The ranks each pass must hold, as the run's hints keep them (workload.ranks).
+  const auto hints = store::runbook_hints(db, out.id);
+  const std::optional<int> ranks = hints ? hints->ranks : std::nullopt;
   for (const auto& f : all) {
     const PassManifest& m = f.m;
     IngestedPass ip;
@@ -168,7 +174,11 @@ IngestedRun ingest_manifest_run(store::CaptureDb& db, const IngestRequest& reque
       const bool regions =
           m.region != RegionCut::none ||
           std::find(m.argv.begin(), m.argv.end(), "--selected-regions") != m.argv.end();
-      const Failure failure = judge_capture(db.row_counts(pass_id), m.kind, regions);
+      Failure failure = judge_capture(db.row_counts(pass_id), m.kind, regions);
+      if (failure.kind == FailureKind::none)
+        failure = judge_ranks(store::pass_ranks(db, pass_id), db.agents(pass_id), ranks, {},
+                              "run its task again and load its folder with kprof ingest")
+                      .failure;
       if (failure.kind == FailureKind::none)
         t.state = store::PassState::done;
       else
