@@ -103,6 +103,20 @@ int64_t run_for(store::CaptureDb& db, const std::string& name, const PassManifes
   return id;
 }
 
+// Whether a loaded pass holds something measured (judge_capture) and every rank the run expects
+// (judge_ranks).
+Failure judge_loaded(store::CaptureDb& db, int64_t pass_id, const PassManifest& m,
+                     std::optional<int> ranks) {
+  const bool regions =
+      m.region != RegionCut::none ||
+      std::find(m.argv.begin(), m.argv.end(), "--selected-regions") != m.argv.end();
+  const Failure failure = judge_capture(db.row_counts(pass_id), m.kind, regions);
+  if (failure.kind != FailureKind::none) return failure;
+  return judge_ranks(store::pass_ranks(db, pass_id), db.agents(pass_id), ranks, {},
+                     "run its task again and load its folder with kprof ingest")
+      .failure;
+}
+
 }  // namespace
 
 IngestedRun ingest_manifest_run(store::CaptureDb& db, const IngestRequest& request,
@@ -171,14 +185,7 @@ IngestedRun ingest_manifest_run(store::CaptureDb& db, const IngestRequest& reque
       t.reason = "the task wrote no capture file (see " + m.log_path + ")";
     } else {
       ip.files = ingest_attempt(db, pass_id, f.folder(), region);
-      const bool regions =
-          m.region != RegionCut::none ||
-          std::find(m.argv.begin(), m.argv.end(), "--selected-regions") != m.argv.end();
-      Failure failure = judge_capture(db.row_counts(pass_id), m.kind, regions);
-      if (failure.kind == FailureKind::none)
-        failure = judge_ranks(store::pass_ranks(db, pass_id), db.agents(pass_id), ranks, {},
-                              "run its task again and load its folder with kprof ingest")
-                      .failure;
+      const Failure failure = judge_loaded(db, pass_id, m, ranks);
       if (failure.kind == FailureKind::none)
         t.state = store::PassState::done;
       else
