@@ -16,9 +16,10 @@ int cmd_resume(const kprof::app::Args& args) {
   opts.add_options()("retry-failed", "re-run failed passes too")(
       "force", "resume even though the runbook changed since the run was recorded")(
       "gpus", po::value<std::string>()->value_name("LIST"),
-      "GPU indices, e.g. 0,1,2,3: counter passes run at once, one per listed GPU (default: one "
-      "pass at a time)")("db", po::value<std::string>(),
-                         "with a RUNBOOK: the database, instead of the runbook's `database`")(
+      "GPU indices, e.g. 0,1,2,3: counter passes run at once, one per listed GPU, or per "
+      "workload.ranks consecutive GPUs (default: one pass at a time)")(
+      "db", po::value<std::string>(),
+      "with a RUNBOOK: the database, instead of the runbook's `database`")(
       "quiet,q", "no progress lines; only the summary")(
       "target", po::value<std::string>(),
       "the capture database, or the runbook whose database to resume");

@@ -54,8 +54,8 @@ int cmd_run(const kprof::app::Args& all_args) {
   opts.add_options()("simulate",
                      "run the rocprofv3 test double (rocprofv3-sim) instead of rocprofv3")(
       "gpus", po::value<std::string>()->value_name("LIST"),
-      "GPU indices, e.g. 0,1,2,3: counter passes run at once, one per listed GPU (default: one "
-      "pass at a time)")(
+      "GPU indices, e.g. 0,1,2,3: counter passes run at once, one per listed GPU, or per "
+      "workload.ranks consecutive GPUs (default: one pass at a time)")(
       "db", po::value<std::string>(),
       "capture database (default: the runbook's `database`; one-line: NAME.db here)")(
       "quiet,q", "no progress lines; only the summary")(

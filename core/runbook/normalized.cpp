@@ -104,6 +104,7 @@ void print_workload(Printer& p, const Workload& w) {
          "no limit");
   p.line(1, "repeat_option", opt_str(w.repeat_option.value), w.repeat_option,
          "the request is not repeated");
+  p.line(1, "ranks", std::to_string(w.ranks.value), w.ranks, "one process drives the GPU");
 }
 
 void print_profiler(Printer& p, const Profiler& pr) {

@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 inline const std::vector<std::string> k_top_keys = {
     "schema_version", "name",     "description", "workload", "profiler", "target", "passes",
     "retry",          "database", "captures",    "analysis", "launcher", "sim"};
-inline const std::vector<std::string> k_workload_keys = {"command", "shell",   "env",
-                                                         "cwd",     "timeout", "repeat_option"};
+inline const std::vector<std::string> k_workload_keys = {"command", "shell",         "env",  "cwd",
+                                                         "timeout", "repeat_option", "ranks"};
 inline const std::vector<std::string> k_profiler_keys = {
     "backend",          "path",       "output_format", "selected_regions",
     "truncate_kernels", "extra_args", "agent_index"};

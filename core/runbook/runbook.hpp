@@ -79,6 +79,12 @@ struct Workload {
   // request R times inside one application run (runbooks/workloads/qwen3_generate.py: --repeat);
   // nullopt: the workload cannot repeat it.
   Located<std::optional<std::string>> repeat_option;
+  // The processes that each drive one GPU in every pass (tensor x pipeline parallel, one node),
+  // 1..64, default 1. rocprofiler-sdk writes each process's output at its own finalization, so a
+  // worker killed at teardown leaves a pass without that rank's rows while the profiler still
+  // exits 0: exec fails such a pass (core/exec/passes/pass_ingest.hpp, judge_ranks), and a
+  // --gpus slot is this many GPUs.
+  Located<int> ranks;
 };
 
 struct Profiler {

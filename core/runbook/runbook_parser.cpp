@@ -35,6 +35,7 @@ void Parser::defaults(Runbook& rb) {
   def(rb.workload.cwd, m_dir);
   def(rb.workload.timeout, std::optional<std::chrono::milliseconds>{});
   def(rb.workload.repeat_option, std::optional<std::string>{});
+  def(rb.workload.ranks, 1);
   def(rb.profiler.backend, std::string("rocprofv3"));
   def(rb.profiler.path, std::string("rocprofv3"));
   def(rb.profiler.output_format, OutputFormat::csv);

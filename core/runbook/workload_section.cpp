@@ -49,6 +49,8 @@ void Parser::workload(const Entry& e, Workload& w) {
         set(w.repeat_option, std::optional<std::string>(*s), *c);
     }
   }
+  // The bound is launcher.gpus_per_task's: one node's GPUs.
+  read_int(*m, "ranks", w.ranks, 1, 64);
 }
 
 void Parser::command(const Entry& e, bool shell, Workload& w) {

@@ -47,7 +47,7 @@ std::vector<Row> pass_rows(CaptureDb::Impl& impl, const char* doing, const Tbl& 
 void delete_pass_rows(SQLite::Database& db, int64_t pass_id) {
   for (const char* table :
        {"counter_values", "dispatch_rows", "kernel_variants", "kernel_stats", "agents",
-        "memory_copies", "memory_allocations", "api_calls", "ingest_stats"}) {
+        "memory_copies", "memory_allocations", "api_calls", "ingest_stats", "pass_processes"}) {
     SQLite::Statement st(db, std::string("DELETE FROM ") + table + " WHERE pass_id = ?");
     st.bind(1, pass_id);
     st.exec();

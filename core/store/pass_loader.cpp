@@ -140,7 +140,8 @@ void require_file(const std::optional<int64_t>& file_id, const char* row_kind) {
 
 namespace {
 
-// Adds this load's per-process counts to the pass's (a pass may be loaded file set by file set).
+// Stores this load's per-process counts. The loader deleted the pass's earlier rows, counts
+// included (delete_pass_rows), so they are the counts of the rows it holds.
 void store_processes(SQLite::Database& db, int64_t pass_id,
                      const std::map<std::pair<int64_t, int64_t>, ProcessCount>& processes) {
   SQLite::Statement st(db,

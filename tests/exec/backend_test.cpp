@@ -207,12 +207,12 @@ TEST(Rocprofv3Backend, ReadsTheVersionOnce) {
 
 TEST(GpuSelect, RocrVisibleDevicesAloneSelectsTheDevice) {
   const auto rb = runbook_of("");
-  EXPECT_EQ(gpu_slot_envs({0, 3}, rb, {}),
+  EXPECT_EQ(gpu_slot_envs({{0}, {3}}, rb, {}),
             (std::vector<store::EnvDelta>{{{"ROCR_VISIBLE_DEVICES", "0"}},
                                           {{"ROCR_VISIBLE_DEVICES", "3"}}}));
   EXPECT_TRUE(gpu_slot_envs({}, rb, {}).empty());
   // An inherited allocation (Slurm): --gpus indexes it.
-  EXPECT_EQ(gpu_slot_envs({1}, rb, {{"ROCR_VISIBLE_DEVICES", "4,5,6,7"}}),
+  EXPECT_EQ(gpu_slot_envs({{1}}, rb, {{"ROCR_VISIBLE_DEVICES", "4,5,6,7"}}),
             (std::vector<store::EnvDelta>{{{"ROCR_VISIBLE_DEVICES", "5"}}}));
 }
 
@@ -226,22 +226,53 @@ std::string error_of(const std::function<void()>& f) {
   return "no error";
 }
 
+// workload.ranks: 4 makes a slot of 4 consecutive --gpus entries; ROCR_VISIBLE_DEVICES lists them
+// in order (an inherited list is indexed entry by entry). Without ranks each GPU is a slot.
+TEST(GpuSelect, SlotsOfRanksGpus) {
+  const auto rb = runbook::parse_runbook(
+      "schema_version: 1\nname: g\nworkload:\n  command: [\"true\"]\n  ranks: 4\n", "/tmp/g.yaml");
+  const std::vector<int> eight{0, 1, 2, 3, 4, 5, 6, 7};
+  const auto slots = gpu_slots(eight, rb);
+  EXPECT_EQ(slots, (std::vector<std::vector<int>>{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+  EXPECT_EQ(gpu_slot_envs(slots, rb, {}),
+            (std::vector<store::EnvDelta>{{{"ROCR_VISIBLE_DEVICES", "0,1,2,3"}},
+                                          {{"ROCR_VISIBLE_DEVICES", "4,5,6,7"}}}));
+  // Inherited 10,11,12,13,14,15,16,17: slot {4,5,6,7} is its entries 4 to 7.
+  EXPECT_EQ(
+      gpu_slot_envs({{4, 5, 6, 7}}, rb, {{"ROCR_VISIBLE_DEVICES", "10,11,12,13,14,15,16,17"}}),
+      (std::vector<store::EnvDelta>{{{"ROCR_VISIBLE_DEVICES", "14,15,16,17"}}}));
+  EXPECT_TRUE(gpu_slots({}, rb).empty());
+  EXPECT_EQ(gpu_slots({3, 1}, runbook_of("")), (std::vector<std::vector<int>>{{3}, {1}}));
+  // 6 GPUs are one slot of 4 and 2 left over; the example keeps the list's first whole slot.
+  EXPECT_EQ(error_of([&] {
+              gpu_slots({0, 1, 2, 3, 4, 5}, rb);
+            }),
+            "/tmp/g.yaml:5:10: --gpus 0,1,2,3,4,5: 6 GPUs do not make slots of workload.ranks: 4 "
+            "(each pass runs 4 worker processes, one per GPU) (list a multiple of 4 GPUs, e.g. "
+            "--gpus 0,1,2,3)");
+  // Fewer GPUs than one slot: the example is the first 4.
+  EXPECT_EQ(error_of([&] { gpu_slots({6}, rb); }),
+            "/tmp/g.yaml:5:10: --gpus 6: 1 GPU does not make slots of workload.ranks: 4 (each pass "
+            "runs 4 worker processes, one per GPU) (list a multiple of 4 GPUs, e.g. --gpus "
+            "0,1,2,3)");
+}
+
 TEST(GpuSelect, RefusesVariablesThatWouldIndexTheOneDevice) {
   const auto rb = runbook::parse_runbook(
       "schema_version: 1\nname: g\nworkload:\n  command: [\"true\"]\n"
       "  env: {HIP_VISIBLE_DEVICES: \"0\"}\n",
       "/tmp/g.yaml");
-  EXPECT_EQ(error_of([&] { gpu_slot_envs({1}, rb, {}); }),
+  EXPECT_EQ(error_of([&] { gpu_slot_envs({{1}}, rb, {}); }),
             "/tmp/g.yaml:5:9: workload.env sets HIP_VISIBLE_DEVICES, which would index the one "
             "device --gpus leaves (remove it from the runbook; --gpus selects the device with "
             "ROCR_VISIBLE_DEVICES)");
   EXPECT_EQ(error_of([&] {
-              gpu_slot_envs({1}, runbook_of(""), {{"CUDA_VISIBLE_DEVICES", "2"}});
+              gpu_slot_envs({{1}}, runbook_of(""), {{"CUDA_VISIBLE_DEVICES", "2"}});
             }),
             "--gpus: CUDA_VISIBLE_DEVICES=2 is set in kprof's environment and would index the one "
             "device --gpus leaves (unset CUDA_VISIBLE_DEVICES (--gpus sets ROCR_VISIBLE_DEVICES))");
   EXPECT_EQ(error_of([&] {
-              gpu_slot_envs({2}, runbook_of(""), {{"ROCR_VISIBLE_DEVICES", "4,5"}});
+              gpu_slot_envs({{2}}, runbook_of(""), {{"ROCR_VISIBLE_DEVICES", "4,5"}});
             }),
             "--gpus: GPU 2 is not in ROCR_VISIBLE_DEVICES=4,5 (2 devices, numbered from 0) (pick "
             "indices into that list, or unset ROCR_VISIBLE_DEVICES)");

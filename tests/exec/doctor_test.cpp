@@ -225,6 +225,17 @@ std::vector<Breakage> breakages() {
                       "cat '" + (k_data / "rocm-smi-showproductname-mi300x.txt").string() + "'\n");
        },
        "✘ GPUs: 2 listed by rocm-smi --showproductname, which gives no architecture"},
+      {"fewer GPUs than ranks",  // rocminfo lists one MI300X
+       [](const Node& n) {
+         std::string text = read_text(n.runbook());
+         text.insert(text.find("workload:\n") + 10, "  ranks: 2\n");
+         write_file(n.runbook(), text);
+       },
+       [](const Node& n) {
+         write_file(n.runbook(), read_text(k_src / "runbooks" / "qwen3-30b-a3b-mi300x.yaml"));
+       },
+       "✘ GPUs: 1 × gfx942 (AMD Instinct MI300X), from rocminfo; workload.ranks: 2 needs 2 (each "
+       "pass runs one worker per GPU)"},
       {"invalid runbook",
        [](const Node& n) { write_file(n.runbook(), read_text(n.runbook()) + "colour: blue\n"); },
        [](const Node& n) {

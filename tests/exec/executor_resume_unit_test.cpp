@@ -34,8 +34,8 @@ TEST(ExecutorUnit, InterruptCancelsRunningAttemptsAndResumeRunsOnlyTheRest) {
   EXPECT_EQ(r.status, store::RunStatus::interrupted);
   EXPECT_EQ(owner_seen, "running fake fake-1");
   ASSERT_EQ(launcher.started.size(), 3u);
-  EXPECT_EQ(launcher.started[1].gpu, 0);
-  EXPECT_EQ(launcher.started[2].gpu, 1);
+  EXPECT_EQ(launcher.started[1].gpus, std::vector<int>{0});
+  EXPECT_EQ(launcher.started[2].gpus, std::vector<int>{1});
   EXPECT_EQ(launcher.started[1].env.at("ROCR_VISIBLE_DEVICES"), "0");
   EXPECT_EQ(launcher.started[2].env.at("ROCR_VISIBLE_DEVICES"), "1");
   ASSERT_EQ(launcher.cancels.size(), 1u);

@@ -29,7 +29,7 @@ TEST(ExecutorUnit, SuccessRunsTraceThenCounterPassesWithTheBackendsCommands) {
   EXPECT_EQ(trace.log_path, pass_log(f.rb, r.run_id, 0));
   EXPECT_EQ(trace.timeout, 90s);  // the runbook's workload.timeout, enforced by the launcher
   EXPECT_EQ(trace.env.at("FAKEPROF"), "1");
-  EXPECT_FALSE(trace.gpu);
+  EXPECT_TRUE(trace.gpus.empty());
   EXPECT_EQ(trace.name, "kprof run " + std::to_string(r.run_id) + " pass 0");
   // The counter passes run after the trace, filtered to its top 2 kernels by total duration.
   for (size_t i = 1; i < 3; ++i) {

@@ -67,7 +67,7 @@ TEST(KernelReplayRun, EveryLaunchCarriesEveryGroupInTwoRunsAndAgreesWithApplicat
 
 // Refused before anything runs, at the runbook position, with what to do: a rocprofv3 whose
 // --help offers no kernel replay (here the double imitating ROCm 7.13), a vLLM workload that
-// runs the model in a second process, and one that launches HIP graphs.
+// runs the model in a second process, a tensor-parallel one, and one that launches HIP graphs.
 TEST(KernelReplayRun, RefusedWhereTheProfilerOrTheWorkloadCannot) {
   TempDir dir;
   const std::string model = write_model(dir);
@@ -103,6 +103,13 @@ TEST(KernelReplayRun, RefusedWhereTheProfilerOrTheWorkloadCannot) {
   EXPECT_NE(graphs.output.find("runs HIP graph launches once, unreplayed"), std::string::npos)
       << graphs.output;
   EXPECT_NE(graphs.output.find("use --graph-mode none"), std::string::npos) << graphs.output;
+  // Tensor parallelism: one worker process per GPU, and kernel replay follows one process.
+  const Ran tp = rb("tp", "]\n  ranks: 2" + in_process.substr(1));
+  EXPECT_EQ(tp.result.exit_code, 2) << tp.output;
+  EXPECT_NE(tp.output.find(":5:10: passes.counters.replay: kernel replays one process only, but "
+                           "workload.ranks: 2 runs 2 worker processes"),
+            std::string::npos)
+      << tp.output;
   EXPECT_EQ(rb("fine", ", --gpu-memory-utilization, \"0.05\"" + in_process).result.exit_code, 0);
 }
 

@@ -25,7 +25,7 @@ struct PlanFixture {
   TempDir dir;
   RunbookPlanRequest request;
 
-  explicit PlanFixture(const std::string& counters) {
+  explicit PlanFixture(const std::string& counters, int ranks = 0) {
     write_script(dir / "rocprofv3",
                  "echo '         version: 1.0.0'\n"
                  "echo '    rocm_version: 7.0.2'\n");
@@ -35,6 +35,7 @@ struct PlanFixture {
     y.profiler = "  path: ./rocprofv3\n  output_format: csv\n";
     y.counters = counters;
     y.database = "p.db";
+    y.ranks = ranks;
     write_file(dir / "p.yaml", runbook_yaml(y));
     request.runbook = dir / "p.yaml";
   }
@@ -68,6 +69,35 @@ TEST(RunbookPlan, PlansTheNextRunsCommandsAndEachGpuSlot) {
   EXPECT_NE(text.find("commands of run 1 in " + p.rb.database.value.string()), std::string::npos)
       << text;
   EXPECT_NE(text.find("GPU slot 1 adds: "), std::string::npos) << text;
+}
+
+// workload.ranks: 2 makes --gpus 0,1,2,3 two slots of two GPUs each, {0,1} and {2,3}; the plan
+// shows each slot's ROCR_VISIBLE_DEVICES. Three GPUs are not whole slots: refused at the key.
+TEST(RunbookPlan, ShowsSlotsOfRanksGpus) {
+  PlanFixture f("SQ_WAVES", 2);
+  f.request.gpus = "0,1,2,3";
+  const RunbookPlan p = plan_runbook(f.request);
+  EXPECT_EQ(p.slots, (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+  const auto j = nlohmann::json::parse(plan_json(p));
+  ASSERT_EQ(j["gpu_slots"].size(), 2u);
+  EXPECT_EQ(j["gpu_slots"][1]["gpus"].get<std::vector<int>>(), (std::vector<int>{2, 3}));
+  EXPECT_EQ(j["gpu_slots"][1]["env"],
+            nlohmann::json::parse(R"([["ROCR_VISIBLE_DEVICES", "2,3"]])"));  // [name, value] pairs
+  const std::string text = plan_text(p, 0);
+  EXPECT_NE(text.find("GPU slot 0,1 adds: ROCR_VISIBLE_DEVICES=0,1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU slot 2,3 adds: ROCR_VISIBLE_DEVICES=2,3\n"), std::string::npos) << text;
+
+  f.request.gpus = "0,1,2";
+  try {
+    plan_runbook(f.request);
+    ADD_FAILURE() << "three GPUs in slots of two were planned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.diagnostics().at(0).line(),
+              (f.dir / "p.yaml").string() +
+                  ":5:10: --gpus 0,1,2: 3 GPUs do not make slots of workload.ranks: 2 (each pass "
+                  "runs 2 worker processes, one per GPU) (list a multiple of 2 GPUs, e.g. --gpus "
+                  "0,1)");
+  }
 }
 
 TEST(RunbookPlan, TheNextRunIdFollowsTheDatabasesLastRunAndDbMovesTheFolders) {

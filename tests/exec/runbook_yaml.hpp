@@ -12,6 +12,7 @@ struct RunbookYaml {
   std::string name = "small";
   std::string command;  // workload.command as a YAML flow list: "[\"./app\", \"--tokens\", \"8\"]"
   std::string timeout;  // workload.timeout ("60s"); empty: no limit
+  int ranks = 0;        // workload.ranks; 0: not written
   std::string profiler = "  output_format: csv\n";  // the lines under `profiler:`
   bool stats = false;                               // passes.trace.stats: true
   std::string counters;             // passes.counters.counters ("A, B"); empty: no counter pass
@@ -25,6 +26,7 @@ inline std::string runbook_yaml(const RunbookYaml& r) {
   std::string y =
       "schema_version: 1\nname: " + r.name + "\nworkload:\n  command: " + r.command + "\n";
   if (!r.timeout.empty()) y += "  timeout: " + r.timeout + "\n";
+  if (r.ranks > 0) y += "  ranks: " + std::to_string(r.ranks) + "\n";
   y += "profiler:\n" + r.profiler +
        "target:\n  arch: gfx942\npasses:\n  trace:\n    enabled: true\n";
   if (r.stats) y += "    stats: true\n";

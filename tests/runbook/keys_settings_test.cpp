@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "core/runbook/normalized.hpp"
 #include "tests/runbook/keys_fixture.hpp"
 
 namespace kprof::runbook::testing {
@@ -12,6 +13,32 @@ namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
+
+// --- workload.ranks ---------------------------------------------------------------------------
+
+// The processes that each drive one GPU in every pass: default 1 (not written), 1..64, a whole
+// number; normalised with its position.
+TEST_F(Keys, WorkloadRanks) {
+  const Runbook def = load(k_minimal);
+  EXPECT_EQ(def.workload.ranks.value, 1);
+  EXPECT_FALSE(def.workload.ranks.from_file);
+  const Runbook rb = load(with("  ranks: 4\n"));
+  EXPECT_EQ(rb.workload.ranks.value, 4);
+  EXPECT_TRUE(rb.workload.ranks.from_file);
+  EXPECT_EQ(rb.workload.ranks.pos.line, 5);
+  EXPECT_EQ(rb.workload.ranks.pos.col, 10);
+  EXPECT_NE(format_normalized(rb).find("  ranks: 4 "), std::string::npos) << format_normalized(rb);
+  EXPECT_NE(format_normalized(def).find("# default: one process drives the GPU"),
+            std::string::npos);
+  EXPECT_EQ(load(with("  ranks: 64\n")).workload.ranks.value, 64);
+  EXPECT_EQ(error(with("  ranks: 0\n")),
+            "rb.yaml:5:10: workload.ranks: 0 is out of range (use 1 to 64)");
+  EXPECT_EQ(error(with("  ranks: 65\n")),
+            "rb.yaml:5:10: workload.ranks: 65 is out of range (use 1 to 64)");
+  const std::string not_int = error(with("  ranks: two\n"));
+  EXPECT_EQ(not_int.rfind("rb.yaml:5:10: workload.ranks: expected a whole number", 0), 0u)
+      << not_int;
+}
 
 // --- retry, database, captures ----------------------------------------------------------------
 

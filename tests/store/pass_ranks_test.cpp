@@ -1,6 +1,6 @@
 // The processes and ranks of a pass (pass_ranks.hpp): counted as the loader stores dispatches,
-// summed over loads of the same pass, rolled back with a failed load, and read as ranks by the
-// rule of 0010_pass_ranks.sql. The rows are made up here; each expectation is derived from them
+// replaced by a later load of the same pass, rolled back with a failed load, and read as ranks by
+// the rule of 0010_pass_ranks.sql. The rows are made up here; each expectation is derived from them
 // in the comment beside it.
 #include <gtest/gtest.h>
 
@@ -48,19 +48,20 @@ TEST(PassRanks, EachGpuAgentIsARankDrivenByItsBusiestProcess) {
             (std::vector<PassRank>{{0, 41, 2, 3}, {1, 42, 3, 4}, {2, 41, 5, 1}}));
 }
 
-TEST(PassRanks, LoadsOfOnePassAddUpAndAnotherPassKeepsItsOwn) {
+// A load replaces the pass's rows (the loader deletes them first), and its counts with them: a
+// second load of the same processes counts them once, as the dispatch rows it leaves (10).
+TEST(PassRanks, ALoadReplacesThePassCountsAndAnotherPassKeepsItsOwn) {
   TempDir dir;
   CaptureDb db(dir / "c.db");
   const int64_t run = testing::make_run(db);
   const int64_t pass = testing::make_pass(db, run, 0);
   load_tp_pass(db, pass, 1);
-  load_tp_pass(db, pass, 100);  // a second file set of the same processes
-  // The second set's ids 100-109 end last: pid 40's id 101 at 1'010'100 + 141, pid 41's 104 and
-  // 105, pid 42's 109 at 1'010'900 + 149.
-  EXPECT_EQ(pass_processes(db, pass), (std::vector<PassProcess>{{40, 2, 4, 1000100, 1010241},
-                                                                {41, 2, 6, 1000300, 1010544},
-                                                                {41, 5, 2, 1000600, 1010645},
-                                                                {42, 3, 8, 1000700, 1011049}}));
+  load_tp_pass(db, pass, 100);  // the pass loaded again: ids 100-109 replace ids 1-10
+  EXPECT_EQ(pass_processes(db, pass), (std::vector<PassProcess>{{40, 2, 2, 1010000, 1010241},
+                                                                {41, 2, 3, 1010200, 1010544},
+                                                                {41, 5, 1, 1010500, 1010645},
+                                                                {42, 3, 4, 1010600, 1011049}}));
+  EXPECT_EQ(db.row_counts(pass).dispatches, 10);
   const int64_t other = testing::make_pass(db, run, 1);
   EXPECT_TRUE(pass_ranks(db, other).empty());  // nothing loaded into it
 }

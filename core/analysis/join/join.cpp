@@ -43,25 +43,51 @@ struct Process {
   int64_t pid = 0;
   int64_t first_start = 0;
   size_t size = 0;
+  std::map<int64_t, size_t> agents;  // dispatches per agent
 };
 
-// Pairs processes of the two passes: by start order when both have the same number of processes,
-// otherwise largest with largest (a short helper process may exist in one rerun only).
+// A pass's ranks as 0010_pass_ranks.sql defines them (per agent, its busiest process, ties to the
+// lower pid); empty unless each is a process of its own (one driving two GPUs has no one agent).
+std::map<int64_t, const Process*> ranks_of(const std::vector<Process>& ps) {
+  std::map<int64_t, const Process*> out;
+  for (const auto& p : ps)
+    for (const auto& [agent, n] : p.agents) {
+      const Process*& best = out[agent];
+      const size_t most = best ? best->agents.at(agent) : 0;
+      if (!best || n > most || (n == most && p.pid < best->pid)) best = &p;
+    }
+  std::set<const Process*> distinct;
+  for (const auto& a : out) distinct.insert(a.second);
+  if (distinct.size() != out.size()) out.clear();
+  return out;
+}
+
+// Pairs processes of the two passes. Tensor-parallel workers start together in any order: when
+// both passes have the same agents of two ranks or more, rank processes pair by agent (the worker
+// of the same GPU). The others pair by start order when both have as many, otherwise largest with
+// largest (a short helper process may exist in one rerun only).
 std::vector<std::pair<const Process*, const Process*>> pair_processes(
     const std::vector<Process>& trace, const std::vector<Process>& counters) {
   std::vector<std::pair<const Process*, const Process*>> out;
-  if (trace.size() == counters.size()) {
-    for (size_t i = 0; i < trace.size(); ++i) out.emplace_back(&trace[i], &counters[i]);
-    return out;
+  const auto tr = ranks_of(trace), cr = ranks_of(counters);
+  std::set<const Process*> ranked;  // of both passes
+  if (tr.size() >= 2 && tr.size() == cr.size() &&
+      std::equal(tr.begin(), tr.end(), cr.begin(),
+                 [](const auto& a, const auto& b) { return a.first == b.first; }))
+    for (const auto& [agent, c] : cr) {
+      out.emplace_back(tr.at(agent), c);
+      ranked.insert({tr.at(agent), c});
+    }
+  std::vector<const Process*> t, c;  // the others, in start order
+  for (const auto& p : trace)
+    if (!ranked.count(&p)) t.push_back(&p);
+  for (const auto& p : counters)
+    if (!ranked.count(&p)) c.push_back(&p);
+  if (t.size() != c.size()) {
+    const auto larger = [](const Process* a, const Process* b) { return a->size > b->size; };
+    std::stable_sort(t.begin(), t.end(), larger);
+    std::stable_sort(c.begin(), c.end(), larger);
   }
-  auto by_size = [](const std::vector<Process>& v) {
-    std::vector<const Process*> p;
-    for (const auto& x : v) p.push_back(&x);
-    std::stable_sort(p.begin(), p.end(),
-                     [](const Process* a, const Process* b) { return a->size > b->size; });
-    return p;
-  };
-  auto t = by_size(trace), c = by_size(counters);
   for (size_t i = 0; i < std::min(t.size(), c.size()); ++i) out.emplace_back(t[i], c[i]);
   return out;
 }
@@ -115,6 +141,7 @@ PassScan scan(const JoinInput& in, const std::unordered_set<uint32_t>* keep, Ide
     if (p.size == 0 || r.start_ns < p.first_start) p.first_start = r.start_ns;
     p.pid = r.pid;
     ++p.size;  // process size counts every dispatch, so pairing does not depend on the filter
+    ++p.agents[r.agent];
     out.names.insert(r.name);
     ++out.size;
     if (auto& runs = out.traced[r.pid]; runs.size() <= k_max_runs) {

@@ -42,7 +42,10 @@ SbatchOptions sbatch_options(const runbook::Runbook& rb, const LauncherFlags& f)
   o.job_name = "kprof-" + rb.name.value;
   o.partition = f.partition.value_or(rb.launcher.partition.value);
   o.time_limit = f.time.value_or(rb.launcher.time.value);
-  o.gpus_per_task = f.gpus_per_task.value_or(rb.launcher.gpus_per_task.value);
+  // Unwritten, a task asks for one GPU per rank: a tensor-parallel pass runs one worker per GPU.
+  const int per_task = rb.launcher.gpus_per_task.from_file ? rb.launcher.gpus_per_task.value
+                                                           : rb.workload.ranks.value;
+  o.gpus_per_task = f.gpus_per_task.value_or(per_task);
   for (const auto& a : rb.launcher.sbatch_args.value) o.extra_args.push_back(a.value);
   for (const auto& a : f.sbatch_args) {
     if (const auto instead = runbook::sbatch_option_owned_by_kprof(a))
@@ -53,6 +56,13 @@ SbatchOptions sbatch_options(const runbook::Runbook& rb, const LauncherFlags& f)
   if (o.gpus_per_task < 0 || o.gpus_per_task > 64)
     throw Error::input("--gpus-per-task " + std::to_string(o.gpus_per_task) + " is out of range",
                        "give 0..64 (0: ask Slurm for no GPU)");
+  if (o.gpus_per_task > 0 && o.gpus_per_task < rb.workload.ranks.value)
+    throw Error::input("a Slurm task would get " + std::to_string(o.gpus_per_task) +
+                           " GPUs, but workload.ranks: " + std::to_string(rb.workload.ranks.value) +
+                           " runs one worker per GPU",
+                       "drop --gpus-per-task and launcher.gpus_per_task (the default asks for " +
+                           std::to_string(rb.workload.ranks.value) + "), or give at least " +
+                           std::to_string(rb.workload.ranks.value));
   return o;
 }
 

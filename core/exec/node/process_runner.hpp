@@ -52,7 +52,7 @@ struct LaunchSpec {
   std::function<void(const std::string& id)> on_id;
   std::string name;                  // "run 3 pass 2": a batch job's name
   std::filesystem::path output_dir;  // where the profiler writes (exists, emptied)
-  std::optional<int> gpu;            // --gpus: the device of this attempt's slot
+  std::vector<int> gpus;             // --gpus: the devices of this attempt's slot; empty: none
   std::optional<int64_t> ordinal;    // the pass's ordinal (a Slurm array task id)
   // The profiler release the command was built for (ProfilerVersion::release_key, and its summary
   // for messages): a launcher that runs it on another node checks that node's release first.

@@ -19,10 +19,14 @@ std::string pass_label(bool trace, long long ordinal, int counter_passes) {
 }
 
 namespace {
-// "pass 2 (counters 2/3) on gpu 1": the ordinal, as `plan`, `status` and `query passes` print it.
-std::string label_of(long long ordinal, bool trace, int counter_passes, int gpu) {
+// "pass 2 (counters 2/3) on gpu 1" (or "on gpus 4,5,6,7"): the ordinal, as `plan`, `status` and
+// `query passes` print it.
+std::string label_of(long long ordinal, bool trace, int counter_passes,
+                     const std::vector<int>& gpus) {
+  std::string on;
+  for (int g : gpus) on += (on.empty() ? "" : ",") + std::to_string(g);
   return "pass " + std::to_string(ordinal) + " (" + pass_label(trace, ordinal, counter_passes) +
-         ")" + (gpu >= 0 ? " on gpu " + std::to_string(gpu) : "");
+         ")" + (gpus.empty() ? "" : (gpus.size() == 1 ? " on gpu " : " on gpus ") + on);
 }
 }  // namespace
 
@@ -110,9 +114,9 @@ void Progress::message(const std::string& text) {
 }
 
 void Progress::pass_started(long long ordinal, bool trace, const std::vector<std::string>& counters,
-                            int gpu) {
+                            const std::vector<int>& gpus) {
   (void)counters;  // named in `kprof plan` and `kprof query DB passes`; too long for a label
-  m_running[ordinal] = {label_of(ordinal, trace, m_counter_passes, gpu), trace, m_now()};
+  m_running[ordinal] = {label_of(ordinal, trace, m_counter_passes, gpus), trace, m_now()};
   if (m_quiet) return;
   if (!m_tty) {
     m_os << "kprof: [" << m_done << "/" << m_total << "] " << m_running[ordinal].label

@@ -43,9 +43,9 @@ class Progress {
   // Durations of an earlier run of the same runbook: the estimate until a pass of this run ends.
   void set_earlier_run(const std::vector<std::chrono::milliseconds>& took, long long run_id);
   void message(const std::string& text);
-  // gpu < 0: no --gpus.
+  // gpus: the pass's --gpus slot; empty: no --gpus.
   void pass_started(long long ordinal, bool trace, const std::vector<std::string>& counters,
-                    int gpu);
+                    const std::vector<int>& gpus);
   // status: done | failed | retry | interrupted.
   void pass_finished(long long ordinal, const std::string& status, std::chrono::milliseconds took,
                      const std::string& reason);

@@ -68,6 +68,12 @@ ReplayChoice kernel_replay_choice(const runbook::Runbook& rb, const ProfilerBack
 std::optional<ReplayLimit> kernel_replay_limit(const runbook::Runbook& rb) {
   const std::string why = "passes.counters.replay: kernel ";
   SourcePos pos = rb.workload.command.pos;
+  if (rb.workload.ranks.value > 1)
+    return ReplayLimit{rb.workload.ranks.pos,
+                       why + "replays one process only, but workload.ranks: " +
+                           std::to_string(rb.workload.ranks.value) + " runs " +
+                           std::to_string(rb.workload.ranks.value) + " worker processes",
+                       "write replay: auto (or application)"};
   if (const auto v = env_value(rb, "ROCPROF_SIM_PROCESSES", &pos); v && *v == "2")
     return ReplayLimit{pos,
                        why +

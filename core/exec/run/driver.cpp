@@ -38,7 +38,8 @@ Driver::Driver(store::CaptureDb& db, const runbook::Runbook& rb, const ProfilerB
       m_run_id(run_id),
       m_recorded_sha(db.find_run(run_id).value_or(store::RunInfo{}).runbook_sha256),
       m_options(options),
-      m_slot_env(gpu_slot_envs(options.gpus, rb, current_environment())),
+      m_slots(gpu_slots(options.gpus, rb)),
+      m_slot_env(gpu_slot_envs(m_slots, rb, current_environment())),
       m_host(host_name()),
       m_progress(out_of(options), options.tty.value_or(::isatty(STDOUT_FILENO) == 1),
                  options.quiet) {}

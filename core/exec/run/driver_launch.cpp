@@ -22,15 +22,14 @@ using store::PassKind;
 using store::PassState;
 
 int Driver::work_width(int ready) const {
-  return m_launcher.schedules_itself()
-             ? ready
-             : static_cast<int>(std::max<size_t>(m_options.gpus.size(), 1));
+  return m_launcher.schedules_itself() ? ready
+                                       : static_cast<int>(std::max<size_t>(m_slots.size(), 1));
 }
 
 size_t Driver::slot_count(size_t ready) const {
   return m_launcher.schedules_itself() ? std::max<size_t>(1, ready)
-         : m_options.gpus.empty()      ? 1
-                                       : m_options.gpus.size();
+         : m_slots.empty()             ? 1
+                                       : m_slots.size();
 }
 
 LaunchSpec Driver::spec_of(const Job& j, size_t slot) {
@@ -50,7 +49,7 @@ LaunchSpec Driver::spec_of(const Job& j, size_t slot) {
   if (m_rb.workload.timeout.value) s.timeout = *m_rb.workload.timeout.value;
   s.kill_grace = m_options.kill_grace;
   s.name = "kprof run " + std::to_string(m_run_id) + " pass " + std::to_string(j.ordinal);
-  if (slot < m_options.gpus.size()) s.gpu = m_options.gpus[slot];
+  if (slot < m_slots.size()) s.gpus = m_slots[slot];
   s.profiler_release = m_backend.version().release_key();
   s.profiler_release_text = m_backend.version().summary();
   return s;
@@ -138,7 +137,7 @@ LaunchSpec Driver::prepare(Job& j, size_t slot) {
     log << "kprof: attempt " << *t.attempts << ": " << rerunnable_line(spec) << "\n";
   }
   m_progress.pass_started(j.ordinal, j.kind == PassKind::trace, j.counters,
-                          slot < m_options.gpus.size() ? m_options.gpus[slot] : -1);
+                          slot < m_slots.size() ? m_slots[slot] : std::vector<int>{});
   return spec;
 }
 

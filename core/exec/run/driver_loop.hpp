@@ -104,6 +104,9 @@ class Driver {
   std::optional<Job> handle(Finished& f);
   void fail_unplannable(const store::PassInfo& p, const std::string& why);
   void ingest(const Job& j);
+  // Loads the attempt's files (inside the caller's transaction) and judges what they hold: the
+  // capture (judge_capture) and its ranks (judge_ranks); `note` gets what is said but not failed.
+  Failure load_and_judge(const Job& j, size_t slot, std::string& note);
   ExecResult finish();
 
   store::CaptureDb& m_db;
@@ -114,6 +117,7 @@ class Driver {
   int64_t m_run_id;
   std::string m_recorded_sha;  // the runbook's sha256 the run recorded (a resume --force differs)
   const ExecOptions& m_options;
+  std::vector<std::vector<int>> m_slots;    // --gpus in slots of workload.ranks GPUs
   std::vector<store::EnvDelta> m_slot_env;  // --gpus: the variables of each GPU slot
   std::string m_host;
   Progress m_progress;

@@ -7,10 +7,13 @@
 #include "core/base/crash_point.hpp"
 #include "core/base/duration.hpp"
 #include "core/base/error.hpp"
+#include "core/base/text.hpp"
 #include "core/exec/passes/pass_ingest.hpp"
+#include "core/exec/passes/rank_check.hpp"
 #include "core/exec/profiler/failure.hpp"
 #include "core/exec/run/driver_loop.hpp"
 #include "core/ingest/group_check.hpp"
+#include "core/store/pass_ranks.hpp"
 
 namespace kprof::exec::driver_detail {
 
@@ -39,23 +42,20 @@ std::optional<Job> Driver::handle(Finished& f) {
     // a `running` pass holding rows. A capture judged empty or unreadable is rolled back whole,
     // so the pass holds nothing it did not measure. The PassLoader loads in a savepoint of it.
     store::WriteTransaction tx(m_db, store::WriteKind::bulk_load);
-    try {
-      ingest(j);
-      failure =
-          judge_capture(m_db.row_counts(j.pass_id), j.kind, m_rb.profiler.selected_regions.value);
-    } catch (const ingest::GroupMismatch& e) {
-      // Readable output whose groups cannot be told apart: the same command gives the same.
-      failure = {FailureKind::deterministic, e.what()};
-    } catch (const Error& e) {
-      // The profiler exited 0 but left unreadable or no output (a crash in its finalizer, a
-      // full disk): another attempt may write it whole.
-      failure = {FailureKind::transient, std::string("ingest failed: ") + e.what()};
-    }
+    std::string note;
+    failure = load_and_judge(j, f.slot, note);
     if (failure.kind == FailureKind::none) {
       t.state = PassState::done;
-      t.reason = j.last_failure.empty() ? std::string()
-                                        : "succeeded on attempt " + std::to_string(j.tries) +
-                                              " after: " + j.last_failure;
+      std::string reason =
+          j.last_failure.empty()
+              ? std::string()
+              : "succeeded on attempt " + std::to_string(j.tries) + " after: " + j.last_failure;
+      if (!note.empty()) {
+        reason += (reason.empty() ? "" : "; ") + note;
+        std::ofstream(pass_log(m_rb, m_run_id, j.ordinal), std::ios::app)
+            << "kprof: " << note << "\n";
+      }
+      t.reason = reason;
       m_db.set_pass_state(j.pass_id, t);
       tx.commit();
       crash_point("commit.pass_done");
@@ -104,6 +104,31 @@ void Driver::fail_unplannable(const store::PassInfo& p, const std::string& why) 
   t.reason = why + std::string(k_not_retried);
   m_db.set_pass_state(p.id, t);
   m_progress.pass_finished(p.ordinal, "failed", std::chrono::milliseconds(0), *t.reason);
+}
+
+Failure Driver::load_and_judge(const Job& j, size_t slot, std::string& note) {
+  try {
+    ingest(j);
+    const Failure capture =
+        judge_capture(m_db.row_counts(j.pass_id), j.kind, m_rb.profiler.selected_regions.value);
+    if (capture.kind != FailureKind::none) return capture;
+    // The ranks are read in the transaction that loaded them: a pass missing one is never done.
+    const auto& ranks = m_rb.workload.ranks;
+    const RankCheck r =
+        judge_ranks(store::pass_ranks(m_db, j.pass_id), m_db.agents(j.pass_id),
+                    ranks.from_file ? std::optional<int>(ranks.value) : std::nullopt,
+                    slot < m_slots.size() ? m_slots[slot] : std::vector<int>{},
+                    "kprof resume --retry-failed " + shell_quote(m_db.path().string()));
+    note = r.note;
+    return r.failure;
+  } catch (const ingest::GroupMismatch& e) {
+    // Readable output whose groups cannot be told apart: the same command gives the same.
+    return {FailureKind::deterministic, e.what()};
+  } catch (const Error& e) {
+    // The profiler exited 0 but left unreadable or no output (a crash in its finalizer, a
+    // full disk): another attempt may write it whole.
+    return {FailureKind::transient, std::string("ingest failed: ") + e.what()};
+  }
 }
 
 // The files of an attempt whose profiler exited 0, loaded into its pass (pass_ingest.hpp), kept

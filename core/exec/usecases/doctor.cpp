@@ -90,7 +90,7 @@ void runbook_checks(DoctorReport& report, runbook::Runbook& rb, const DoctorRequ
                                  rb.target.arch.value + ")",
                              {}});
   } else {
-    report.checks.push_back(check_gpus(rb.target.arch.value, env));
+    report.checks.push_back(check_gpus(rb.target.arch.value, env, rb.workload.ranks.value));
     for (auto& c : check_python_packages(rb)) report.checks.push_back(std::move(c));
     if (auto w = check_model_weights(rb)) report.checks.push_back(std::move(*w));
   }

@@ -167,7 +167,7 @@ store::EnvDelta workload_env(const runbook::Runbook& rb) {
   return env;
 }
 
-DoctorCheck check_gpus(const std::string& arch, const store::EnvDelta& env) {
+DoctorCheck check_gpus(const std::string& arch, const store::EnvDelta& env, int ranks) {
   std::vector<GpuAgent> gpus;
   std::string from;
   std::vector<std::string> tried;
@@ -212,6 +212,14 @@ DoctorCheck check_gpus(const std::string& arch, const store::EnvDelta& env) {
   if (!match)
     return failed(found + "; the runbook's target.arch is " + arch,
                   "run on a node with a " + arch + " GPU, or set target.arch to the GPU's");
+  const auto usable = std::count_if(
+      gpus.begin(), gpus.end(), [&](const GpuAgent& g) { return arch.empty() || g.arch == arch; });
+  if (usable < ranks)
+    return failed(found + "; workload.ranks: " + std::to_string(ranks) + " needs " +
+                      std::to_string(ranks) + " (each pass runs one worker per GPU)",
+                  "run on a node with " + std::to_string(ranks) + " " +
+                      (arch.empty() ? std::string("GPUs") : arch + " GPUs") +
+                      " visible, or lower workload.ranks to what the workload runs");
   return passed(found);
 }
 

@@ -20,8 +20,9 @@ namespace kprof::exec {
 store::EnvDelta workload_env(const runbook::Runbook& rb);
 
 // The GPUs from `rocminfo`, else `amd-smi static --asic`, else `rocm-smi --showproductname`; passes
-// when one has `arch` (any GPU when `arch` is empty).
-DoctorCheck check_gpus(const std::string& arch, const store::EnvDelta& env);
+// when one has `arch` (any GPU when `arch` is empty) and, for a tensor-parallel workload, when
+// `ranks` of them have it (each pass runs one worker per GPU, workload.ranks).
+DoctorCheck check_gpus(const std::string& arch, const store::EnvDelta& env, int ranks = 1);
 
 // PyTorch and vLLM of the workload's python (its argv[0] when it is a python), found without
 // importing either: nothing when the workload is not a python program.

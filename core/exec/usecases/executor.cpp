@@ -151,7 +151,8 @@ ExecResult run_runbook(const runbook::Runbook& given, const ExecOptions& options
   // Planned before the database is touched: a bad runbook or plan leaves no trace. The commands
   // are made with the run's id once it exists (their paths hold it).
   const RunPlan rp = plan_of(seams, rb, *backend);
-  gpu_slot_envs(options.gpus, rb, current_environment());  // refuses a bad --gpus setting early
+  // Refuses a bad --gpus setting early.
+  gpu_slot_envs(gpu_slots(options.gpus, rb), rb, current_environment());
   const auto chosen = chosen_launcher(rb, options, seams);
 
   const fs::path db_path = rb.database.value;

@@ -6,9 +6,12 @@
 #include "core/base/error.hpp"
 #include "core/exec/node/run_lock.hpp"
 #include "core/exec/passes/pass_ingest.hpp"
+#include "core/exec/passes/rank_check.hpp"
 #include "core/exec/passes/runbook_hints.hpp"
 #include "core/ingest/discover.hpp"
 #include "core/runbook/runbook.hpp"
+#include "core/store/pass_ranks.hpp"
+#include "core/store/runbook_hints.hpp"
 
 namespace kprof::exec {
 
@@ -100,6 +103,20 @@ int64_t run_for(store::CaptureDb& db, const std::string& name, const PassManifes
   return id;
 }
 
+// Whether a loaded pass holds something measured (judge_capture) and every rank the run expects
+// (judge_ranks).
+Failure judge_loaded(store::CaptureDb& db, int64_t pass_id, const PassManifest& m,
+                     std::optional<int> ranks) {
+  const bool regions =
+      m.region != RegionCut::none ||
+      std::find(m.argv.begin(), m.argv.end(), "--selected-regions") != m.argv.end();
+  const Failure failure = judge_capture(db.row_counts(pass_id), m.kind, regions);
+  if (failure.kind != FailureKind::none) return failure;
+  return judge_ranks(store::pass_ranks(db, pass_id), db.agents(pass_id), ranks, {},
+                     "run its task again and load its folder with kprof ingest")
+      .failure;
+}
+
 }  // namespace
 
 IngestedRun ingest_manifest_run(store::CaptureDb& db, const IngestRequest& request,
@@ -117,6 +134,9 @@ IngestedRun ingest_manifest_run(store::CaptureDb& db, const IngestRequest& reque
   out.name = request.run_name.value_or(first.run_name);
   out.id = run_for(db, out.name, first);
   bool all_done = true;
+  // The ranks each pass must hold, as the run's hints keep them (workload.ranks).
+  const auto hints = store::runbook_hints(db, out.id);
+  const std::optional<int> ranks = hints ? hints->ranks : std::nullopt;
   for (const auto& f : all) {
     const PassManifest& m = f.m;
     IngestedPass ip;
@@ -165,10 +185,7 @@ IngestedRun ingest_manifest_run(store::CaptureDb& db, const IngestRequest& reque
       t.reason = "the task wrote no capture file (see " + m.log_path + ")";
     } else {
       ip.files = ingest_attempt(db, pass_id, f.folder(), region);
-      const bool regions =
-          m.region != RegionCut::none ||
-          std::find(m.argv.begin(), m.argv.end(), "--selected-regions") != m.argv.end();
-      const Failure failure = judge_capture(db.row_counts(pass_id), m.kind, regions);
+      const Failure failure = judge_loaded(db, pass_id, m, ranks);
       if (failure.kind == FailureKind::none)
         t.state = store::PassState::done;
       else

@@ -7,6 +7,7 @@
 
 #include "core/base/table.hpp"
 #include "core/base/text.hpp"
+#include "core/exec/node/gpu_select.hpp"
 
 namespace kprof::exec {
 
@@ -291,7 +292,9 @@ std::string plan_json(const RunbookPlan& bp) {
   if (bp.estimate) j["estimate"] = estimate_json(*bp.estimate);
   j["gpu_slots"] = nlohmann::ordered_json::array();
   for (size_t i = 0; i < bp.slot_envs.size(); ++i)
-    j["gpu_slots"].push_back({{"gpu", bp.gpus[i]}, {"env", env_json(bp.slot_envs[i])}});
+    j["gpu_slots"].push_back({{"gpu", bp.slots[i].front()},  // its first GPU, as before ranks
+                              {"gpus", bp.slots[i]},
+                              {"env", env_json(bp.slot_envs[i])}});
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
@@ -379,8 +382,8 @@ std::string plan_text(const RunbookPlan& bp, size_t width) {
        << "\n  env:      " << wrap_text(env_line(cmd.env), width, 12) << "\n";
   }
   for (size_t i = 0; i < bp.slot_envs.size(); ++i)
-    os << (i ? "" : "\n") << "GPU slot " << bp.gpus[i] << " adds: " << env_line(bp.slot_envs[i])
-       << "\n";
+    os << (i ? "" : "\n") << "GPU slot " << gpu_slot_text(bp.slots[i])
+       << " adds: " << env_line(bp.slot_envs[i]) << "\n";
   if (bp.rotation)
     print_rotation(os, *bp.rotation, width, rp.replay.mode == ReplayMode::rotate,
                    bp.rb.passes.counters.replay.value == runbook::Replay::automatic);

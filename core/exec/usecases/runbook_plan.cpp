@@ -58,7 +58,8 @@ RunbookPlan plan_runbook(const RunbookPlanRequest& request) {
   const auto backend = make_profiler_backend(rb, {request.simulate, std::nullopt});
   if (request.require_profiler && !backend->simulated()) require_on_path(rb, backend->executable());
   if (request.gpus) out.gpus = parse_gpu_list(*request.gpus);
-  out.slot_envs = gpu_slot_envs(out.gpus, rb, current_environment());
+  out.slots = gpu_slots(out.gpus, rb);
+  out.slot_envs = gpu_slot_envs(out.slots, rb, current_environment());
   const auto db_path = rb.database.value;
   out.run_id = next_run_id(db_path);
   RunPlanOptions ro;

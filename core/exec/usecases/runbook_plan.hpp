@@ -53,6 +53,7 @@ struct RunbookPlan {
   RunPlan plan;        // the counter passes' filter decided by the trace shows as a placeholder
   size_t first_fit_passes = 0;  // rocprofiler-compute's first-fit on the same counters
   std::vector<int> gpus;
+  std::vector<std::vector<int>> slots;      // --gpus in slots of workload.ranks GPUs
   std::vector<store::EnvDelta> slot_envs;   // per --gpus slot
   std::optional<RotationPreview> rotation;  // two counter passes or more
   // replay: auto decides on the run's trace (plan.replay after_trace): what it would decide on
