@@ -41,13 +41,24 @@ std::vector<std::vector<int64_t>> rotation_samples(const std::vector<int>& seque
                                                    size_t variants, size_t groups,
                                                    uint64_t interval, int repeats, uint64_t phase) {
   std::vector<std::vector<int64_t>> out(variants, std::vector<int64_t>(groups, 0));
-  if (groups == 0 || interval == 0) return out;
-  uint64_t iter = phase;
-  for (int r = 0; r < repeats; ++r)
-    for (int v : sequence) {
-      out[static_cast<size_t>(v)][(iter / interval) % groups] += 1;
-      ++iter;
-    }
+  if (groups == 0 || interval == 0 || sequence.empty()) return out;
+  // Launch k of the run (counted over every repeat) is in group ((phase + k) / interval) mod
+  // groups, which depends only on (phase + k) mod period: the request's launches are counted by
+  // residue once, and each repeat adds them shifted by where it starts.
+  const uint64_t period = interval * groups;
+  std::vector<std::vector<int64_t>> residues(variants, std::vector<int64_t>(period, 0));
+  uint64_t at = 0;
+  for (int v : sequence) {
+    residues[static_cast<size_t>(v)][at] += 1;
+    if (++at == period) at = 0;
+  }
+  const uint64_t n = sequence.size();
+  for (int r = 0; r < repeats; ++r) {
+    const uint64_t shift = (phase + static_cast<uint64_t>(r) * n) % period;
+    for (size_t v = 0; v < variants; ++v)
+      for (uint64_t res = 0; res < period; ++res)
+        out[v][((shift + res) % period) / interval] += residues[v][res];
+  }
   return out;
 }
 

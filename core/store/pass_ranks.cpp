@@ -17,8 +17,9 @@ std::vector<PassProcess> pass_processes(CaptureDb& db, int64_t pass_id) {
     st.bind(1, pass_id);
     std::vector<PassProcess> out;
     while (st.executeStep())
-      out.push_back(
-          {st.getColumn(0).getInt64(), st.getColumn(1).getInt64(), st.getColumn(2).getInt64()});
+      out.push_back({st.getColumn(0).getInt64(), st.getColumn(1).getInt64(),
+                     st.getColumn(2).getInt64(), st.getColumn(3).getInt64(),
+                     st.getColumn(4).getInt64()});
     return out;
   });
 }
