@@ -34,6 +34,7 @@ int order(Format f) {
     case Format::agent_info:
       return 0;
     case Format::rocpd:
+    case Format::json:
       return 1;
     case Format::kernel_trace:
       return 2;
@@ -132,7 +133,7 @@ Discovery discover(const std::vector<std::string>& paths) {
   if (passes.empty()) {
     throw Error::input("no rocprofv3 output files found",
                        "expected *_kernel_trace.csv, *_counter_collection.csv, *_agent_info.csv, "
-                       "*_stats.csv or *_results.db (rocprofv3 -f csv writes "
+                       "*_stats.csv, *_results.db or *_results.json (rocprofv3 -f csv writes "
                        "<dir>/<hostname>/<pid>_kernel_trace.csv)",
                        SourcePos{paths.empty() ? std::string() : paths.front()});
   }

@@ -1,0 +1,223 @@
+// The rocprofv3 JSON reader on documents written here in the layout of ROCm/rocprofiler-sdk
+// source/lib/output/generateJSON.cpp (fields as in the real capture of
+// tests/data/captures/aorta-fsdp-rank-908), and its errors. The real capture itself:
+// json_capture_test.cpp.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/base/error.hpp"
+#include "core/ingest/discover.hpp"
+#include "core/ingest/read_file.hpp"
+#include "tests/ingest/captures.hpp"
+#include "tests/ingest/vector_sink.hpp"
+
+namespace kprof::ingest {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string k_metadata = R"("metadata":{"pid":4242,"command":["python3","x.py"],)"
+                               R"("config":{"kernel_rename":false}})";
+// A CPU agent, and a GPU whose handle (9002) is neither its node id (5) nor its logical id (3).
+const std::string k_agents =
+    R"("agents":[{"id":{"handle":9001},"type":1,"node_id":0,"logical_node_id":0,)"
+    R"("name":"AMD EPYC","product_name":"AMD EPYC 9575F","caches":[{"size":32}]},)"
+    R"({"id":{"handle":9002},"type":2,"node_id":5,"logical_node_id":3,"name":"gfx950",)"
+    R"("product_name":"AMD Instinct MI350X","cu_count":256,"simd_count":1024,)"
+    R"("wave_front_size":64,"max_waves_per_simd":8,"num_xcc":8,)"
+    R"("max_engine_clk_fcompute":2200,"caches":[{"size":32,"type":{"Data":1}}]}])";
+const std::string k_symbols =
+    R"("kernel_symbols":[{"kernel_id":7,"kernel_name":"_Z4gemmv.kd",)"
+    R"J("formatted_kernel_name":"gemm()","demangled_kernel_name":"gemm()",)J"
+    R"("group_segment_size":1000,"private_segment_size":0,"sgpr_count":32,)"
+    R"("arch_vgpr_count":64,"accum_vgpr_count":8},)"
+    R"({"kernel_id":8,"kernel_name":"_Z3addv.kd","group_segment_size":0,"sgpr_count":16,)"
+    R"("arch_vgpr_count":8,"accum_vgpr_count":0}])";
+
+std::string record(int id, int kernel, int64_t start, const std::string& agent = "9002") {
+  return R"({"size":184,"kind":11,"operation":2,"thread_id":4243,"correlation_id":{"internal":)" +
+         std::to_string(500 + id) + R"(,"external":0},"start_timestamp":)" + std::to_string(start) +
+         R"(,"end_timestamp":)" + std::to_string(start + 100 * id) +
+         R"(,"dispatch_info":{"size":72,"agent_id":{"handle":)" + agent +
+         R"(},"queue_id":{"handle":16},"kernel_id":)" + std::to_string(kernel) +
+         R"(,"dispatch_id":)" + std::to_string(id) +
+         R"(,"private_segment_size":64,"group_segment_size":0,"workgroup_size":)"
+         R"({"x":256,"y":1,"z":1},"grid_size":{"x":4096,"y":2,"z":1}},"stream_id":{"handle":3}})";
+}
+
+std::string document(const std::string& dispatches, bool buffers_first = false) {
+  const std::string buffers =
+      R"("buffer_records":{"kernel_dispatch":[)" + dispatches + R"(],"hip_api":[]})";
+  const std::string rest = k_metadata + "," + k_agents + "," + k_symbols;
+  return R"({"rocprofiler-sdk-tool":[{)" +
+         (buffers_first ? buffers + "," + rest : rest + "," + buffers) + "}]}";
+}
+
+class JsonReader : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() /
+            ("kprof_json_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+  std::string write(const std::string& text, const std::string& name = "4242_results.json") {
+    const fs::path p = m_dir / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  fs::path m_dir;
+};
+
+TEST_F(JsonReader, MapsAgentsSymbolsAndDispatchesAsTheCsvWriterDoes) {
+  const std::string path = write(document(record(1, 7, 1000) + "," + record(2, 8, 2000)));
+  EXPECT_EQ(format_from_name(path), Format::json);
+  test::VectorSink sink;
+  const FileResult r = read_file(path, sink);
+  EXPECT_EQ(r.kind, "json");
+  EXPECT_EQ(sink.files, (std::vector<std::string>{"json " + path}));
+  ASSERT_EQ(sink.agents.size(), 2u);
+  EXPECT_EQ(sink.agents[0].type, "CPU");
+  const auto& gpu = sink.agents[1];
+  EXPECT_EQ(gpu.type, "GPU");
+  EXPECT_EQ(gpu.node_id, 5);
+  EXPECT_EQ(gpu.logical_node_id, 3);
+  EXPECT_EQ(gpu.name, "gfx950");
+  EXPECT_EQ(gpu.product_name, "AMD Instinct MI350X");
+  EXPECT_EQ(gpu.cu_count, 256);
+  EXPECT_EQ(gpu.simd_count, 1024);
+  EXPECT_EQ(gpu.wave_front_size, 64);
+  EXPECT_EQ(gpu.max_waves_per_simd, 8);
+  EXPECT_EQ(gpu.num_xcc, 8);
+  EXPECT_EQ(gpu.max_engine_clk_mhz, 2200);
+  ASSERT_EQ(sink.dispatches.size(), 2u);
+  // Dispatch 1: kernel 7; group_segment_size 1000 rounded up to 512-byte blocks is 1024.
+  EXPECT_EQ(sink.events[3],
+            "dispatch 4242:1 k7 c501 a3 q16 s3 t4243 1000-1100 g4096x2x1 w256x1x1 l1024 p64 "
+            "v64/8/32 [gemm()]");
+  // Kernel 8 has no formatted or demangled name: its mangled name is all there is.
+  EXPECT_EQ(sink.events[4],
+            "dispatch 4242:2 k8 c502 a3 q16 s3 t4243 2000-2200 g4096x2x1 w256x1x1 l0 p64 v8/0/16 "
+            "[_Z3addv.kd]");
+  EXPECT_EQ(r.rows_read, 2);  // the dispatch records
+  EXPECT_EQ(r.dispatches, 2);
+  EXPECT_EQ(r.rows_rejected, 0);
+  ASSERT_EQ(sink.digests.size(), 1u);
+  EXPECT_EQ(sink.digests[0].first, static_cast<int64_t>(fs::file_size(path)));
+  EXPECT_EQ(sink.ends, (std::vector<int64_t>{2}));
+}
+
+// generateJSON.cpp writes buffer_records last; a document in another order reads the same.
+TEST_F(JsonReader, DispatchesBeforeTheirSymbolsReadTheSame) {
+  const std::string recs = record(1, 7, 1000) + "," + record(2, 8, 2000);
+  test::VectorSink in_order, buffers_first;
+  read_file(write(document(recs)), in_order);
+  read_file(write(document(recs, true), "4242b_results.json"), buffers_first);
+  ASSERT_EQ(in_order.dispatches.size(), 2u);
+  std::vector<std::string> a(in_order.events.begin() + 1, in_order.events.end());
+  std::vector<std::string> b(buffers_first.events.begin() + 1, buffers_first.events.end());
+  EXPECT_EQ(a, b);
+}
+
+TEST_F(JsonReader, ARecordWithoutAFieldIsABadRowNamingRecordAndField) {
+  std::string broken = record(2, 7, 2000);
+  broken.replace(broken.find(R"("start_timestamp")"), 17, R"("begin_timestamp")");
+  const std::string text = document(record(1, 7, 1000) + "," + broken + "," + record(3, 99, 3000) +
+                                    "," + record(4, 7, 4000, "1"));
+  const std::string path = write(text);
+  test::VectorSink sink;
+  const FileResult r = read_file(path, sink);
+  EXPECT_EQ(sink.dispatches.size(), 1u);
+  EXPECT_EQ(r.rows_rejected, 3);
+  ASSERT_EQ(sink.bad.size(), 3u);
+  const auto at = [&](const std::string& rec) {
+    return std::to_string(text.find(rec));  // the record's first byte
+  };
+  EXPECT_EQ(sink.bad[0].reason, "rocprofiler-sdk-tool[0].buffer_records.kernel_dispatch[1] (byte " +
+                                    at(broken) + "): no field 'start_timestamp'");
+  EXPECT_EQ(sink.bad[1].reason, "rocprofiler-sdk-tool[0].buffer_records.kernel_dispatch[2] (byte " +
+                                    at(record(3, 99, 3000)) +
+                                    "): dispatch 3: no kernel symbol for kernel_id 99");
+  EXPECT_EQ(sink.bad[2].reason,
+            "rocprofiler-sdk-tool[0].buffer_records.kernel_dispatch[3] (byte " +
+                at(record(4, 7, 4000, "1")) +
+                "): dispatch 4: agent handle 1 is none of the process's agents");
+  EXPECT_EQ(sink.bad[0].file, path);
+  EXPECT_EQ(sink.bad[0].line, 1);
+
+  ReadOptions strict;
+  strict.strict = true;
+  test::VectorSink none;
+  try {
+    read_file(path, none, strict);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string line = e.diagnostics()[0].line();
+    EXPECT_NE(line.find(path + ":1: rocprofiler-sdk-tool[0].buffer_records.kernel_dispatch[1]"),
+              std::string::npos)
+        << line;
+    EXPECT_NE(line.find("no field 'start_timestamp'"), std::string::npos) << line;
+    EXPECT_NE(line.find("re-capture it"), std::string::npos) << line;
+  }
+}
+
+TEST_F(JsonReader, CutOffOrForeignDocumentsAreErrorsWithWhereAndWhy) {
+  const std::string whole = document(record(1, 7, 1000));
+  const std::string cut = whole.substr(0, whole.size() - 40);
+  const std::string path = write("\n" + cut);
+  test::VectorSink sink;
+  try {
+    read_file(path, sink);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string line = e.diagnostics()[0].line();
+    EXPECT_EQ(e.exit_code(), 2);
+    EXPECT_NE(line.find(path + ":2: not valid JSON (byte " + std::to_string(cut.size() + 1) +
+                        "): syntax error while parsing object key"),
+              std::string::npos)
+        << line;
+    EXPECT_NE(line.find("did rocprofv3 finish writing it?"), std::string::npos) << line;
+  }
+  for (const std::string& text : {std::string(R"({"traceEvents":[]})"), std::string("[1,2]")}) {
+    const std::string other = write(text, "1_results.json");
+    test::VectorSink s;
+    try {
+      read_file(other, s);
+      FAIL() << "expected an error for " << text;
+    } catch (const Error& e) {
+      EXPECT_NE(e.diagnostics()[0].line().find("no \"rocprofiler-sdk-tool\" list"),
+                std::string::npos)
+          << e.diagnostics()[0].line();
+    }
+  }
+}
+
+// The byte source refills its buffer as the parser goes: any chunk size reads the same rows.
+TEST_F(JsonReader, ChunkSizeDoesNotChangeTheRows) {
+  const std::string path = test::capture("aorta-fsdp-rank-908/908_results.json");
+  test::VectorSink whole, small;
+  read_file(path, whole);
+  ReadOptions o;
+  o.chunk_bytes = 7;
+  read_file(path, small, o);
+  EXPECT_EQ(whole.events, small.events);
+  EXPECT_EQ(whole.digests, small.digests);
+}
+
+TEST_F(JsonReader, DiscoveryFindsResultsJsonAndTheirPid) {
+  write(document(record(1, 7, 1000)), "4242_results.json");
+  write("{}", "notes.json");
+  const Discovery d = discover({m_dir.string()});
+  ASSERT_EQ(d.passes.size(), 1u);
+  ASSERT_EQ(d.passes[0].files.size(), 1u);
+  EXPECT_EQ(d.passes[0].files[0].format, Format::json);
+  EXPECT_EQ(d.passes[0].files[0].pid, 4242);
+  EXPECT_EQ(d.skipped, (std::vector<std::string>{(m_dir / "notes.json").string()}));
+  EXPECT_EQ(infer_pass_kind(d.passes[0]), "trace");
+}
+
+}  // namespace
+}  // namespace kprof::ingest
