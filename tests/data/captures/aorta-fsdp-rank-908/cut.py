@@ -24,9 +24,10 @@ import json
 import os
 import sys
 
-# The window: from the start of the 801st dispatch in time order to the start of the dispatch after
-# the 13th RCCL collective (ncclDevKernel_Generic_1) of the run, early in the run (the first collectives are at sorted positions 2,650 on);
-# chosen so that the excerpt holds 13 collectives and about 2,000 dispatches and stays under 1.5 MB.
+# The window: from the start of the 801st dispatch in time order to the start of the dispatch
+# after the 13th RCCL collective (ncclDevKernel_Generic_1) of the run; the first collectives are at
+# time-order positions 2,650 on. Chosen so that the excerpt holds 13 collectives among about 2,000
+# dispatches on four queues and stays under 1.5 MB.
 WINDOW_START_NS = 63860075331517
 WINDOW_END_NS = 63866401011918
 KEEP_AGENT_LOGICAL_IDS = {0, 1, 2, 3}
