@@ -47,12 +47,16 @@ std::string record(int id, int kernel, int64_t start, const std::string& agent =
          R"({"x":256,"y":1,"z":1},"grid_size":{"x":4096,"y":2,"z":1}},"stream_id":{"handle":3}})";
 }
 
-std::string document(const std::string& dispatches, bool buffers_first = false) {
+// One process's object of the "rocprofiler-sdk-tool" list.
+std::string process(const std::string& dispatches, bool buffers_first = false) {
   const std::string buffers =
       R"("buffer_records":{"kernel_dispatch":[)" + dispatches + R"(],"hip_api":[]})";
   const std::string rest = k_metadata + "," + k_agents + "," + k_symbols;
-  return R"({"rocprofiler-sdk-tool":[{)" +
-         (buffers_first ? buffers + "," + rest : rest + "," + buffers) + "}]}";
+  return "{" + (buffers_first ? buffers + "," + rest : rest + "," + buffers) + "}";
+}
+
+std::string document(const std::string& dispatches, bool buffers_first = false) {
+  return R"({"rocprofiler-sdk-tool":[)" + process(dispatches, buffers_first) + "]}";
 }
 
 class JsonReader : public ::testing::Test {
@@ -193,6 +197,33 @@ TEST_F(JsonReader, CutOffOrForeignDocumentsAreErrorsWithWhereAndWhy) {
           << e.diagnostics()[0].line();
     }
   }
+}
+
+// A file may hold several processes (rocprofiler-sdk-tool is a list): each keeps its own pid,
+// agents and symbols, and a handle of one process means nothing in the next.
+TEST_F(JsonReader, EachProcessOfAFileKeepsItsOwnPidAgentsAndSymbols) {
+  // The second process's kernel 7 is its kernel 70: its dispatch of kernel_id 7 has no symbol.
+  std::string two = process(record(1, 8, 5000, "9001") + "," + record(2, 7, 6000));
+  two.replace(two.find(R"("pid":4242)"), 10, R"("pid":5151)");
+  two.replace(two.find(R"("kernel_id":7,)"), 14, R"("kernel_id":70,)");
+  const std::string both =
+      R"({"rocprofiler-sdk-tool":[)" + process(record(1, 7, 1000)) + "," + two + "]}";
+  test::VectorSink sink;
+  const FileResult r = read_file(write(both), sink);
+  EXPECT_EQ(sink.agents.size(), 4u);
+  ASSERT_EQ(sink.dispatches.size(), 2u);
+  EXPECT_EQ(sink.dispatches[0].pid, 4242);
+  EXPECT_EQ(sink.dispatches[0].agent, 3);
+  EXPECT_EQ(sink.dispatches[0].kernel_name, "gemm()");
+  EXPECT_EQ(sink.dispatches[1].pid, 5151);
+  EXPECT_EQ(sink.dispatches[1].agent, 0);  // handle 9001 is that process's CPU agent
+  EXPECT_EQ(sink.dispatches[1].kernel_name, "_Z3addv.kd");
+  EXPECT_EQ(r.rows_rejected, 1);
+  ASSERT_EQ(sink.bad.size(), 1u);
+  EXPECT_NE(sink.bad[0].reason.find("rocprofiler-sdk-tool[1].buffer_records.kernel_dispatch[1]"),
+            std::string::npos)
+      << sink.bad[0].reason;
+  EXPECT_NE(sink.bad[0].reason.find("no kernel symbol for kernel_id 7"), std::string::npos);
 }
 
 // The byte source refills its buffer as the parser goes: any chunk size reads the same rows.
