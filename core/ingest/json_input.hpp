@@ -1,12 +1,11 @@
 // What the rocprofv3 JSON reader (json_reader.cpp) reads through: the file's bytes, hashed as
-// they are read, behind the input iterator nlohmann::json::sax_parse takes, and one record's
-// scalar fields by dotted path with the first thing wrong with them.
+// they are read, and one record's scalar fields by dotted path with the first thing wrong with
+// them.
 #pragma once
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -59,28 +58,6 @@ class ByteSource {
   size_t m_pos = 0, m_len = 0;
   int64_t m_offset = 0, m_line = 1, m_size = 0;
   Sha256 m_hash;
-};
-
-// What nlohmann's iterator input adapter reads through: `*it`, `++it`, and `it == end`.
-class ByteIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-  ByteIterator() = default;
-  explicit ByteIterator(ByteSource* s) : m_s(s) {}
-  reference operator*() const { return m_s->current(); }
-  ByteIterator& operator++() {
-    m_s->advance();
-    return *this;
-  }
-  bool operator==(const ByteIterator& o) const { return done() == o.done(); }
-
- private:
-  bool done() const { return m_s == nullptr || m_s->at_end(); }
-  ByteSource* m_s = nullptr;
 };
 
 // One record's scalar fields by dotted path, and the first thing wrong with them.

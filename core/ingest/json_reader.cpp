@@ -21,6 +21,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -35,10 +36,32 @@ namespace kprof::ingest {
 
 namespace {
 
-using json_input::ByteIterator;
 using json_input::ByteSource;
 using json_input::Fields;
 using json_input::Json;
+
+// What nlohmann's iterator input adapter reads through: `*it`, `++it`, and `it == end`.
+// (The standard's names for an iterator's types, so not kprof's naming.)
+class ByteIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  ByteIterator() = default;
+  explicit ByteIterator(ByteSource* s) : m_s(s) {}
+  reference operator*() const { return m_s->current(); }
+  ByteIterator& operator++() {
+    m_s->advance();
+    return *this;
+  }
+  bool operator==(const ByteIterator& o) const { return done() == o.done(); }
+
+ private:
+  bool done() const { return m_s == nullptr || m_s->at_end(); }
+  ByteSource* m_s = nullptr;
+};
 
 enum class Record { none, metadata, agent, symbol, dispatch };
 
