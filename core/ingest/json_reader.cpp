@@ -2,10 +2,11 @@
 // fields of the records kprof reads. Memory: the fields of one record at a time, the agents and
 // the kernel symbols (name, LDS and register counts per kernel_id). Dispatches are delivered as
 // they are read when the process's metadata, agents and kernel_symbols came before its
-// buffer_records, the order generateJSON.cpp writes; in any other order they wait for the end of
-// their process, about 200 bytes each. Measured: 14 MB peak resident set, 0.6 s, for the whole
-// 37 MB capture tests/data/captures/aorta-fsdp-rank-908 was cut from (43,915 dispatches, 9,889
-// symbols); a whole-document parse would hold the 37 MB document as a tree many times that size.
+// buffer_records, the order ROCm/rocprofiler-sdk source/lib/output/generateJSON.cpp writes; in any
+// other order they wait for the end of their process, about 200 bytes each. Measured: 14 MB peak
+// resident set, 0.6 s, for the whole 37 MB capture tests/data/captures/aorta-fsdp-rank-908 was cut
+// from (43,915 dispatches, 9,889 symbols); a whole-document parse would hold the 37 MB document as
+// a tree many times that size.
 //
 // The rows are the ones rocprofv3's CSV writer makes of the same records (ROCm/rocprofiler-sdk
 // source/lib/output/generateCSV.cpp, kernel_trace), so that a capture reads the same in both
@@ -244,6 +245,7 @@ class JsonRead : public nlohmann::json_sax<Json> {
     switch (m_record) {
       case Record::metadata:
         if (auto pid = m_fields.maybe("pid")) m_pid = pid;
+        m_have_metadata = true;
         break;
       case Record::agent:
         agent();
@@ -303,7 +305,10 @@ class JsonRead : public nlohmann::json_sax<Json> {
     s.sgpr = m_fields.maybe("sgpr_count");
     // A symbol kprof cannot use is not a row of its own: the dispatches that name its kernel_id
     // are rejected with the reason.
-    if (m_fields.problem.empty()) m_symbols[id] = std::move(s);
+    if (m_fields.problem.empty())
+      m_symbols[id] = std::move(s);
+    else
+      m_bad_symbols[id] = where() + ": " + m_fields.problem;
   }
 
   void dispatch() {
@@ -331,7 +336,7 @@ class JsonRead : public nlohmann::json_sax<Json> {
     p.where = where();
     p.line = m_record_line;
     if (!f.problem.empty()) return reject(p.where + ": " + f.problem, p.line);
-    if (m_have_agents && m_have_symbols)
+    if (m_have_metadata && m_have_agents && m_have_symbols)
       deliver(p);
     else
       m_pending.push_back(std::move(p));
@@ -347,8 +352,11 @@ class JsonRead : public nlohmann::json_sax<Json> {
     }
     auto sym = m_symbols.find(d.kernel_id);
     if (sym == m_symbols.end()) {
+      auto bad = m_bad_symbols.find(d.kernel_id);
       return reject(p.where + ": dispatch " + std::to_string(d.dispatch_id) +
-                        ": no kernel symbol for kernel_id " + std::to_string(d.kernel_id),
+                        (bad == m_bad_symbols.end()
+                             ? ": no kernel symbol for kernel_id " + std::to_string(d.kernel_id)
+                             : ": its kernel symbol is unusable: " + bad->second),
                     p.line);
     }
     d.agent = agent->second;
@@ -368,8 +376,9 @@ class JsonRead : public nlohmann::json_sax<Json> {
     m_pending.clear();
     m_agents.clear();
     m_symbols.clear();
+    m_bad_symbols.clear();
     m_pid.reset();
-    m_have_agents = m_have_symbols = false;
+    m_have_metadata = m_have_agents = m_have_symbols = false;
   }
 
   const std::string& m_path;
@@ -387,9 +396,10 @@ class JsonRead : public nlohmann::json_sax<Json> {
 
   int64_t m_processes = 0;
   std::optional<int64_t> m_pid;
-  std::map<int64_t, int64_t> m_agents;  // handle -> logical_node_id
-  std::map<int64_t, Symbol> m_symbols;  // kernel_id -> symbol
-  bool m_have_agents = false, m_have_symbols = false;
+  std::map<int64_t, int64_t> m_agents;           // handle -> logical_node_id
+  std::map<int64_t, Symbol> m_symbols;           // kernel_id -> symbol
+  std::map<int64_t, std::string> m_bad_symbols;  // kernel_id -> what is wrong with its record
+  bool m_have_metadata = false, m_have_agents = false, m_have_symbols = false;
   std::vector<Pending> m_pending;
 
   std::string m_error, m_first_reject;

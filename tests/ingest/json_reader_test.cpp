@@ -152,6 +152,23 @@ TEST_F(JsonReader, ARecordWithoutAFieldIsABadRowNamingRecordAndField) {
   EXPECT_EQ(sink.bad[0].file, path);
   EXPECT_EQ(sink.bad[0].line, 1);
 
+  // A symbol record kprof cannot use: its dispatches say why.
+  std::string odd = document(record(1, 7, 1000) + "," + record(2, 8, 2000));
+  odd.replace(odd.find(R"J("formatted_kernel_name":"gemm()")J"), 32,
+              R"("formatted_kernel_name":17)");
+  test::VectorSink odd_sink;
+  read_file(write(odd, "2_results.json"), odd_sink);
+  ASSERT_EQ(odd_sink.bad.size(), 1u);
+  EXPECT_NE(
+      odd_sink.bad[0].reason.find(
+          "dispatch 1: its kernel symbol is unusable: rocprofiler-sdk-tool[0].kernel_symbols[0] "
+          "(byte "),
+      std::string::npos)
+      << odd_sink.bad[0].reason;
+  EXPECT_NE(odd_sink.bad[0].reason.find("field 'formatted_kernel_name' is not a string: 17"),
+            std::string::npos)
+      << odd_sink.bad[0].reason;
+
   ReadOptions strict;
   strict.strict = true;
   test::VectorSink none;
