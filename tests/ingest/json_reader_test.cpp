@@ -243,7 +243,8 @@ TEST_F(JsonReader, EachProcessOfAFileKeepsItsOwnPidAgentsAndSymbols) {
   EXPECT_NE(sink.bad[0].reason.find("no kernel symbol for kernel_id 7"), std::string::npos);
 }
 
-// The byte source refills its buffer as the parser goes: any chunk size reads the same rows.
+// The byte source refills its buffer as the parser goes: any chunk size reads the same rows, and
+// hashes every byte once.
 TEST_F(JsonReader, ChunkSizeDoesNotChangeTheRows) {
   const std::string path = test::capture("aorta-fsdp-rank-908/908_results.json");
   test::VectorSink whole, small;
@@ -253,6 +254,12 @@ TEST_F(JsonReader, ChunkSizeDoesNotChangeTheRows) {
   read_file(path, small, o);
   EXPECT_EQ(whole.events, small.events);
   EXPECT_EQ(whole.digests, small.digests);
+  // The digest is of the bytes as committed (sha256sum; tests/data/SOURCES.md lists the same).
+  ASSERT_EQ(whole.digests.size(), 1u);
+  EXPECT_EQ(whole.digests[0],
+            (std::pair<int64_t, std::string>{
+                1184231, "d26e06b189512b17b527bbb4ce05a5c76812e73cb26d2a0885d7ee0756ddc51b"}));
+  EXPECT_EQ(whole.dispatches.size(), 2053u);
 }
 
 TEST_F(JsonReader, DiscoveryFindsResultsJsonAndTheirPid) {
