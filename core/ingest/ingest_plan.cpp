@@ -188,9 +188,8 @@ bool agents_only(const Invocation& inv) {
 // of its prefix (owner_of); every other invocation is a capture of its own whatever files it
 // holds (a stats-only or counter-only capture is a separate run, not a pass of another's).
 // Invocations of agent_info alone describe the machine, not work: they go with the run of their
-// own prefix in their own folder, else they are left out with a note (under another prefix or in
-// another folder they are another invocation of the tool, and would give a run another process's
-// machine).
+// own prefix, else they are left out with a note (under another prefix they are another
+// invocation of the tool, and would give a run another process's machine).
 void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
                    const std::vector<const Invocation*>& traces,
                    const std::vector<const Invocation*>& counter_only,
@@ -205,10 +204,10 @@ void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
       alone.push_back(c);
   }
   for (const auto* o : others) {
-    if (agents_only(*o))
-      agents.push_back(o);
-    else if (const auto* t = owner_of(*o, traces))
+    if (const auto* t = owner_of(*o, traces))
       owned[t].second.push_back(o);
+    else if (agents_only(*o))
+      agents.push_back(o);
     else
       alone.push_back(o);
   }
@@ -223,9 +222,7 @@ void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
     return;
   }
   for (const auto* a : agents) {
-    // rocprofv3 writes every file of one invocation to one folder, so agent_info of the same
-    // prefix in another folder (another host's folder, another example's) is another invocation.
-    if (const Invocation* to = owner_of(*a, heads); to && to->folder == a->folder)
+    if (const Invocation* to = owner_of(*a, heads))
       owned[to].second.push_back(a);
     else
       plan.notes.push_back(

@@ -327,23 +327,16 @@ const FolderTruth k_gemma_reader{
 // jhinpan/flydsl-kernel-profiling (the first copy of the same project): discover traces of the
 // flash_attn_func (45 dispatches, ids 1-45, flash_attn_func_kernel_0 9 times among PyTorch
 // kernels) and pa_mqa_logits_fp4 tests (532, ids 1-532), each its own invocation, and the
-// `big` and `small` runs: in flash_attn_func their agent_info with a rocprofv3 JSON results file
-// of agents and kernel symbols and no kernel dispatch (python3 -c "import json;print(len(json.load(
-// open('big_results.json'))['rocprofiler-sdk-tool'][0]['buffer_records']['kernel_dispatch']))"
-// -> 0, the same for small), in pa_mqa_logits_fp4 their agent_info alone. Kernel tests: no model.
+// agent_info of the `big` and `small` runs (their results.json are no format kprof reads).
+// Kernel tests: no model.
 FolderTruth flydsl_first() {
   FolderTruth t{"flydsl-kernel-profiling", {}, {}, {}, {}};
   for (const std::string ex : {"flash_attn_func", "pa_mqa_logits_fp4"}) {
     const std::string d = ex + "/compute_viewer/";
-    const bool json = ex == "flash_attn_func";
     t.captures.push_back({d + "discover_agent_info.csv", d + "discover_domain_stats.csv",
                           d + "discover_kernel_stats.csv", d + "discover_kernel_trace.csv"});
-    for (const std::string run : {"big", "small"}) {
-      if (json)
-        t.captures.push_back({d + run + "_agent_info.csv", d + run + "_results.json"});
-      else
-        t.captures.push_back({d + run + "_agent_info.csv"});
-    }
+    t.captures.push_back({d + "big_agent_info.csv"});
+    t.captures.push_back({d + "small_agent_info.csv"});
     t.traces.push_back({d + "discover_kernel_trace.csv", 1, false, 0, false, 0, 0});
   }
   return t;
