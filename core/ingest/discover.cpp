@@ -7,6 +7,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/input_file.hpp"
+#include "core/ingest/json_reader.hpp"
 #include "core/ingest/read_file.hpp"
 
 namespace kprof::ingest {
@@ -75,6 +76,15 @@ Discovery discover(const std::vector<std::string>& paths) {
     if (!f && named) f = sniff_format(p);  // throws with a hint when it is nothing we read
     if (!f) {
       out.skipped.push_back(p);
+      return;
+    }
+    // rocprofv3 writes its JSON file whatever it recorded (ROCm/rocprofiler-sdk
+    // source/lib/output/generateJSON.cpp); without kernel dispatch records it holds the machine's
+    // agents and the kernel symbols, which are no capture, as agent_info.csv alone is none.
+    if (!named && *f == Format::json && !json_has_kernel_dispatches(p)) {
+      out.notes.push_back("skipped " + p +
+                          ": no kernel dispatch records (rocprofv3 JSON with agents and kernel "
+                          "symbols only; kprof reads the dispatches of a JSON file)");
       return;
     }
     // rocprofv3 writes a CSV file only for domains with records (ROCm/rocprofiler-sdk

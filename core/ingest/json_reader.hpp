@@ -19,4 +19,9 @@ namespace kprof::ingest {
 FileResult read_rocprof_json(const std::string& path, store::RowSink& sink,
                              const ReadOptions& options);
 
+// Whether the file holds a buffer_records.kernel_dispatch record, read up to the first one (the
+// whole file when there is none). True also when the file cannot be opened or is not JSON, so
+// that reading it says what is wrong.
+bool json_has_kernel_dispatches(const std::string& path);
+
 }  // namespace kprof::ingest

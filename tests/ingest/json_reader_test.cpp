@@ -274,5 +274,27 @@ TEST_F(JsonReader, DiscoveryFindsResultsJsonAndTheirPid) {
   EXPECT_EQ(infer_pass_kind(d.passes[0]), "trace");
 }
 
+// rocprofv3 writes its JSON file whatever it recorded: one without kernel dispatch records is the
+// machine's agents and the kernel symbols, no capture, and a searched folder leaves it out with a
+// note (a named one is read: its agents, no dispatch).
+TEST_F(JsonReader, DiscoveryLeavesOutAFileWithoutDispatches) {
+  const std::string empty = write(document(""), "big_results.json");
+  write(document(record(1, 7, 1000)), "4242_results.json");
+  const Discovery d = discover({m_dir.string()});
+  ASSERT_EQ(d.passes.size(), 1u);
+  ASSERT_EQ(d.passes[0].files.size(), 1u);
+  EXPECT_EQ(fs::path(d.passes[0].files[0].path).filename(), "4242_results.json");
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_EQ(d.notes[0], "skipped " + empty +
+                            ": no kernel dispatch records (rocprofv3 JSON with agents and kernel "
+                            "symbols only; kprof reads the dispatches of a JSON file)");
+  const Discovery named = discover({empty});
+  ASSERT_EQ(named.passes.size(), 1u);
+  test::VectorSink sink;
+  read_pass(named.passes[0], sink, ReadOptions{});
+  EXPECT_EQ(sink.agents.size(), 2u);
+  EXPECT_TRUE(sink.dispatches.empty());
+}
+
 }  // namespace
 }  // namespace kprof::ingest
