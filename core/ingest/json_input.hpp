@@ -1,6 +1,6 @@
-// What the rocprofv3 JSON reader (json_reader.cpp) reads through: the file's bytes, hashed as
-// they are read, and one record's scalar fields by dotted path with the first thing wrong with
-// them.
+// What the rocprofv3 JSON reader (json_reader.cpp) reads through and keeps: the file's bytes,
+// hashed as they are read; one record's scalar fields by dotted path with the first thing wrong
+// with them; the containers open around the parser; kernel symbols; dispatches waiting for them.
 #pragma once
 
 #include <cerrno>
@@ -15,6 +15,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/sha256.hpp"
+#include "core/store/rows.hpp"
 
 namespace kprof::ingest::json_input {
 
@@ -103,6 +104,30 @@ class Fields {
   void note(const std::string& p) {
     if (problem.empty()) problem = p;
   }
+};
+
+// Where the parser is: one open container.
+struct Frame {
+  bool array = false;
+  std::string key;       // the key whose value this container is ("" for an array element)
+  int64_t children = 0;  // values begun in it so far
+  bool collect = false;  // in a record and under no array: its scalars are the record's fields
+  std::string prefix;    // its dotted path within the record ("dispatch_info.")
+};
+
+struct Symbol {
+  std::string name;
+  int64_t lds = 0;
+  std::optional<int64_t> vgpr, agpr, sgpr;
+};
+
+// A dispatch read before its process's agents or symbols: delivered at the end of the process.
+struct Pending {
+  store::DispatchRow row;
+  int64_t agent_handle = 0;
+  int64_t external_id = 0;  // correlation_id.external: a --kernel-rename name's key
+  std::string where;
+  int64_t line = 0;
 };
 
 }  // namespace kprof::ingest::json_input

@@ -15,9 +15,9 @@
 // --truncate-kernels); "Agent N" is the agent's logical_node_id (get_agent_index under the default
 // --agent-index relative); LDS_Block_Size is the symbol's group_segment_size rounded up to 512
 // bytes (lds_block_size, source/lib/output/counter_info.hpp); Scratch_Size is the dispatch's
-// private_segment_size; the register counts are the symbol's. Not read: --kernel-rename names
-// (the CSV writer names a dispatch by its roctx range then), counter records, and every other
-// record kind.
+// private_segment_size; the register counts are the symbol's; under --kernel-rename the name is
+// the text strings.correlation_id.external holds for the dispatch's external correlation id. Not
+// read: counter records, and every other record kind.
 #include "core/ingest/json_reader.hpp"
 
 #include <cstdio>
@@ -39,7 +39,10 @@ namespace {
 
 using json_input::ByteSource;
 using json_input::Fields;
+using json_input::Frame;
 using json_input::Json;
+using json_input::Pending;
+using json_input::Symbol;
 
 // What nlohmann's iterator input adapter reads through: `*it`, `++it`, and `it == end`.
 // (The standard's names for an iterator's types, so not kprof's naming.)
@@ -64,29 +67,7 @@ class ByteIterator {
   ByteSource* m_s = nullptr;
 };
 
-enum class Record { none, metadata, agent, symbol, dispatch };
-
-struct Frame {
-  bool array = false;
-  std::string key;       // the key whose value this container is ("" for an array element)
-  int64_t children = 0;  // values begun in it so far
-  bool collect = false;  // in a record and under no array: its scalars are the record's fields
-  std::string prefix;    // its dotted path within the record ("dispatch_info.")
-};
-
-struct Symbol {
-  std::string name;
-  int64_t lds = 0;
-  std::optional<int64_t> vgpr, agpr, sgpr;
-};
-
-// A dispatch read before its process's agents or symbols: delivered at the end of the process.
-struct Pending {
-  store::DispatchRow row;
-  int64_t agent_handle = 0;
-  std::string where;
-  int64_t line = 0;
-};
+enum class Record { none, metadata, agent, symbol, dispatch, rename };
 
 const char* const k_hint =
     "the record lacks what rocprofv3 writes there: was the file edited, or written by another "
@@ -181,6 +162,10 @@ class JsonRead : public nlohmann::json_sax<Json> {
     if (n == 5 && process_path(3) && !m_stack[3].array && m_stack[3].key == "buffer_records" &&
         m_stack[4].array && m_stack[4].key == "kernel_dispatch")
       return Record::dispatch;
+    if (n == 6 && process_path(3) && !m_stack[3].array && m_stack[3].key == "strings" &&
+        !m_stack[4].array && m_stack[4].key == "correlation_id" && m_stack[5].array &&
+        m_stack[5].key == "external")
+      return Record::rename;
     return Record::none;
   }
 
@@ -214,9 +199,10 @@ class JsonRead : public nlohmann::json_sax<Json> {
     if (m_record != Record::none && depth == m_record_depth) {
       finish_record();
       m_record = Record::none;
-    } else if (depth == 3 && f.array && process_path(3)) {
-      if (f.key == "agents") m_have_agents = true;
-      if (f.key == "kernel_symbols") m_have_symbols = true;
+    } else if (depth == 3 && process_path(3)) {
+      if (f.key == "agents" && f.array) m_have_agents = true;
+      if (f.key == "kernel_symbols" && f.array) m_have_symbols = true;
+      if (f.key == "strings" && !f.array) m_have_strings = true;
     } else if (depth == 2 && !f.array && process_path(2)) {
       end_process();
     }
@@ -224,8 +210,12 @@ class JsonRead : public nlohmann::json_sax<Json> {
   }
 
   std::string where() const {
-    static const char* const names[] = {"", "metadata", "agents", "kernel_symbols",
-                                        "buffer_records.kernel_dispatch"};
+    static const char* const names[] = {"",
+                                        "metadata",
+                                        "agents",
+                                        "kernel_symbols",
+                                        "buffer_records.kernel_dispatch",
+                                        "strings.correlation_id.external"};
     std::string w = "rocprofiler-sdk-tool[" + std::to_string(m_processes - 1) + "]." +
                     names[static_cast<int>(m_record)];
     if (m_record != Record::metadata) w += "[" + std::to_string(m_record_index) + "]";
@@ -255,6 +245,14 @@ class JsonRead : public nlohmann::json_sax<Json> {
         break;
       case Record::dispatch:
         dispatch();
+        break;
+      case Record::rename:
+        // --kernel-rename: external correlation id -> the roctx range's text, a std::map that
+        // cereal writes as [{"key": id, "value": text}, ...] (USCiLab/cereal
+        // include/cereal/types/concepts/pair_associative_container.hpp; read so by
+        // ROCm/rocm-systems projects/rocprofiler-sdk/tests/rocprofv3/kernel-rename/validate.py).
+        if (auto id = m_fields.maybe("key"); id && m_fields.values.count("value"))
+          m_renames[*id] = m_fields.text("value", true);
         break;
       case Record::none:
         break;
@@ -325,6 +323,7 @@ class JsonRead : public nlohmann::json_sax<Json> {
     d.stream_id = f.maybe("stream_id.handle");
     d.tid = f.get("thread_id", 0);
     d.correlation_id = f.get("correlation_id.internal", 0);
+    p.external_id = f.get("correlation_id.external", 0);
     d.scratch = f.get("dispatch_info.private_segment_size", 0);
     d.wg_x = f.need("dispatch_info.workgroup_size.x");
     d.wg_y = f.get("dispatch_info.workgroup_size.y", 1);
@@ -336,7 +335,7 @@ class JsonRead : public nlohmann::json_sax<Json> {
     p.where = where();
     p.line = m_record_line;
     if (!f.problem.empty()) return reject(p.where + ": " + f.problem, p.line);
-    if (m_have_metadata && m_have_agents && m_have_symbols)
+    if (m_have_metadata && m_have_strings && m_have_agents && m_have_symbols)
       deliver(p);
     else
       m_pending.push_back(std::move(p));
@@ -360,7 +359,10 @@ class JsonRead : public nlohmann::json_sax<Json> {
                     p.line);
     }
     d.agent = agent->second;
-    d.kernel_name = sym->second.name;
+    // The CSV writer's name: the --kernel-rename text of the dispatch's external correlation id
+    // when there is one, else the symbol's.
+    auto renamed = p.external_id > 0 ? m_renames.find(p.external_id) : m_renames.end();
+    d.kernel_name = renamed != m_renames.end() ? renamed->second : sym->second.name;
     d.lds = sym->second.lds;
     d.vgpr = sym->second.vgpr;
     d.agpr = sym->second.agpr;
@@ -377,8 +379,9 @@ class JsonRead : public nlohmann::json_sax<Json> {
     m_agents.clear();
     m_symbols.clear();
     m_bad_symbols.clear();
+    m_renames.clear();
     m_pid.reset();
-    m_have_metadata = m_have_agents = m_have_symbols = false;
+    m_have_metadata = m_have_strings = m_have_agents = m_have_symbols = false;
   }
 
   const std::string& m_path;
@@ -399,7 +402,9 @@ class JsonRead : public nlohmann::json_sax<Json> {
   std::map<int64_t, int64_t> m_agents;           // handle -> logical_node_id
   std::map<int64_t, Symbol> m_symbols;           // kernel_id -> symbol
   std::map<int64_t, std::string> m_bad_symbols;  // kernel_id -> what is wrong with its record
-  bool m_have_metadata = false, m_have_agents = false, m_have_symbols = false;
+  std::map<int64_t, std::string> m_renames;      // external correlation id -> kernel name
+  bool m_have_metadata = false, m_have_strings = false, m_have_agents = false,
+       m_have_symbols = false;
   std::vector<Pending> m_pending;
 
   std::string m_error, m_first_reject;

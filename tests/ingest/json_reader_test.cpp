@@ -216,6 +216,24 @@ TEST_F(JsonReader, CutOffOrForeignDocumentsAreErrorsWithWhereAndWhy) {
   }
 }
 
+// Under --kernel-rename the CSV writer names a dispatch by the text rocprofv3 keeps for its
+// external correlation id; the JSON file has them in strings.correlation_id.external, a std::map
+// that cereal writes as [{"key": id, "value": text}] (ROCm/rocprofiler-sdk
+// source/lib/output/generateJSON.cpp; tests/rocprofv3/kernel-rename/validate.py reads it so). No
+// real capture with renames was at hand: this document follows those sources.
+TEST_F(JsonReader, KernelRenameNamesComeFromTheExternalCorrelationIds) {
+  std::string renamed = record(2, 7, 2000);
+  renamed.replace(renamed.find(R"("external":0)"), 12, R"("external":9)");
+  std::string proc = process(record(1, 7, 1000) + "," + renamed);
+  proc.insert(1, R"("strings":{"correlation_id":{"external":[{"key":9,"value":"decode_step"}]}},)");
+  test::VectorSink sink;
+  read_file(write(R"({"rocprofiler-sdk-tool":[)" + proc + "]}"), sink);
+  ASSERT_EQ(sink.dispatches.size(), 2u);
+  EXPECT_EQ(sink.dispatches[0].kernel_name, "gemm()");
+  EXPECT_EQ(sink.dispatches[1].kernel_name, "decode_step");
+  EXPECT_EQ(sink.dispatches[1].vgpr, 64);  // the registers stay the symbol's
+}
+
 // A file may hold several processes (rocprofiler-sdk-tool is a list): each keeps its own pid,
 // agents and symbols, and a handle of one process means nothing in the next.
 TEST_F(JsonReader, EachProcessOfAFileKeepsItsOwnPidAgentsAndSymbols) {
