@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "core/base/error.hpp"
 #include "core/ingest/discover.hpp"
@@ -278,6 +279,36 @@ TEST_F(JsonReader, ChunkSizeDoesNotChangeTheRows) {
             (std::pair<int64_t, std::string>{
                 1184231, "d26e06b189512b17b527bbb4ce05a5c76812e73cb26d2a0885d7ee0756ddc51b"}));
   EXPECT_EQ(whole.dispatches.size(), 2053u);
+}
+
+// Damaged copies of the real capture (cut at random places, or a random byte replaced) either
+// read, with any bad record a BadRow, or fail with an input error: never another exception.
+TEST_F(JsonReader, DamagedCopiesReadOrFailWithAnInputError) {
+  std::ifstream in(test::capture("aorta-fsdp-rank-908/908_results.json"), std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::mt19937 rng(20261208);
+  std::uniform_int_distribution<size_t> at(0, text.size() - 1);
+  const std::string junk = "{}[],:\"0a-9 \x01\xff";
+  std::uniform_int_distribution<size_t> pick(0, junk.size() - 1);
+  int errors = 0, read = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    std::string damaged = text;
+    if (trial % 2 == 0)
+      damaged.resize(at(rng));
+    else
+      damaged[at(rng)] = junk[pick(rng)];
+    const std::string path = write(damaged, "908_results.json");
+    test::VectorSink sink;
+    try {
+      read_file(path, sink);
+      ++read;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), 2) << e.what();
+      ++errors;
+    }
+  }
+  EXPECT_EQ(errors + read, 40);
+  EXPECT_GE(errors, 20);  // every cut copy is one
 }
 
 TEST_F(JsonReader, DiscoveryFindsResultsJsonAndTheirPid) {
