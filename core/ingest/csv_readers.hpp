@@ -11,8 +11,8 @@
 
 namespace kprof::ingest {
 
-// `kind` is what begin_file receives ("kernel_trace", "hip_api_stats", ...). Format::rocpd is not
-// CSV and has its own reader (rocpd_reader.hpp).
+// `kind` is what begin_file receives ("kernel_trace", "hip_api_stats", ...). Format::rocpd and
+// Format::json are not CSV and have their own readers (rocpd_reader.hpp, json_reader.hpp).
 std::unique_ptr<CsvFormatReader> make_csv_reader(Format format, const std::string& file,
                                                  const std::string& kind, store::RowSink& sink,
                                                  const ReadOptions& options);

@@ -7,6 +7,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/input_file.hpp"
+#include "core/ingest/json_reader.hpp"
 #include "core/ingest/read_file.hpp"
 
 namespace kprof::ingest {
@@ -34,6 +35,7 @@ int order(Format f) {
     case Format::agent_info:
       return 0;
     case Format::rocpd:
+    case Format::json:
       return 1;
     case Format::kernel_trace:
       return 2;
@@ -74,6 +76,15 @@ Discovery discover(const std::vector<std::string>& paths) {
     if (!f && named) f = sniff_format(p);  // throws with a hint when it is nothing we read
     if (!f) {
       out.skipped.push_back(p);
+      return;
+    }
+    // rocprofv3 writes its JSON file whatever it recorded (ROCm/rocprofiler-sdk
+    // source/lib/output/generateJSON.cpp); without kernel dispatch records it holds the machine's
+    // agents and the kernel symbols, which are no capture, as agent_info.csv alone is none.
+    if (!named && *f == Format::json && !json_has_kernel_dispatches(p)) {
+      out.notes.push_back("skipped " + p +
+                          ": no kernel dispatch records (rocprofv3 JSON with agents and kernel "
+                          "symbols only; kprof reads the dispatches of a JSON file)");
       return;
     }
     // rocprofv3 writes a CSV file only for domains with records (ROCm/rocprofiler-sdk
@@ -132,7 +143,7 @@ Discovery discover(const std::vector<std::string>& paths) {
   if (passes.empty()) {
     throw Error::input("no rocprofv3 output files found",
                        "expected *_kernel_trace.csv, *_counter_collection.csv, *_agent_info.csv, "
-                       "*_stats.csv or *_results.db (rocprofv3 -f csv writes "
+                       "*_stats.csv, *_results.db or *_results.json (rocprofv3 -f csv writes "
                        "<dir>/<hostname>/<pid>_kernel_trace.csv)",
                        SourcePos{paths.empty() ? std::string() : paths.front()});
   }

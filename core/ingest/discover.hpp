@@ -31,7 +31,7 @@ struct PassInput {
 
 struct Discovery {
   std::vector<PassInput> passes;     // by number
-  std::vector<std::string> skipped;  // files seen but not read (json, txt, unknown csv)
+  std::vector<std::string> skipped;  // files seen but not read (txt, other json, unknown csv)
   std::vector<std::string> notes;    // files of a searched folder left out, and why
 };
 

@@ -41,6 +41,8 @@ std::string_view format_name(Format f) {
       return "api_trace";
     case Format::rocpd:
       return "rocpd";
+    case Format::json:
+      return "json";
   }
   return "?";
 }
@@ -57,6 +59,7 @@ std::optional<Format> format_from_name(std::string_view filename) {
       ends_with(name, "marker_api_trace.csv"))
     return Format::api_trace;
   if (ends_with(name, "_results.db") || name == "results.db") return Format::rocpd;
+  if (ends_with(name, "_results.json") || name == "results.json") return Format::json;
   return std::nullopt;
 }
 
@@ -112,7 +115,7 @@ std::optional<int64_t> pid_from_name(std::string_view filename) {
 
 Format sniff_format(const std::string& path) {
   auto by_name = format_from_name(path);
-  if (by_name == Format::rocpd) return Format::rocpd;
+  if (by_name == Format::rocpd || by_name == Format::json) return *by_name;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw Error::input("cannot open file", "check the path and its permissions", SourcePos{path});
@@ -131,7 +134,8 @@ Format sniff_format(const std::string& path) {
   if (by_header) return *by_header;
   throw Error::input("not a rocprofv3 output kprof reads",
                      "expected *_kernel_trace.csv, *_counter_collection.csv, *_agent_info.csv, "
-                     "*_stats.csv, *_memory_copy_trace.csv, *_api_trace.csv or *_results.db",
+                     "*_stats.csv, *_memory_copy_trace.csv, *_api_trace.csv, *_results.db or "
+                     "*_results.json",
                      SourcePos{path, 1, 1});
 }
 

@@ -18,13 +18,14 @@ enum class Format {
   memory_allocation_trace,
   api_trace,  // hip_api_trace.csv, hsa_api_trace.csv, marker_api_trace.csv
   rocpd,      // <prefix>_results.db
+  json,       // <prefix>_results.json (rocprofv3 --output-format json)
 };
 
 // "kernel_trace", "counter_collection", ... — also the `kind` passed to RowSink::begin_file,
 // except stats and api traces, whose kind is the rocprofv3 domain name ("hip_api_stats").
 std::string_view format_name(Format f);
 
-// By file name alone; nullopt for files that are not rocprofv3 outputs kprof reads (json, txt,
+// By file name alone; nullopt for files that are not rocprofv3 outputs kprof reads (txt,
 // scratch_memory_trace.csv, pc_sampling_*.csv, ...).
 std::optional<Format> format_from_name(std::string_view filename);
 

@@ -19,12 +19,13 @@ bool Invocation::has(Format f) const {
 std::string output_prefix(const std::string& path) {
   const std::string name = fs::path(path).filename().string();
   std::string stem = name;
-  for (const char* ext : {".csv", ".db"})
+  for (const char* ext : {".csv", ".db", ".json"})
     if (stem.size() > std::string(ext).size() &&
         stem.compare(stem.size() - std::string(ext).size(), std::string::npos, ext) == 0)
       stem.resize(stem.size() - std::string(ext).size());
   std::string domain = domain_from_name(name);
-  if (format_from_name(name) == Format::rocpd) domain = "results";
+  if (const auto f = format_from_name(name); f == Format::rocpd || f == Format::json)
+    domain = "results";
   if (stem.size() >= domain.size() &&
       to_lower(stem.substr(stem.size() - domain.size())) == to_lower(domain)) {
     stem.resize(stem.size() - domain.size());

@@ -45,7 +45,9 @@ struct Invocation {
   bool apart = false;
   std::string name;
   bool has(Format f) const;
-  bool traces() const { return has(Format::kernel_trace) || has(Format::rocpd); }
+  bool traces() const {
+    return has(Format::kernel_trace) || has(Format::rocpd) || has(Format::json);
+  }
   bool counts() const { return has(Format::counter_collection); }
 };
 

@@ -12,6 +12,7 @@
 #include "core/base/input_file.hpp"
 #include "core/base/sha256.hpp"
 #include "core/ingest/csv_readers.hpp"
+#include "core/ingest/json_reader.hpp"
 #include "core/ingest/rocpd_reader.hpp"
 #include "core/ingest/row_pipeline.hpp"
 
@@ -72,6 +73,7 @@ std::string kind_for(Format format, const std::string& path) {
 FileResult read_file(const std::string& path, Format format, store::RowSink& sink,
                      const ReadOptions& options) {
   if (format == Format::rocpd) return read_rocpd(path, sink, options);
+  if (format == Format::json) return read_rocprof_json(path, sink, options);
   if (!options.pipelined) return read_csv_file(path, format, sink, options);
   FileResult result;
   run_pipelined([&](store::RowSink& s) { result = read_csv_file(path, format, s, options); }, sink);
@@ -89,7 +91,7 @@ FileResult read_file(const std::string& path, store::RowSink& sink, const ReadOp
 FileResult read_csv_chunks(Format format, const std::string& name, const std::string& kind,
                            const std::vector<std::string_view>& chunks, store::RowSink& sink,
                            const ReadOptions& options) {
-  assert(format != Format::rocpd);
+  assert(format != Format::rocpd && format != Format::json);
   auto reader = make_csv_reader(format, name, kind, sink, options);
   CsvTokenizer tok(name, *reader);
   for (auto c : chunks) tok.feed(c);

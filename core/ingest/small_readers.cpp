@@ -172,6 +172,7 @@ std::unique_ptr<CsvFormatReader> make_csv_reader(Format format, const std::strin
     case Format::api_trace:
       return std::make_unique<ApiTraceReader>(file, kind, sink, options);
     case Format::rocpd:
+    case Format::json:
       break;
   }
   return nullptr;

@@ -44,7 +44,7 @@ class Discover : public ::testing::Test {
                   m_root / "pass_2" / "host" / "888_agent_info.csv");
     fs::copy_file(k_probe / "1323859_counter_collection.csv",
                   m_root / "pass_2" / "host" / "888_counter_collection.csv");
-    std::ofstream(m_root / "pass_2" / "host" / "888_results.json") << "{}";
+    std::ofstream(m_root / "pass_2" / "host" / "888_results.pftrace") << "{}";
   }
   void TearDown() override { fs::remove_all(m_root); }
   fs::path m_root;
@@ -64,7 +64,7 @@ TEST_F(Discover, FindsPassFoldersHostLevelAndPids) {
   EXPECT_EQ(infer_pass_kind(d.passes[0]), "trace");
   EXPECT_EQ(infer_pass_kind(d.passes[1]), "counters");
   ASSERT_EQ(d.skipped.size(), 1u);
-  EXPECT_EQ(fs::path(d.skipped[0]).filename(), "888_results.json");
+  EXPECT_EQ(fs::path(d.skipped[0]).filename(), "888_results.pftrace");
 
   // Multi-process pass: each file keeps its own pid.
   test::VectorSink sink;
@@ -95,7 +95,7 @@ TEST_F(Discover, NamedFilesAndErrors) {
   fs::create_directories(m_root / "empty");
   EXPECT_THROW(discover({(m_root / "empty").string()}), Error);
   // A named file that is nothing kprof reads is an error, not silently skipped.
-  EXPECT_THROW(discover({(m_root / "pass_2" / "host" / "888_results.json").string()}), Error);
+  EXPECT_THROW(discover({(m_root / "pass_2" / "host" / "888_results.pftrace").string()}), Error);
 }
 
 // A FIFO or /dev/zero named as a capture was reported as "no such file" (and a FIFO
