@@ -90,5 +90,20 @@ TEST_F(JsonCli, ACutOffFileIsRefusedAndTheDatabaseIsAsItWas) {
   EXPECT_FALSE(db.find_run_by_name("cut"));
 }
 
+// A JSON file is a trace: loading another one into a run whose trace pass came from JSON would
+// replace its rows, so it is refused (the database unchanged) unless --replace says so.
+TEST_F(JsonCli, AnotherTraceIntoTheSameRunIsRefusedUnlessReplaced) {
+  ASSERT_EQ(run("ingest " + m_db.string() + " " + (m_dir / "cap").string() + " --run aorta").code,
+            0);
+  const std::string before = bytes_of(m_db);
+  fs::create_directories(m_dir / "again" / "host");
+  fs::copy_file(k_capture / "908_results.json", m_dir / "again/host/909_results.json");
+  Ran r = run("ingest " + m_db.string() + " " + (m_dir / "again/host/909_results.json").string() +
+              " --run aorta");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("would replace those rows"), std::string::npos) << r.out;
+  EXPECT_EQ(bytes_of(m_db), before);
+}
+
 }  // namespace
 }  // namespace kprof::ingest

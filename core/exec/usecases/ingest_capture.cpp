@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 bool is_trace_file(const ingest::InputFile& f) {
-  return f.format == ingest::Format::kernel_trace || f.format == ingest::Format::rocpd;
+  return f.format == ingest::Format::kernel_trace || f.format == ingest::Format::rocpd ||
+         f.format == ingest::Format::json;
 }
 
 std::vector<std::string> stored_paths(store::CaptureDb& db, int64_t pass_id) {
