@@ -83,9 +83,9 @@ class QuerySession {
 
 // A view that needs no trace model, computed without loading the capture: `top` and `families`
 // with neither --family nor --phase (streamed_top, streamed_families: memory independent of the
-// trace's length), and `counters` likewise when the stored join is current (streamed_counters:
-// aggregated by SQLite). Empty for every other view; then open a QuerySession. `notes` gets what
-// QuerySession::notes() would hold.
+// trace's length), `counters` likewise when the stored join is current (streamed_counters:
+// aggregated by SQLite), and `ranks` (ranks_table: one rank's dispatches at a time). Empty for
+// every other view; then open a QuerySession. `notes` gets what QuerySession::notes() would hold.
 std::optional<Table> streamed_view(const std::filesystem::path& db, const SessionOptions& options,
                                    const std::string& view, const ViewOptions& o,
                                    std::vector<std::string>& notes);

@@ -50,6 +50,10 @@ Table streamed_families(store::CaptureDb& db, const RunTrace& rt, const FamilyRu
 std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
                                        bool use_unreliable);
 
+// `ranks`: the trace pass rank by rank (structure/ranks.hpp: one rank's dispatches at a time, kept
+// per collective only), or the one-line answer of a pass with one rank.
+Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules);
+
 // Views of a run without a kernel trace (its trace pass holds no dispatches, or it has none):
 // `top` from rocprofv3's kernel statistics (kernel_stats.csv) of the trace pass, and `counters`
 // from the counter passes' own rows, not joined. nullopt when the run holds no such rows.

@@ -16,6 +16,8 @@
 //             impossible
 //   roofline  per family and phase: rates against the target's peaks, and the bound
 //   passes    the run's passes, their states and the join's match rate
+//   ranks     per rank of a tensor-parallel trace (one per GPU agent): compute, collective and
+//             exposed communication time, arrival skew at each collective, who arrived last
 //   samples   per variant and counter: launches counted (n), mean, standard deviation, standard
 //             error; FLOPs and bytes per launch from counters of one pass only, else combined
 //             from variant means (flagged)
@@ -118,6 +120,7 @@ class QueryContext {
   Table metric_sets(const ViewOptions& o);
   Table passes(const ViewOptions& o);
   Table samples(const ViewOptions& o);
+  Table ranks(const ViewOptions& o);
   Table samples_by_family(const ViewOptions& o);
   Table base_table(const std::string& title) const;
   bool keep(size_t dispatch_index, const ViewOptions& o) const;

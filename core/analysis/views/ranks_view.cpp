@@ -1,0 +1,135 @@
+// `ranks`: a tensor-parallel pass rank by rank (structure/ranks.hpp), and the rank structure line
+// of `explain`.
+#include <algorithm>
+#include <sstream>
+
+#include "core/analysis/structure/ranks.hpp"
+#include "core/analysis/views/streamed_views.hpp"
+#include "core/analysis/views/views.hpp"
+#include "core/base/text.hpp"
+#include "core/store/pass_ranks.hpp"
+
+namespace kprof::analysis {
+
+namespace {
+
+double pct(int64_t part, int64_t whole) {
+  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+// "agents 1-4" for consecutive agents, else "agents 1, 3, 6".
+std::string agents_text(const std::vector<store::PassRank>& ranks) {
+  std::vector<int64_t> a;
+  for (const auto& r : ranks) a.push_back(r.agent);
+  bool consecutive = true;
+  for (size_t i = 1; i < a.size(); ++i) consecutive = consecutive && a[i] == a[i - 1] + 1;
+  if (a.size() > 2 && consecutive)
+    return "GPU agents " + std::to_string(a.front()) + "-" + std::to_string(a.back());
+  std::vector<std::string> parts;
+  for (auto v : a) parts.push_back(std::to_string(v));
+  return "GPU agents " + join(parts, ", ");
+}
+
+std::string matching_claim(const RankAnalysis& ra) {
+  std::vector<std::string> counts;
+  for (const auto& r : ra.ranks) counts.push_back(std::to_string(r.collectives));
+  std::string s =
+      "collectives matched by ordinal (the k-th collective of every rank is one "
+      "collective under tensor parallelism) ";
+  if (ra.counts_equal && ra.family_mismatches == 0)
+    return s + "[high]: every rank ran " + counts.front() +
+           " collectives, the same family at every ordinal";
+  if (!ra.counts_equal)
+    s += "[low]: the ranks ran " + join(counts, ", ") +
+         " collectives (rank order); only the first " + std::to_string(ra.matched) +
+         " of each are matched";
+  else
+    s += "[low]: every rank ran " + counts.front() + " collectives";
+  if (ra.family_mismatches > 0)
+    s += "; at " + std::to_string(ra.family_mismatches) +
+         " matched ordinals the ranks ran different collective families";
+  return s;
+}
+
+void skew_notes(const RankAnalysis& ra, std::vector<std::string>& notes) {
+  if (ra.skew_ns.empty()) {
+    notes.push_back("no collective is matched on every rank: no arrival skew");
+    return;
+  }
+  const SkewStats s = skew_stats(ra.skew_ns);
+  std::ostringstream os;
+  os.precision(1);
+  os << std::fixed << "arrival skew (last rank's start - first rank's start) over " << ra.matched
+     << " matched collectives: mean " << s.mean_ns << " ns, median " << s.median_ns << " ns, p95 "
+     << s.p95_ns << " ns, max " << s.max_ns << " ns";
+  notes.push_back(os.str());
+  const auto last = std::max_element(ra.ranks.begin(), ra.ranks.end(), [](auto& a, auto& b) {
+    return a.last_arrivals < b.last_arrivals;
+  });
+  int64_t waited = 0;
+  for (auto w : ra.wait_ns) waited += w;
+  std::ostringstream l;
+  l.precision(1);
+  l << std::fixed << "rank " << last->rank.rank << " (GPU agent " << last->rank.agent
+    << ") arrived last most often: at " << last->last_arrivals << " of " << ra.matched << " ("
+    << pct(last->last_arrivals, ra.matched) << "%); the other ranks waited " << last->wait_caused_ns
+    << " ns for it there, of " << waited << " ns waited at all matched collectives";
+  notes.push_back(l.str());
+}
+
+}  // namespace
+
+Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules) {
+  Table t;
+  t.title = "ranks of the trace pass: compute, collectives, exposed communication, arrival skew";
+  t.simulated = rt.run.simulated;
+  t.run_id = rt.run.id;
+  const RankAnalysis ra = analyze_ranks(db, rt.trace.id, rules, CollectiveRules::load_default());
+  if (ra.ranks.size() < 2) {
+    t.columns = {"answer"};
+    std::string who = ra.ranks.empty()
+                          ? std::string("no rank: the trace pass has no dispatch")
+                          : "1 rank (pid " + std::to_string(ra.ranks[0].rank.pid) + ", GPU agent " +
+                                std::to_string(ra.ranks[0].rank.agent) + "): nothing to compare";
+    t.rows.push_back({who});
+    return t;
+  }
+  t.columns = {"rank",        "pid",           "agent",         "kernels",     "busy_ns",
+               "compute_ns",  "collective_ns", "exposed_ns",    "exposed_pct", "span_ns",
+               "collectives", "last_at",       "wait_caused_ns"};
+  int64_t min_span = ra.ranks[0].span_ns(), max_span = min_span;
+  for (const auto& r : ra.ranks) {
+    t.rows.push_back({static_cast<int64_t>(r.rank.rank), r.rank.pid, r.rank.agent, r.kernels,
+                      r.busy_ns, r.compute_ns, r.collective_ns, r.exposed_ns,
+                      pct(r.exposed_ns, r.busy_ns), r.span_ns(), r.collectives, r.last_arrivals,
+                      r.wait_caused_ns});
+    min_span = std::min(min_span, r.span_ns());
+    max_span = std::max(max_span, r.span_ns());
+  }
+  std::vector<store::PassRank> ranks;
+  for (const auto& r : ra.ranks) ranks.push_back(r.rank);
+  t.notes.push_back(std::to_string(ranks.size()) + " ranks (" + agents_text(ranks) +
+                    "): a rank is one GPU agent and the process with the most dispatches on it; "
+                    "ranks on one node share one clock, so their times are compared as recorded");
+  for (const auto& [family, c] : ra.collective_families)
+    t.notes.push_back("collective family " + family + " (" + c.kind.library + ", " + c.kind.op +
+                      "): " + std::to_string(c.launches) + " launches over all ranks");
+  if (ra.collective_families.empty())
+    t.notes.push_back("no kernel of the trace is a collective (configs/families/collectives.yaml)");
+  t.notes.push_back(matching_claim(ra));
+  skew_notes(ra, t.notes);
+  t.notes.push_back(
+      "exposed_ns: collective time not overlapped by the rank's other kernels on its GPU (any "
+      "queue); exposed_pct is of busy_ns. Steps are found on the main stream only (phases), so per-"
+      "rank step time is not established: span_ns (first start to last end) stands for it, "
+      "spread over ranks " +
+      std::to_string(max_span - min_span) + " ns (max " + std::to_string(max_span) + ", min " +
+      std::to_string(min_span) + ")");
+  return t;
+}
+
+Table QueryContext::ranks(const ViewOptions&) {
+  return ranks_table(m_db, run_trace_of(m_cap), m_rules);
+}
+
+}  // namespace kprof::analysis

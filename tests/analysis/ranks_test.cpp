@@ -1,0 +1,253 @@
+// The `ranks` view (structure/ranks.hpp, views/ranks_view.cpp) on tensor-parallel traces made up
+// here and loaded through the real store loader into a real database. Every expected figure is
+// derived by hand from the rows, in the comment above the rows or beside the expectation.
+#include "core/analysis/structure/ranks.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/analysis/views/query.hpp"
+#include "core/analysis/views/streamed_views.hpp"
+#include "core/store/capture_db.hpp"
+#include "tests/analysis/capture_fixture.hpp"
+
+namespace kprof::analysis {
+namespace {
+
+// vLLM's one-shot all-reduce as rocprofv3 prints it demangled (family
+// vllm::cross_device_reduce_1stage, configs/families/collectives.yaml), and two compute kernels.
+const char* const k_ar =
+    "void vllm::cross_device_reduce_1stage<__hip_bfloat16, 4>(vllm::RankData*)";
+const char* const k_gemm = "Cijk_Alik_Bljk_BBS_BH_MT64x64";
+const char* const k_head = "void vllm::rms_norm_kernel<c10::BFloat16>(c10::BFloat16*)";
+
+struct Row {
+  int64_t pid, agent, queue, start, end;
+  const char* name;
+};
+
+// One trace pass holding `rows` (Dispatch_Id in row order per pid).
+int64_t load_trace(store::CaptureDb& db, const std::vector<Row>& rows) {
+  const int64_t run = test::new_run(db, true);
+  store::PlannedPass p;
+  p.ordinal = 0;
+  p.kind = store::PassKind::trace;
+  const int64_t pass = db.add_planned_pass(run, p);
+  store::PassLoader loader(db, pass);
+  loader.begin_file("kernel_trace.csv", "kernel_trace");
+  int64_t id = 1;
+  for (const auto& r : rows) {
+    store::DispatchRow d;
+    d.dispatch_id = id;
+    d.correlation_id = id++;
+    d.kernel_id = std::string(r.name) == k_ar ? 1 : 2;
+    d.pid = r.pid;
+    d.tid = r.pid;
+    d.agent = r.agent;
+    d.queue_id = r.queue;
+    d.start_ns = r.start;
+    d.end_ns = r.end;
+    d.kernel_name = r.name;
+    d.grid_x = 1024;
+    d.wg_x = 256;
+    loader.dispatch(d);
+  }
+  loader.end_file(static_cast<int64_t>(rows.size()));
+  loader.commit();
+  store::PassTransition done;
+  done.state = store::PassState::done;
+  db.set_pass_state(pass, done);
+  return pass;
+}
+
+RankAnalysis analyze(store::CaptureDb& db, int64_t pass) {
+  return analyze_ranks(db, pass, FamilyRules::load_default(), CollectiveRules::load_default());
+}
+
+// Four ranks (pids 101-104 on agents 1-4), two layers of (compute, all-reduce) × 2. Every rank
+// starts compute segment k at the same time c_k; rank r's compute lasts 100 + D[k][r] ns, so it
+// arrives at collective k at a_kr = c_k + 100 + D[k][r]; the all-reduce ends for every rank 40 ns
+// after the last arrival (e_k = max_r a_kr + 40), and the next segment starts there (c_k+1 = e_k).
+//   D = {0, 20, 5, 10} at k = 0, 1, 3; {30, 0, 0, 0} at k = 2.
+//   c0 = 1000: a0 = 1100, 1120, 1105, 1110; e0 = 1160
+//   c1 = 1160: a1 = 1260, 1280, 1265, 1270; e1 = 1320
+//   c2 = 1320: a2 = 1450, 1420, 1420, 1420; e2 = 1490
+//   c3 = 1490: a3 = 1590, 1610, 1595, 1600; e3 = 1650
+// then rms_norm from 1650 to 1700 on every rank.
+std::vector<Row> four_ranks() {
+  const int64_t delay[4][4] = {{0, 20, 5, 10}, {0, 20, 5, 10}, {30, 0, 0, 0}, {0, 20, 5, 10}};
+  const int64_t c[4] = {1000, 1160, 1320, 1490}, e[4] = {1160, 1320, 1490, 1650};
+  std::vector<Row> rows;
+  for (int r = 0; r < 4; ++r) {
+    for (int k = 0; k < 4; ++k) {
+      const int64_t arrive = c[k] + 100 + delay[k][r];
+      rows.push_back({101 + r, 1 + r, 1, c[k], arrive, k_gemm});
+      rows.push_back({101 + r, 1 + r, 1, arrive, e[k], k_ar});
+    }
+    rows.push_back({101 + r, 1 + r, 1, 1650, 1700, k_head});
+  }
+  return rows;
+}
+
+TEST(Ranks, FourRanksComputeCollectivesSkewAndTheLastRank) {
+  test::TempDb tmp("ranks4");
+  store::CaptureDb db(tmp.path());
+  const RankAnalysis ra = analyze(db, load_trace(db, four_ranks()));
+  ASSERT_EQ(ra.ranks.size(), 4u);
+  // compute = sum of (100 + D[k][r]) over k, plus rms_norm's 50:
+  //   r0 100+100+130+100+50 = 480, r1 120+120+100+120+50 = 510, r2 105+105+100+105+50 = 465,
+  //   r3 110+110+100+110+50 = 480.
+  // collective = sum of (e_k - a_kr): r0 60+60+40+60 = 220, r1 40+40+70+40 = 190,
+  //   r2 55+55+70+55 = 235, r3 50+50+70+50 = 220.
+  // Each rank runs back to back from 1000 to 1700: busy = span = 700 = compute + collective, and
+  // with one queue nothing overlaps a collective: exposed = collective.
+  const int64_t compute[4] = {480, 510, 465, 480}, collective[4] = {220, 190, 235, 220};
+  for (int r = 0; r < 4; ++r) {
+    const auto& f = ra.ranks[static_cast<size_t>(r)];
+    EXPECT_EQ(f.rank.rank, r);
+    EXPECT_EQ(f.rank.pid, 101 + r);
+    EXPECT_EQ(f.rank.agent, 1 + r);
+    EXPECT_EQ(f.kernels, 9);  // 4 gemm + 4 all-reduce + rms_norm
+    EXPECT_EQ(f.compute_ns, compute[r]) << "rank " << r;
+    EXPECT_EQ(f.collective_ns, collective[r]) << "rank " << r;
+    EXPECT_EQ(f.exposed_ns, collective[r]) << "rank " << r;
+    EXPECT_EQ(f.busy_ns, 700);
+    EXPECT_EQ(f.span_ns(), 700);
+    EXPECT_EQ(f.collectives, 4);
+  }
+  EXPECT_TRUE(ra.counts_equal);
+  EXPECT_EQ(ra.matched, 4);
+  EXPECT_EQ(ra.family_mismatches, 0);
+  // skew_k = max_r a_kr - min_r a_kr: 1120-1100 = 20, 1280-1260 = 20, 1450-1420 = 30, 1610-1590.
+  EXPECT_EQ(ra.skew_ns, (std::vector<int64_t>{20, 20, 30, 20}));
+  // wait_k = sum over r of (max a_kr - a_kr): k0 20+0+15+10 = 45, k1 45, k2 0+30+30+30 = 90, k3 45.
+  EXPECT_EQ(ra.wait_ns, (std::vector<int64_t>{45, 45, 90, 45}));
+  // Last: rank 1 at k = 0, 1, 3 (waits 45 × 3 = 135), rank 0 at k = 2 (90).
+  EXPECT_EQ(ra.ranks[1].last_arrivals, 3);
+  EXPECT_EQ(ra.ranks[1].wait_caused_ns, 135);
+  EXPECT_EQ(ra.ranks[0].last_arrivals, 1);
+  EXPECT_EQ(ra.ranks[0].wait_caused_ns, 90);
+  EXPECT_EQ(ra.ranks[2].last_arrivals + ra.ranks[3].last_arrivals, 0);
+  // Sorted skews 20, 20, 20, 30: mean 90/4 = 22.5, median (2nd) 20, p95 (ceil(3.8) = 4th) 30.
+  const SkewStats s = skew_stats(ra.skew_ns);
+  EXPECT_DOUBLE_EQ(s.mean_ns, 22.5);
+  EXPECT_EQ(s.median_ns, 20);
+  EXPECT_EQ(s.p95_ns, 30);
+  EXPECT_EQ(s.max_ns, 30);
+  ASSERT_EQ(ra.collective_families.size(), 1u);
+  const auto& fam = ra.collective_families.begin();
+  EXPECT_EQ(fam->first, "vllm::cross_device_reduce_1stage");
+  EXPECT_EQ(fam->second.kind.library, "vllm custom all-reduce");
+  EXPECT_EQ(fam->second.launches, 16);  // 4 ranks × 4
+}
+
+// Rank 0 (pid 7, agent 1) overlaps its collectives with compute on other queues:
+//   q1 compute [0,100]; q2 collective [50,150]; q1 compute [120,130]; q3 compute [125,140];
+//   q2 collective [200,260]; q1 compute [250,300].
+//   compute union [0,100] + [120,140] + [250,300] = 100 + 20 + 50 = 170
+//   collective union [50,150] + [200,260] = 100 + 60 = 160
+//   covered: [50,100] 50 + [120,140] 20 + [250,260] 10 = 80; exposed 160 - 80 = 80
+//   busy [0,150] + [200,300] = 250
+// Rank 1 (pid 8, agent 2) on one queue: compute [0,60], collective [60,150], collective [200,260],
+// compute [260,300]: compute 100, collective 150, exposed 150, busy 250.
+// Skew: k0 starts 50 and 60 -> 10, rank 1 last (wait 10); k1 both 200 -> 0, a tie goes to the
+// lower rank (rank 0, wait 0).
+TEST(Ranks, ComputeOnAnotherQueueHidesCollectiveTime) {
+  test::TempDb tmp("ranks_overlap");
+  store::CaptureDb db(tmp.path());
+  const RankAnalysis ra = analyze(db, load_trace(db, {{7, 1, 1, 0, 100, k_gemm},
+                                                      {7, 1, 2, 50, 150, k_ar},
+                                                      {7, 1, 1, 120, 130, k_gemm},
+                                                      {7, 1, 3, 125, 140, k_head},
+                                                      {7, 1, 2, 200, 260, k_ar},
+                                                      {7, 1, 1, 250, 300, k_gemm},
+                                                      {8, 2, 1, 0, 60, k_gemm},
+                                                      {8, 2, 1, 60, 150, k_ar},
+                                                      {8, 2, 1, 200, 260, k_ar},
+                                                      {8, 2, 1, 260, 300, k_gemm}}));
+  ASSERT_EQ(ra.ranks.size(), 2u);
+  const auto& r0 = ra.ranks[0];
+  EXPECT_EQ(r0.compute_ns, 170);
+  EXPECT_EQ(r0.collective_ns, 160);
+  EXPECT_EQ(r0.exposed_ns, 80);
+  EXPECT_EQ(r0.busy_ns, 250);
+  const auto& r1 = ra.ranks[1];
+  EXPECT_EQ(r1.compute_ns, 100);
+  EXPECT_EQ(r1.collective_ns, 150);
+  EXPECT_EQ(r1.exposed_ns, 150);
+  EXPECT_EQ(r1.busy_ns, 250);
+  EXPECT_EQ(ra.skew_ns, (std::vector<int64_t>{10, 0}));
+  EXPECT_EQ(ra.wait_ns, (std::vector<int64_t>{10, 0}));
+  EXPECT_EQ(r1.last_arrivals, 1);
+  EXPECT_EQ(r1.wait_caused_ns, 10);
+  EXPECT_EQ(r0.last_arrivals, 1);
+  EXPECT_EQ(r0.wait_caused_ns, 0);
+}
+
+// Rank 0 runs 3 all-reduces (starts 10, 110, 210), rank 1 runs 2 (starts 15, 130): only the first
+// 2 of each are matched (skews 5 and 20), and the view says the match is weak.
+TEST(Ranks, UnequalCollectiveCountsMatchUpToTheSmallestAndSaySo) {
+  test::TempDb tmp("ranks_unequal");
+  store::CaptureDb db(tmp.path());
+  const int64_t pass = load_trace(db, {{7, 1, 1, 10, 50, k_ar},
+                                       {7, 1, 1, 110, 150, k_ar},
+                                       {7, 1, 1, 210, 250, k_ar},
+                                       {8, 2, 1, 15, 50, k_ar},
+                                       {8, 2, 1, 130, 150, k_ar}});
+  const RankAnalysis ra = analyze(db, pass);
+  EXPECT_FALSE(ra.counts_equal);
+  EXPECT_EQ(ra.matched, 2);
+  EXPECT_EQ(ra.skew_ns, (std::vector<int64_t>{5, 20}));
+  EXPECT_EQ(ra.ranks[1].last_arrivals, 2);
+  EXPECT_EQ(ra.ranks[1].wait_caused_ns, 25);
+  const Table t = ranks_table(db, find_run_trace(db, std::nullopt), FamilyRules::load_default());
+  bool said = false;
+  for (const auto& n : t.notes)
+    said = said || n.find(
+                       "[low]: the ranks ran 3, 2 collectives (rank order); only the first 2 of "
+                       "each are matched") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(Ranks, OneRankHasNothingToCompare) {
+  test::TempDb tmp("ranks_one");
+  store::CaptureDb db(tmp.path());
+  load_trace(db, {{7, 3, 1, 0, 100, k_gemm}, {7, 3, 1, 100, 140, k_ar}});
+  const Table t = ranks_table(db, find_run_trace(db, std::nullopt), FamilyRules::load_default());
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "1 rank (pid 7, GPU agent 3): nothing to compare");
+}
+
+// `kprof query DB ranks` through the use case: streamed (no session), one row per rank, the claim
+// and the skew in the notes; the same table through a session's QueryContext.
+TEST(Ranks, QueryUseCaseStreamsTheViewAndTheSessionGivesTheSame) {
+  test::TempDb tmp("ranks_query");
+  {
+    store::CaptureDb db(tmp.path());
+    load_trace(db, four_ranks());
+  }
+  QueryRequest r;
+  r.db = tmp.path();
+  r.view = "ranks";
+  const QueryResult streamed = run_query(r);
+  ASSERT_EQ(streamed.table.rows.size(), 4u);
+  EXPECT_TRUE(streamed.table.simulated);
+  bool claim = false, last = false;
+  for (const auto& n : streamed.table.notes) {
+    claim = claim || n.find("[high]: every rank ran 4 collectives") != std::string::npos;
+    last = last || n.find(
+                       "rank 1 (GPU agent 2) arrived last most often: at 3 of 4 (75.0%); the "
+                       "other ranks waited 135 ns for it there, of 225 ns") != std::string::npos;
+  }
+  EXPECT_TRUE(claim);
+  EXPECT_TRUE(last);
+  QuerySession session = QuerySession::open(r.db, {});
+  const Table via_session = session.view("ranks", {});
+  EXPECT_EQ(via_session.rows, streamed.table.rows);
+  EXPECT_EQ(via_session.notes, streamed.table.notes);
+}
+
+}  // namespace
+}  // namespace kprof::analysis
