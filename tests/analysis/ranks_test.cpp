@@ -249,5 +249,21 @@ TEST(Ranks, QueryUseCaseStreamsTheViewAndTheSessionGivesTheSame) {
   EXPECT_EQ(via_session.notes, streamed.table.notes);
 }
 
+// `explain` says the rank structure of a pass with several ranks: 4 ranks on agents 1-4, each with
+// 4 all-reduces (four_ranks: 2 layers × 2).
+TEST(Ranks, ExplainSaysTheRankStructure) {
+  test::TempDb tmp("ranks_explain");
+  {
+    store::CaptureDb db(tmp.path());
+    load_trace(db, four_ranks());
+  }
+  QuerySession session = QuerySession::open(tmp.path(), {});
+  const Table t = session.view("explain", {});
+  bool said = false;
+  for (const auto& n : t.notes)
+    said = said || n.rfind("4 ranks (GPU agents 1-4), collectives per rank 4, 4, 4, 4", 0) == 0;
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace kprof::analysis

@@ -94,9 +94,10 @@ Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& r
     t.rows.push_back({who});
     return t;
   }
-  t.columns = {"rank",        "pid",           "agent",         "kernels",     "busy_ns",
-               "compute_ns",  "collective_ns", "exposed_ns",    "exposed_pct", "span_ns",
-               "collectives", "last_at",       "wait_caused_ns"};
+  // Short names: the table fits a 120-column terminal with 7-digit pids and sub-second spans
+  // (docs/ranks.md says what each column is).
+  t.columns = {"rank",       "pid",     "agent",   "kernels", "busy_ns", "compute_ns",  "coll_ns",
+               "exposed_ns", "exp_pct", "span_ns", "colls",   "last_at", "made_wait_ns"};
   int64_t min_span = ra.ranks[0].span_ns(), max_span = min_span;
   for (const auto& r : ra.ranks) {
     t.rows.push_back({static_cast<int64_t>(r.rank.rank), r.rank.pid, r.rank.agent, r.kernels,
@@ -120,12 +121,71 @@ Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& r
   skew_notes(ra, t.notes);
   t.notes.push_back(
       "exposed_ns: collective time not overlapped by the rank's other kernels on its GPU (any "
-      "queue); exposed_pct is of busy_ns. Steps are found on the main stream only (phases), so per-"
+      "queue); exp_pct is of busy_ns; last_at: matched collectives the rank started last; "
+      "made_wait_ns: the other ranks' wait at those. Steps are found on the main stream only "
+      "(phases), so per-"
       "rank step time is not established: span_ns (first start to last end) stands for it, "
       "spread over ranks " +
       std::to_string(max_span - min_span) + " ns (max " + std::to_string(max_span) + ", min " +
       std::to_string(min_span) + ")");
   return t;
+}
+
+namespace {
+
+std::string op_plural(const std::string& op) {
+  if (op == "all_reduce") return "all-reduces";
+  if (op == "all_to_all") return "all-to-alls";
+  return "collectives";
+}
+
+// "each decode step = 48 layers × 2 all-reduces (vllm custom all-reduce: <family>)", from the
+// collective family's launches in the phase's steps on the main stream (explain's group), or
+// nothing when they do not divide evenly by steps and layers.
+std::string per_step_text(const FamilyExplain& fe, const CollectiveKind& kind) {
+  for (const auto& g : fe.groups) {
+    int64_t launches = 0;
+    for (auto c : g.counts) launches += c;
+    if (g.steps <= 0 || launches % g.steps != 0) continue;
+    const int64_t per_step = launches / g.steps;
+    std::string s = "each " + std::string(to_string(g.phase)) + " step = ";
+    if (g.layers > 0 && per_step % g.layers == 0)
+      s += std::to_string(g.layers) + " layers × " + std::to_string(per_step / g.layers) + " ";
+    else
+      s += std::to_string(per_step) + " ";
+    return s + op_plural(kind.op) + " (" + kind.library + ": " + fe.family + ", " +
+           std::to_string(launches) + " launches in " + std::to_string(g.steps) + " steps)";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> rank_structure_lines(store::CaptureDb& db, const Capture& cap,
+                                              const TraceModel& model) {
+  const auto ranks = store::pass_ranks(db, cap.trace.pass_id);
+  if (ranks.size() < 2) return {};
+  const CollectiveRules collectives = CollectiveRules::load_default();
+  // Collective launches per rank, counted on the loaded trace (family per name id, once).
+  std::vector<int> kind_of_name(model.family_of_name.size(), -1);
+  for (size_t n = 0; n < model.family_of_name.size(); ++n)
+    kind_of_name[n] = collectives.kind_of(model.family_of_name[n]) ? 1 : 0;
+  std::vector<int64_t> per_rank(ranks.size(), 0);
+  for (const auto& d : cap.trace.dispatches) {
+    if (d.name >= kind_of_name.size() || kind_of_name[d.name] != 1) continue;
+    for (size_t r = 0; r < ranks.size(); ++r)
+      if (ranks[r].pid == d.pid && ranks[r].agent == cap.trace.agent(d)) ++per_rank[r];
+  }
+  std::vector<std::string> counts;
+  for (auto c : per_rank) counts.push_back(std::to_string(c));
+  std::string line = std::to_string(ranks.size()) + " ranks (" + agents_text(ranks) +
+                     "), collectives per rank " + join(counts, ", ");
+  std::vector<std::string> steps;
+  for (const auto& fe : explain(model))
+    if (const auto kind = collectives.kind_of(fe.family))
+      if (auto s = per_step_text(fe, *kind); !s.empty()) steps.push_back(std::move(s));
+  if (!steps.empty()) line += ": " + join(steps, "; ");
+  return {line + " (`kprof query DB ranks` compares the ranks)"};
 }
 
 Table QueryContext::ranks(const ViewOptions&) {

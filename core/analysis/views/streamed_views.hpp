@@ -53,6 +53,12 @@ std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
 // `ranks`: the trace pass rank by rank (structure/ranks.hpp: one rank's dispatches at a time, kept
 // per collective only), or the one-line answer of a pass with one rank.
 Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules);
+// `explain`'s line on a trace pass with several ranks: how many, their GPU agents, collectives per
+// rank and, where the main stream's steps and layers divide them, per step and layer ("4 ranks
+// (GPU agents 1-4), collectives per rank 96, 96, 96, 96: each decode step = 4 layers × 2
+// all-reduces (...)"). Empty for one rank.
+std::vector<std::string> rank_structure_lines(store::CaptureDb& db, const Capture& cap,
+                                              const TraceModel& model);
 
 // Views of a run without a kernel trace (its trace pass holds no dispatches, or it has none):
 // `top` from rocprofv3's kernel statistics (kernel_stats.csv) of the trace pass, and `counters`
