@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/join/analysis_db.hpp"
 #include "core/analysis/views/query.hpp"
 #include "core/analysis/views/streamed_views.hpp"
 #include "core/store/capture_db.hpp"
 #include "tests/analysis/capture_fixture.hpp"
+#include "tests/analysis/mi300x_csv.hpp"
 
 namespace kprof::analysis {
 namespace {
@@ -263,6 +265,59 @@ TEST(Ranks, ExplainSaysTheRankStructure) {
   for (const auto& n : t.notes)
     said = said || n.rfind("4 ranks (GPU agents 1-4), collectives per rank 4, 4, 4, 4", 0) == 0;
   EXPECT_TRUE(said);
+}
+
+// The counter views per rank: one process drives two MI300X (agents 1 and 2), one copy kernel of
+// 1 us on each (trace rows), and a counter pass reads FETCH_SIZE 1000 KiB on agent 1 and 2000 KiB
+// on agent 2 (WRITE_SIZE 0). Bytes = FETCH_SIZE × 1024 (KiB, as PeakFlags reads it): rank 0
+// moves 1,024,000 B in 1 us = 1.024 TB/s, rank 1 2,048,000 B = 2.048 TB/s; spread 2.048 / 1.024 =
+// 2.
+TEST(Ranks, CounterViewsGiveEachRanksRatesAndTheirSpread) {
+  test::TempDb tmp("ranks_counters");
+  const auto dir = tmp.dir();
+  std::string agents = test::mi300x_agents();
+  // The second GPU: the first one's row with node ids 2.
+  const size_t gpu = agents.find("\n1,1,\"GPU\"");
+  agents += "2,2" + agents.substr(gpu + 4);
+  test::write(dir / "100_agent_info.csv", agents);
+  test::write(dir / "100_kernel_trace.csv",
+              test::k_trace_header +
+                  "\"KERNEL_DISPATCH\",\"Agent 1\",1,1,100,1,7,\"copy_kernel\",1,1000000,1001000,"
+                  "0,0,16,0,32,256,1,1,65536,1,1\n"
+                  "\"KERNEL_DISPATCH\",\"Agent 2\",1,1,100,2,7,\"copy_kernel\",2,1000000,1001000,"
+                  "0,0,16,0,32,256,1,1,65536,1,1\n");
+  std::string counters = test::k_counter_header;
+  for (int id : {1, 2}) {
+    const std::string pre = std::to_string(id) + "," + std::to_string(id) + ",\"Agent " +
+                            std::to_string(id) +
+                            "\",1,100,100,65536,7,\"copy_kernel\",256,0,0,16,0,32,";
+    counters += pre + "\"FETCH_SIZE\"," + std::to_string(1000 * id) + ",0,0\n";
+    counters += pre + "\"WRITE_SIZE\",0,0,0\n";
+  }
+  test::write(dir / "200_counter_collection.csv", counters);
+  {
+    store::CaptureDb db(tmp.path());
+    const int64_t run = test::new_run(db, false);
+    test::load_pass(
+        db, run, 0, store::PassKind::trace,
+        {(dir / "100_agent_info.csv").string(), (dir / "100_kernel_trace.csv").string()});
+    test::load_pass(
+        db, run, 1, store::PassKind::counters,
+        {(dir / "100_agent_info.csv").string(), (dir / "200_counter_collection.csv").string()});
+    const Capture cap = load_capture(db, std::nullopt);
+    ASSERT_EQ(cap.arch, "gfx942");
+    ensure_joins(db, cap);
+  }
+  store::CaptureDb db(tmp.path(), store::OpenMode::read_only);
+  QueryContext q(db, std::nullopt, FamilyRules::load_default());
+  for (const char* view : {"metrics", "roofline"}) {
+    const Table t = q.view(view, {});
+    bool said = false;
+    for (const auto& n : t.notes)
+      said = said || n == "TB/s per rank: rank 0 (GPU agent 1) 1.02, rank 1 (GPU agent 2) 2.05; "
+                          "spread max/min 2";
+    EXPECT_TRUE(said) << view;
+  }
 }
 
 }  // namespace
