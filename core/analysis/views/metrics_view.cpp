@@ -139,6 +139,28 @@ std::vector<std::string> per_rank_notes(const std::vector<store::PassRank>& rank
   return out;
 }
 
+// Per rank of a tensor-parallel trace (one per GPU agent, store::pass_ranks): the sums of the
+// rows, over each rank's own dispatches. Nothing is summed for a trace with one rank.
+class RankSums {
+ public:
+  RankSums(store::CaptureDb& db, const Capture& cap)
+      : m_cap(cap), m_ranks(store::pass_ranks(db, cap.trace.pass_id)), m_sums(m_ranks.size()) {}
+  void add(const Dispatch& d, const DispatchMetrics& dm) {
+    if (m_ranks.size() < 2) return;
+    for (size_t r = 0; r < m_ranks.size(); ++r)
+      if (m_ranks[r].pid == d.pid && m_ranks[r].agent == m_cap.trace.agent(d))
+        return m_sums[r].add(dm, d.duration_ns());
+  }
+  std::vector<std::string> notes() const {
+    return m_ranks.size() < 2 ? std::vector<std::string>{} : per_rank_notes(m_ranks, m_sums);
+  }
+
+ private:
+  const Capture& m_cap;
+  std::vector<store::PassRank> m_ranks;
+  std::vector<GroupMetrics> m_sums;
+};
+
 }  // namespace
 
 Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
@@ -154,14 +176,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
     int64_t n = 0;
   };
   std::map<GroupKey, Split> split;
-  // Per rank of a tensor-parallel trace (one per GPU agent, store::pass_ranks): the same sums.
-  const auto ranks = store::pass_ranks(m_db, m_cap.trace.pass_id);
-  std::vector<GroupMetrics> per_rank(ranks.size());
-  const auto rank_of = [&](const Dispatch& d) {
-    for (size_t r = 0; r < ranks.size(); ++r)
-      if (ranks[r].pid == d.pid && ranks[r].agent == m_cap.trace.agent(d)) return r;
-    return ranks.size();
-  };
+  RankSums per_rank(m_db, m_cap);
   // Per group while the joined counters stream by, in trace order (the sums' order as before).
   const bool repeated = for_each_joined(
       [&](size_t k) { return keep(k, o); },
@@ -173,9 +188,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
         if (!tgt || jc.by_dispatch[i].empty()) return;
         const DispatchMetrics dm = dispatch_metrics(*tgt, jc, i);
         groups[gk].add(dm, m_cap.trace.dispatches[k].duration_ns());
-        if (ranks.size() > 1)
-          if (const size_t r = rank_of(m_cap.trace.dispatches[k]); r < ranks.size())
-            per_rank[r].add(dm, m_cap.trace.dispatches[k].duration_ns());
+        per_rank.add(m_cap.trace.dispatches[k], dm);
         if (roofline || !dm.has_flops()) return;
         Split& sp = split[gk];
         sp.mfma += dm.mfma_flops.value_or(0);
@@ -229,8 +242,8 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
   }
   t.notes.push_back(
       "rates use trace-pass durations (counter passes serialize kernels and stretch them)");
-  if (ranks.size() > 1 && tgt)
-    for (auto& line : per_rank_notes(ranks, per_rank)) t.notes.push_back(std::move(line));
+  if (tgt)
+    for (auto& line : per_rank.notes()) t.notes.push_back(std::move(line));
   add_join_notes(t);
   for (const auto& why : suspect_reasons) {
     t.notes.push_back("suspect: figures above a physical peak of " + m_cap.product +
