@@ -14,6 +14,7 @@
 #include "core/store/capture_db.hpp"
 #include "tests/analysis/capture_fixture.hpp"
 #include "tests/analysis/mi300x_csv.hpp"
+#include "tests/analysis/synthetic.hpp"
 
 namespace kprof::analysis {
 namespace {
@@ -27,7 +28,8 @@ const char* const k_head = "void vllm::rms_norm_kernel<c10::BFloat16>(c10::BFloa
 
 struct Row {
   int64_t pid, agent, queue, start, end;
-  const char* name;
+  std::string name;
+  int64_t grid = 1024, kernel_id = 0;  // 0: 1 for the all-reduce, 2 for the others
 };
 
 // One trace pass holding `rows` (Dispatch_Id in row order per pid).
@@ -44,7 +46,7 @@ int64_t load_trace(store::CaptureDb& db, const std::vector<Row>& rows) {
     store::DispatchRow d;
     d.dispatch_id = id;
     d.correlation_id = id++;
-    d.kernel_id = std::string(r.name) == k_ar ? 1 : 2;
+    d.kernel_id = r.kernel_id ? r.kernel_id : r.name == k_ar ? 1 : 2;
     d.pid = r.pid;
     d.tid = r.pid;
     d.agent = r.agent;
@@ -52,7 +54,7 @@ int64_t load_trace(store::CaptureDb& db, const std::vector<Row>& rows) {
     d.start_ns = r.start;
     d.end_ns = r.end;
     d.kernel_name = r.name;
-    d.grid_x = 1024;
+    d.grid_x = r.grid;
     d.wg_x = 256;
     loader.dispatch(d);
   }
@@ -265,6 +267,42 @@ TEST(Ranks, ExplainSaysTheRankStructure) {
   for (const auto& n : t.notes)
     said = said || n.rfind("4 ranks (GPU agents 1-4), collectives per rank 4, 4, 4, 4", 0) == 0;
   EXPECT_TRUE(said);
+}
+
+// An LLM-like run on 4 ranks (tests/analysis/synthetic.hpp: moe_like, 4 layers, 1 prefill and 8
+// decode steps), each layer with two vLLM all-reduces, one after the attention GEMM and one after
+// the MoE; rank r is pid 101 + r on agent 1 + r, all with the same rows. Per rank:
+// 9 steps × 4 layers × 2 = 72 all-reduces; in the decode steps of the main stream 8 × 4 × 2 = 64.
+TEST(Ranks, ExplainDerivesCollectivesPerStepAndLayerFromTheCounts) {
+  test::Workload w = test::moe_like(4, 8);
+  const test::Kernel ar{k_ar, 4096, 4096, 512, 20, 20};
+  w.per_layer.insert(w.per_layer.begin() + 3, ar);  // after the attention
+  w.per_layer.push_back(ar);                        // after the MoE
+  std::vector<Row> rows;
+  NameTable table;
+  for (int r = 0; r < 4; ++r) {
+    w.pid = 101 + r;
+    w.agent = 1 + r;
+    const PassData p = test::build(w, table);
+    for (const auto& d : p.dispatches)
+      rows.push_back({d.pid, p.agent(d), 1, d.start_ns, d.end_ns, table.name(p.shape(d).name),
+                      p.shape(d).grid[0], p.shape(d).kernel_id});
+  }
+  test::TempDb tmp("ranks_explain_steps");
+  {
+    store::CaptureDb db(tmp.path());
+    load_trace(db, rows);
+  }
+  QuerySession session = QuerySession::open(tmp.path(), {});
+  const Table t = session.view("explain", {});
+  bool said = false;
+  for (const auto& n : t.notes)
+    said = said || n ==
+                       "4 ranks (GPU agents 1-4), collectives per rank 72, 72, 72, 72: each decode "
+                       "step = 4 layers × 2 all-reduces (vllm custom all-reduce: "
+                       "vllm::cross_device_reduce_1stage, 64 launches in 8 steps) (`kprof query DB "
+                       "ranks` compares the ranks)";
+  EXPECT_TRUE(said) << ::testing::PrintToString(t.notes);
 }
 
 // The counter views per rank: one process drives two MI300X (agents 1 and 2), one copy kernel of

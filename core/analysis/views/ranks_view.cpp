@@ -139,24 +139,26 @@ std::string op_plural(const std::string& op) {
   return "collectives";
 }
 
-// "each decode step = 48 layers × 2 all-reduces (vllm custom all-reduce: <family>)", from the
-// collective family's launches in the phase's steps on the main stream (explain's group), or
-// nothing when they do not divide evenly by steps and layers.
+// "each decode step = 48 layers × 2 all-reduces (vllm custom all-reduce: <family>, ...)", from
+// the collective family's launches in the steps of its phase with the most steps (decode, in an
+// LLM run) on the main stream (explain's group), or "" when they do not divide by the steps.
 std::string per_step_text(const FamilyExplain& fe, const CollectiveKind& kind) {
-  for (const auto& g : fe.groups) {
-    int64_t launches = 0;
-    for (auto c : g.counts) launches += c;
-    if (g.steps <= 0 || launches % g.steps != 0) continue;
-    const int64_t per_step = launches / g.steps;
-    std::string s = "each " + std::string(to_string(g.phase)) + " step = ";
-    if (g.layers > 0 && per_step % g.layers == 0)
-      s += std::to_string(g.layers) + " layers × " + std::to_string(per_step / g.layers) + " ";
-    else
-      s += std::to_string(per_step) + " ";
-    return s + op_plural(kind.op) + " (" + kind.library + ": " + fe.family + ", " +
-           std::to_string(launches) + " launches in " + std::to_string(g.steps) + " steps)";
-  }
-  return "";
+  const ExplainGroup* best = nullptr;
+  for (const auto& g : fe.groups)
+    if (g.steps > 0 && (!best || g.steps > best->steps)) best = &g;
+  if (!best) return "";
+  int64_t launches = 0;
+  for (auto c : best->counts) launches += c;
+  if (launches % best->steps != 0) return "";
+  const int64_t per_step = launches / best->steps;
+  std::string s = "each " + std::string(to_string(best->phase)) + " step = ";
+  if (best->layers > 0 && per_step % best->layers == 0)
+    s +=
+        std::to_string(best->layers) + " layers × " + std::to_string(per_step / best->layers) + " ";
+  else
+    s += std::to_string(per_step) + " ";
+  return s + op_plural(kind.op) + " (" + kind.library + ": " + fe.family + ", " +
+         std::to_string(launches) + " launches in " + std::to_string(best->steps) + " steps)";
 }
 
 }  // namespace
