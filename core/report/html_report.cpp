@@ -237,6 +237,12 @@ void write_html_report(std::ostream& o, const ReportModel& m) {
   }
   page.close();
 
+  if (m.ranks) {
+    page.open("ranks", "Ranks: compute, collectives, arrival skew");
+    table_html(o, *m.ranks);
+    page.close();
+  }
+
   page.open("metrics", "Counters and derived metrics per variant and phase");
   table_html(o, m.metrics, m.metrics_flags);
   page.close();

@@ -286,6 +286,7 @@ ReportModel build_report_model(an::QuerySession& session, const ReportOptions& o
   m.claims = session.view("claims", {});
   m.metrics = session.view("metrics", {});
   m.passes = session.view("passes", {});
+  if (Table ranks = session.view("ranks", {}); ranks.rows.size() > 1) m.ranks = std::move(ranks);
   m.roofline = roofline(session, m.metrics, m.metrics_flags);
   for (const auto& j : session.joins_computed()) m.notes.push_back(an::join_note(j));
   for (const auto& n : session.notes()) m.notes.push_back(n);
