@@ -19,8 +19,8 @@
 #include "core/analysis/outline/stored_results.hpp"
 #include "core/analysis/views/session.hpp"
 #include "core/report/perfetto.hpp"
-#include "core/store/capture_db.hpp"
 #include "tests/analysis/backwards_steps.hpp"
+#include "tests/report/tp_capture.hpp"
 #include "tests/report/trace_check.hpp"
 
 namespace kprof::report {
@@ -502,47 +502,15 @@ TEST(PerfettoExport, OutlineIsNotStoredWhileAnotherWriterHoldsTheLock) {
   EXPECT_FALSE(copy.outline_stored());
 }
 
-// A trace pass with two ranks (pid 101 on agent 1, pid 102 on agent 2, two kernels each, loaded
-// through the store's loader): each process track names its rank and GPU agent.
+// A trace pass with two ranks (tests/report/tp_capture.hpp: pid 101 on agent 1, pid 102 on
+// agent 2): each process track names its rank and GPU agent.
 TEST(PerfettoExport, EachRankOfATensorParallelPassIsNamedOnItsProcessTrack) {
   const fs::path dir =
       fs::temp_directory_path() / ("kprof_perfetto_tp_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path db_path = dir / "tp.db";
-  {
-    store::CaptureDb db(db_path);
-    store::NewRun run;
-    run.name = "tp";
-    run.host = "test-host";
-    run.kprof_version = "test";
-    store::PlannedPass pass;
-    pass.kind = store::PassKind::trace;
-    const int64_t id = db.add_planned_pass(db.create_run(run), pass);
-    store::PassLoader loader(db, id);
-    loader.begin_file("kernel_trace.csv", "kernel_trace");
-    int64_t n = 0;
-    for (int64_t rank : {0, 1})
-      for (int64_t k : {0, 1}) {
-        store::DispatchRow d;
-        d.dispatch_id = d.correlation_id = ++n;
-        d.kernel_id = 1;
-        d.pid = d.tid = 101 + rank;
-        d.agent = 1 + rank;
-        d.queue_id = 1;
-        d.start_ns = 1000 + 100 * k;
-        d.end_ns = d.start_ns + 50;
-        d.kernel_name = "gemm";
-        d.grid_x = 1024;
-        d.wg_x = 256;
-        loader.dispatch(d);
-      }
-    loader.end_file(n);
-    loader.commit();
-    store::PassTransition done;
-    done.state = store::PassState::done;
-    db.set_pass_state(id, done);
-  }
+  test::write_two_rank_db(db_path, 30);
   std::ostringstream out;
   PerfettoExport::open(db_path, {}).write(out);
   fs::remove_all(dir);
