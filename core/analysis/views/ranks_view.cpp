@@ -133,10 +133,12 @@ Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& r
 
 namespace {
 
-std::string op_plural(const std::string& op) {
-  if (op == "all_reduce") return "all-reduces";
-  if (op == "all_to_all") return "all-to-alls";
-  return "collectives";
+// "2 all-reduces", "1 all-reduce".
+std::string op_count(int64_t n, const std::string& op) {
+  const std::string one = op == "all_reduce"   ? "all-reduce"
+                          : op == "all_to_all" ? "all-to-all"
+                                               : "collective";
+  return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
 }
 
 // "each decode step = 48 layers × 2 all-reduces (vllm custom all-reduce: <family>, ...)", from
@@ -151,14 +153,16 @@ std::string per_step_text(const FamilyExplain& fe, const CollectiveKind& kind) {
   for (auto c : best->counts) launches += c;
   if (launches % best->steps != 0) return "";
   const int64_t per_step = launches / best->steps;
-  std::string s = "each " + std::string(to_string(best->phase)) + " step = ";
+  // "each decode step", "each step" (a repeated step whose role is not known).
+  std::string s = "each " +
+                  (best->phase == Phase::step ? "" : std::string(to_string(best->phase)) + " ") +
+                  "step = ";
   if (best->layers > 0 && per_step % best->layers == 0)
-    s +=
-        std::to_string(best->layers) + " layers × " + std::to_string(per_step / best->layers) + " ";
+    s += std::to_string(best->layers) + " layers × " + op_count(per_step / best->layers, kind.op);
   else
-    s += std::to_string(per_step) + " ";
-  return s + op_plural(kind.op) + " (" + kind.library + ": " + fe.family + ", " +
-         std::to_string(launches) + " launches in " + std::to_string(best->steps) + " steps)";
+    s += op_count(per_step, kind.op);
+  return s + " (" + kind.library + ": " + fe.family + ", " + std::to_string(launches) +
+         " launches in " + std::to_string(best->steps) + " steps)";
 }
 
 }  // namespace
@@ -190,8 +194,13 @@ std::vector<std::string> rank_structure_lines(store::CaptureDb& db, const Captur
   return {line + " (`kprof query DB ranks` compares the ranks)"};
 }
 
-Table QueryContext::ranks(const ViewOptions&) {
-  return ranks_table(m_db, run_trace_of(m_cap), m_rules);
+Table QueryContext::ranks(const ViewOptions& o) {
+  Table t = ranks_table(m_db, run_trace_of(m_cap), m_rules);
+  if (!o.family.empty() || o.phase)
+    t.notes.push_back(
+        "--family and --phase do not apply to ranks: every kernel of the trace pass "
+        "is counted");
+  return t;
 }
 
 }  // namespace kprof::analysis
