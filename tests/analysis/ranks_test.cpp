@@ -140,6 +140,23 @@ TEST(Ranks, FourRanksComputeCollectivesSkewAndTheLastRank) {
   EXPECT_EQ(s.median_ns, 20);
   EXPECT_EQ(s.p95_ns, 30);
   EXPECT_EQ(s.max_ns, 30);
+  // The widest skew is collective 2 (30 ns): its window runs from the end of collective 1 on every
+  // rank (e1 = 1320) to its end (e2 = 1490), and holds each rank's GEMM and all-reduce of k = 2:
+  // rank 0's GEMM 1320-1450 and all-reduce 1450-1490.
+  EXPECT_EQ(ra.widest.ordinal, 2);
+  EXPECT_EQ(ra.widest.from_ns, 1320);
+  EXPECT_EQ(ra.widest.to_ns, 1490);
+  const auto lanes =
+      rank_lanes(db, ra, FamilyRules::load_default(), CollectiveRules::load_default(), 1320, 1490);
+  ASSERT_EQ(lanes.size(), 8u);
+  EXPECT_EQ(lanes[0].rank, 0u);
+  EXPECT_EQ(lanes[0].start_ns, 1320);
+  EXPECT_EQ(lanes[0].end_ns, 1450);
+  EXPECT_FALSE(lanes[0].collective);
+  EXPECT_EQ(lanes[1].start_ns, 1450);
+  EXPECT_EQ(lanes[1].end_ns, 1490);
+  EXPECT_TRUE(lanes[1].collective);
+  EXPECT_EQ(lanes[1].family, "vllm::cross_device_reduce_1stage");
   ASSERT_EQ(ra.collective_families.size(), 1u);
   const auto& fam = ra.collective_families.begin();
   EXPECT_EQ(fam->first, "vllm::cross_device_reduce_1stage");

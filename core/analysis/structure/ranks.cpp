@@ -20,7 +20,7 @@ struct Interval {
 // What the sweep keeps of one rank's collectives: each one's start and family (by index into the
 // pass's collective families), for matching across ranks.
 struct RankCollectives {
-  std::vector<int64_t> starts;
+  std::vector<int64_t> starts, ends;
   std::vector<uint16_t> family;
 };
 
@@ -148,6 +148,17 @@ void match_collectives(const std::vector<RankCollectives>& per_rank, RankAnalysi
     if (!same) ++out.family_mismatches;
     ++out.ranks[last].last_arrivals;
     out.ranks[last].wait_caused_ns += wait;
+    if (out.widest.ordinal < 0 || out.skew_ns.back() > out.skew_ns[out.widest.ordinal])
+      out.widest.ordinal = static_cast<int64_t>(k);
+  }
+  if (out.widest.ordinal < 0) return;
+  const auto k = static_cast<size_t>(out.widest.ordinal);
+  out.widest.from_ns = std::numeric_limits<int64_t>::max();
+  out.widest.to_ns = std::numeric_limits<int64_t>::min();
+  for (size_t r = 0; r < per_rank.size(); ++r) {
+    const int64_t from = k ? per_rank[r].ends[k - 1] : out.ranks[r].first_start_ns;
+    out.widest.from_ns = std::min(out.widest.from_ns, from);
+    out.widest.to_ns = std::max(out.widest.to_ns, per_rank[r].ends[k]);
   }
 }
 
@@ -172,6 +183,7 @@ RankAnalysis analyze_ranks(store::CaptureDb& db, int64_t pass_id, const FamilyRu
           sweep.add(d.start_ns, d.end_ns, family >= 0);
           if (family < 0) return;
           mine.starts.push_back(d.start_ns);
+          mine.ends.push_back(std::max(d.end_ns, d.start_ns));
           mine.family.push_back(static_cast<uint16_t>(family));
           ++out.collective_families[names[static_cast<size_t>(family)]].launches;
         });
@@ -181,6 +193,34 @@ RankAnalysis analyze_ranks(store::CaptureDb& db, int64_t pass_id, const FamilyRu
     per_rank.push_back(std::move(mine));
   }
   match_collectives(per_rank, out);
+  return out;
+}
+
+std::vector<RankSlice> rank_lanes(store::CaptureDb& db, const RankAnalysis& ra,
+                                  const FamilyRules& families, const CollectiveRules& collectives,
+                                  int64_t from_ns, int64_t to_ns) {
+  struct Kind {
+    std::string kernel, family;
+    bool collective = false;
+  };
+  std::unordered_map<int64_t, Kind> by_variant;
+  store::for_each_kernel_variant(db, ra.pass_id, [&](const store::KernelVariant& v) {
+    Kind k{v.shape.kernel_name, families.family_of(v.shape.kernel_name), false};
+    k.collective = collectives.kind_of(k.family).has_value();
+    by_variant.emplace(v.id, std::move(k));
+  });
+  std::vector<RankSlice> out;
+  for (size_t r = 0; r < ra.ranks.size(); ++r) {
+    const auto& rank = ra.ranks[r].rank;
+    store::for_each_rank_timing(
+        db, ra.pass_id, rank.pid, rank.agent, [&](const store::DispatchTiming& d) {
+          if (d.start_ns >= to_ns || std::max(d.end_ns, d.start_ns) <= from_ns) return;
+          const auto it = by_variant.find(d.variant_id);
+          if (it == by_variant.end()) return;
+          out.push_back({r, d.start_ns, std::max(d.end_ns, d.start_ns), it->second.kernel,
+                         it->second.family, it->second.collective});
+        });
+  }
   return out;
 }
 

@@ -53,12 +53,31 @@ struct RankAnalysis {
     int64_t launches = 0;
   };
   std::map<std::string, FamilyCount> collective_families;
+  // The matched collective of the widest skew (the first of equal ones) and the stretch that
+  // shows it: from the earliest end of the collective before it (or the earliest rank's first
+  // start) to the latest end of it over the ranks. ordinal -1: nothing matched.
+  struct Window {
+    int64_t ordinal = -1, from_ns = 0, to_ns = 0;
+  } widest;
 };
 
 // The ranks of pass `pass_id` (store::pass_ranks) and their figures. A pass with fewer than two
 // ranks gives its one rank (or none) and no skew.
 RankAnalysis analyze_ranks(store::CaptureDb& db, int64_t pass_id, const FamilyRules& families,
                            const CollectiveRules& collectives);
+
+// One kernel of one rank in a window of time (rank_lanes).
+struct RankSlice {
+  size_t rank = 0;  // index into the ranks
+  int64_t start_ns = 0, end_ns = 0;
+  std::string kernel, family;
+  bool collective = false;
+};
+// Every kernel of each rank of `ra` that runs inside (from_ns, to_ns) for some time, read as
+// analyze_ranks reads them (one rank at a time, in start order); only those are kept.
+std::vector<RankSlice> rank_lanes(store::CaptureDb& db, const RankAnalysis& ra,
+                                  const FamilyRules& families, const CollectiveRules& collectives,
+                                  int64_t from_ns, int64_t to_ns);
 
 // Order statistics of a skew list (nearest rank: the value at ceil(q*n)-th place), 0 when empty.
 struct SkewStats {

@@ -131,6 +131,29 @@ Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& r
   return t;
 }
 
+std::optional<RankLanes> rank_lanes_of(store::CaptureDb& db, const RunTrace& rt,
+                                       const FamilyRules& rules) {
+  if (store::pass_ranks(db, rt.trace.id).size() < 2) return std::nullopt;
+  const CollectiveRules collectives = CollectiveRules::load_default();
+  const RankAnalysis ra = analyze_ranks(db, rt.trace.id, rules, collectives);
+  if (ra.widest.ordinal < 0) return std::nullopt;
+  RankLanes out;
+  for (const auto& r : ra.ranks)
+    out.lanes.push_back("rank " + std::to_string(r.rank.rank) + " (GPU agent " +
+                        std::to_string(r.rank.agent) + ")");
+  out.from_ns = ra.widest.from_ns;
+  out.to_ns = ra.widest.to_ns;
+  out.ordinal = ra.widest.ordinal + 1;
+  out.matched = ra.matched;
+  out.skew_ns = ra.skew_ns[static_cast<size_t>(ra.widest.ordinal)];
+  out.slices = rank_lanes(db, ra, rules, collectives, out.from_ns, out.to_ns);
+  return out;
+}
+
+std::optional<RankLanes> QueryContext::rank_lanes() {
+  return rank_lanes_of(m_db, run_trace_of(m_cap), m_rules);
+}
+
 namespace {
 
 // "2 all-reduces", "1 all-reduce".

@@ -66,6 +66,8 @@ class QuerySession {
   const TraceModel& model() const { return m_query->model(); }
   const JoinedCounters& joined() { return m_query->joined(); }
   const hw::Target* target() { return m_query->target(); }
+  // One lane per rank around the widest arrival skew (nullopt with one rank).
+  std::optional<RankLanes> rank_lanes() { return m_query->rank_lanes(); }
   // How often this session held every dispatch's joined counters at once (QueryContext): views
   // stream them from a current stored join, so 0 unless the join was computed or joined() asked.
   int64_t whole_joins_loaded() const { return m_query->whole_joins_loaded(); }

@@ -34,6 +34,7 @@
 #include "core/analysis/join/analysis_db.hpp"
 #include "core/analysis/structure/explain.hpp"
 #include "core/analysis/structure/family.hpp"
+#include "core/analysis/views/streamed_views.hpp"
 #include "core/analysis/views/table.hpp"
 #include "core/hw/target.hpp"
 
@@ -93,6 +94,8 @@ class QueryContext {
   // and callers that index them; the views stream them (for_each_joined).
   const JoinedCounters& joined();
   const hw::Target* target();  // nullptr when the arch has no hardware file
+  // The ranks' lanes around the widest arrival skew, for drawings (streamed_views.hpp).
+  std::optional<RankLanes> rank_lanes();
 
   // Each trace dispatch `keep` accepts, in trace order, with its joined counters: f(k, jc, i),
   // jc.by_dispatch[i] holding dispatch k's samples (often empty). From the stored join one
