@@ -324,9 +324,9 @@ TEST(Ranks, ExplainDerivesCollectivesPerStepAndLayerFromTheCounts) {
 
 // The counter views per rank: one process drives two MI300X (agents 1 and 2), one copy kernel of
 // 1 us on each (trace rows), and a counter pass reads FETCH_SIZE 1000 KiB on agent 1 and 2000 KiB
-// on agent 2 (WRITE_SIZE 0). Bytes = FETCH_SIZE × 1024 (KiB, as PeakFlags reads it): rank 0
-// moves 1,024,000 B in 1 us = 1.024 TB/s, rank 1 2,048,000 B = 2.048 TB/s; spread 2.048 / 1.024 =
-// 2.
+// on agent 2 (WRITE_SIZE 0), and L2 hits and misses (below). Bytes = FETCH_SIZE × 1024 (KiB, as
+// PeakFlags reads it): rank 0 moves 1,024,000 B in 1 us = 1.024 TB/s, rank 1 2,048,000 B = 2.048
+// TB/s; spread 2.048 / 1.024 = 2.
 TEST(Ranks, CounterViewsGiveEachRanksRatesAndTheirSpread) {
   test::TempDb tmp("ranks_counters");
   const auto dir = tmp.dir();
@@ -348,6 +348,8 @@ TEST(Ranks, CounterViewsGiveEachRanksRatesAndTheirSpread) {
                             "\",1,100,100,65536,7,\"copy_kernel\",256,0,0,16,0,32,";
     counters += pre + "\"FETCH_SIZE\"," + std::to_string(1000 * id) + ",0,0\n";
     counters += pre + "\"WRITE_SIZE\",0,0,0\n";
+    counters += pre + "\"TCC_HIT_sum\"," + std::string(id == 1 ? "60" : "90") + ",0,0\n";
+    counters += pre + "\"TCC_MISS_sum\"," + std::string(id == 1 ? "40" : "10") + ",0,0\n";
   }
   test::write(dir / "200_counter_collection.csv", counters);
   {
@@ -373,6 +375,17 @@ TEST(Ranks, CounterViewsGiveEachRanksRatesAndTheirSpread) {
                           "spread max/min 2";
     EXPECT_TRUE(said) << view;
   }
+  // metric_sets: l2_hit_percent = 100 × TCC_HIT_sum / (TCC_HIT_sum + TCC_MISS_sum)
+  // (configs/metrics/memory.yaml): rank 0 100 × 60 / 100 = 60, rank 1 100 × 90 / 100 = 90;
+  // spread 90 / 60 = 1.5.
+  const Table sets = q.view("metric_sets", {});
+  bool per_rank = false;
+  for (const auto& n : sets.notes)
+    per_rank =
+        per_rank || (n.find(" per rank 0, 1 (GPU agents 1, 2), mean over each rank's "
+                            "launches: ") != std::string::npos &&
+                     n.find("l2_hit_percent 60.00 / 90.00 (spread 1.50)") != std::string::npos);
+  EXPECT_TRUE(per_rank) << ::testing::PrintToString(sets.notes);
 }
 
 }  // namespace
