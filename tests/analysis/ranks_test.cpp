@@ -232,6 +232,24 @@ TEST(Ranks, UnequalCollectiveCountsMatchUpToTheSmallestAndSaySo) {
   EXPECT_TRUE(said);
 }
 
+// Two ranks without a collective: nothing to match, and the claim says it is unknown.
+TEST(Ranks, RanksWithoutCollectivesHaveNoSkew) {
+  test::TempDb tmp("ranks_none");
+  store::CaptureDb db(tmp.path());
+  load_trace(db, {{7, 1, 1, 0, 100, k_gemm}, {8, 2, 1, 0, 120, k_gemm}});
+  const Table t = ranks_table(db, find_run_trace(db, std::nullopt), FamilyRules::load_default());
+  ASSERT_EQ(t.rows.size(), 2u);
+  const auto has = [&](const std::string& text) {
+    for (const auto& n : t.notes)
+      if (n.find(text) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(has("[unknown]: no rank ran a collective"));
+  EXPECT_TRUE(has("no collective is matched on every rank: no arrival skew"));
+  // Spans 100 and 120 ns.
+  EXPECT_TRUE(has("spread over ranks 20 ns (max 120, min 100)"));
+}
+
 TEST(Ranks, OneRankHasNothingToCompare) {
   test::TempDb tmp("ranks_one");
   store::CaptureDb db(tmp.path());

@@ -36,6 +36,8 @@ std::string matching_claim(const RankAnalysis& ra) {
   std::string s =
       "collectives matched by ordinal (the k-th collective of every rank is one "
       "collective under tensor parallelism) ";
+  if (ra.counts_equal && ra.ranks.front().collectives == 0)
+    return s + "[unknown]: no rank ran a collective";
   if (ra.counts_equal && ra.family_mismatches == 0)
     return s + "[high]: every rank ran " + counts.front() +
            " collectives, the same family at every ordinal";
@@ -123,9 +125,8 @@ Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& r
       "exposed_ns: collective time not overlapped by the rank's other kernels on its GPU (any "
       "queue); exp_pct is of busy_ns; last_at: matched collectives the rank started last; "
       "made_wait_ns: the other ranks' wait at those. Steps are found on the main stream only "
-      "(phases), so per-"
-      "rank step time is not established: span_ns (first start to last end) stands for it, "
-      "spread over ranks " +
+      "(phases), so per-rank step time is not established: span_ns (first start to last end) "
+      "stands for it, spread over ranks " +
       std::to_string(max_span - min_span) + " ns (max " + std::to_string(max_span) + ", min " +
       std::to_string(min_span) + ")");
   return t;
