@@ -286,6 +286,11 @@ TEST(Ranks, QueryUseCaseStreamsTheViewAndTheSessionGivesTheSame) {
   const Table via_session = session.view("ranks", {});
   EXPECT_EQ(via_session.rows, streamed.table.rows);
   EXPECT_EQ(via_session.notes, streamed.table.notes);
+  // Machine formats add exposed time over the span: rank 1 190 / 700 = 27.14 %.
+  r.options.structured = true;
+  const Table machine = run_query(r).table;
+  ASSERT_EQ(machine.columns.back(), "exposed_span_pct");
+  EXPECT_DOUBLE_EQ(std::get<double>(machine.rows[1].back()), 100.0 * 190 / 700);
 }
 
 // `explain` says the rank structure of a pass with several ranks: 4 ranks on agents 1-4, each with

@@ -81,7 +81,8 @@ void skew_notes(const RankAnalysis& ra, std::vector<std::string>& notes) {
 
 }  // namespace
 
-Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules) {
+Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules,
+                  bool structured) {
   Table t;
   t.title = "ranks of the trace pass: compute, collectives, exposed communication, arrival skew";
   t.simulated = rt.run.simulated;
@@ -100,12 +101,24 @@ Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& r
   // (docs/ranks.md says what each column is).
   t.columns = {"rank",       "pid",     "agent",   "kernels", "busy_ns", "compute_ns",  "coll_ns",
                "exposed_ns", "exp_pct", "span_ns", "colls",   "last_at", "made_wait_ns"};
+  if (structured) t.columns.push_back("exposed_span_pct");
   int64_t min_span = ra.ranks[0].span_ns(), max_span = min_span;
   for (const auto& r : ra.ranks) {
-    t.rows.push_back({static_cast<int64_t>(r.rank.rank), r.rank.pid, r.rank.agent, r.kernels,
-                      r.busy_ns, r.compute_ns, r.collective_ns, r.exposed_ns,
-                      pct(r.exposed_ns, r.busy_ns), r.span_ns(), r.collectives, r.last_arrivals,
-                      r.wait_caused_ns});
+    std::vector<Cell> row{static_cast<int64_t>(r.rank.rank),
+                          r.rank.pid,
+                          r.rank.agent,
+                          r.kernels,
+                          r.busy_ns,
+                          r.compute_ns,
+                          r.collective_ns,
+                          r.exposed_ns,
+                          pct(r.exposed_ns, r.busy_ns),
+                          r.span_ns(),
+                          r.collectives,
+                          r.last_arrivals,
+                          r.wait_caused_ns};
+    if (structured) row.emplace_back(std::in_place_type<double>, pct(r.exposed_ns, r.span_ns()));
+    t.rows.push_back(std::move(row));
     min_span = std::min(min_span, r.span_ns());
     max_span = std::max(max_span, r.span_ns());
   }
@@ -219,7 +232,7 @@ std::vector<std::string> rank_structure_lines(store::CaptureDb& db, const Captur
 }
 
 Table QueryContext::ranks(const ViewOptions& o) {
-  Table t = ranks_table(m_db, run_trace_of(m_cap), m_rules);
+  Table t = ranks_table(m_db, run_trace_of(m_cap), m_rules, o.structured);
   if (!o.family.empty() || o.phase)
     t.notes.push_back(
         "--family and --phase do not apply to ranks: every kernel of the trace pass "

@@ -108,7 +108,8 @@ const std::vector<StreamedEntry>& streamed_registry() {
        }},
       {"ranks", nullptr,
        [](Streamed& s, const RunTrace& rt) -> std::optional<Table> {
-         return ranks_table(s.db, rt, run_rules(runbook_analysis(s.db, rt.run), s.notes));
+         return ranks_table(s.db, rt, run_rules(runbook_analysis(s.db, rt.run), s.notes),
+                            s.o.structured);
        }},
       {"counters",
        [](Streamed& s, const Untraced& u) -> std::optional<Table> {

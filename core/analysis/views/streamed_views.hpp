@@ -52,8 +52,10 @@ std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
                                        bool use_unreliable);
 
 // `ranks`: the trace pass rank by rank (structure/ranks.hpp: one rank's dispatches at a time, kept
-// per collective only), or the one-line answer of a pass with one rank.
-Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules);
+// per collective only), or the one-line answer of a pass with one rank. `structured` (machine
+// formats): also each rank's exposed time as a share of its span (exposed_span_pct).
+Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules,
+                  bool structured = false);
 // What a drawing of the ranks shows: one lane per rank ("rank 1 (GPU agent 2)") with its kernels
 // around the matched collective of the widest arrival skew (RankAnalysis::widest). nullopt for a
 // pass with fewer than two ranks or no matched collective.
