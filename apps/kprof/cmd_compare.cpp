@@ -55,13 +55,20 @@ int cmd_compare(const kprof::app::Args& args) {
     an::print(std::cout, c.families, f, po_);
     std::cout << "\n";
     an::print(std::cout, c.variants, f, po_);
+    if (c.ranks) {
+      std::cout << "\n";
+      an::print(std::cout, *c.ranks, f, po_);
+    }
   } else if (f == an::Format::json) {
-    an::print_json_document(std::cout, c.workload,
-                            {{"families", &c.families}, {"variants", &c.variants}});
+    std::vector<std::pair<std::string, const an::Table*>> tables = {{"families", &c.families},
+                                                                    {"variants", &c.variants}};
+    if (c.ranks) tables.emplace_back("ranks", &*c.ranks);
+    an::print_json_document(std::cout, c.workload, tables);
   } else {
     for (const auto& line : c.workload) std::cerr << kprof::note_line(line, STDERR_FILENO) << "\n";
     an::print(std::cout, c.families, f, po_);
     an::print(std::cout, c.variants, f, po_);
+    if (c.ranks) an::print(std::cout, *c.ranks, f, po_);
   }
   return 0;
 }

@@ -55,6 +55,8 @@ const char* const k_query_help =
     "  roofline  per family and phase: rates against the target's peaks, and the bound\n"
     "  passes    the run's passes (0 = trace), states and the join's match rate\n"
     "  samples   per variant and counter: n, mean, sd, se (rotated runs: one group a launch)\n"
+    "  ranks     per rank (GPU) of a tensor-parallel trace: compute, collectives, exposed time, "
+    "skew\n"
     "\nexamples:\n"
     "  kprof query out/q.db top --limit 10\n"
     "  kprof query out/q.db explain fused_moe_kernel\n"

@@ -325,6 +325,40 @@ void fill_variants(an::QuerySession& a, an::QuerySession& b, Table& v) {
   }
   v.notes.push_back("'-': the variant or its counters are missing in that run");
 }
+// Per rank, matched by rank number: compute, collective and exposed time of each run (the ranks
+// view's columns), and each run's arrival-skew notes. Nothing when neither run has two ranks.
+std::optional<Table> compare_ranks(an::QuerySession& a, an::QuerySession& b) {
+  const Table ra = a.view("ranks", {}), rb = b.view("ranks", {});
+  const bool many_a = ra.rows.size() > 1, many_b = rb.rows.size() > 1;
+  if (!many_a && !many_b) return std::nullopt;
+  Table t;
+  t.title = "ranks: A → B (matched by rank number)";
+  t.columns = {"rank",         "agent_a",     "agent_b",   "compute_ns_a", "compute_ns_b",
+               "compute_pct",  "coll_ns_a",   "coll_ns_b", "coll_pct",     "exposed_ns_a",
+               "exposed_ns_b", "exposed_pct", "last_at_a", "last_at_b"};
+  const size_t n = std::max(many_a ? ra.rows.size() : 0, many_b ? rb.rows.size() : 0);
+  const auto cell = [](const Table& v, bool many, size_t r, const char* name) {
+    return many && r < v.rows.size() ? v.rows[r][col(v, name)] : Cell();
+  };
+  for (size_t r = 0; r < n; ++r) {
+    std::vector<Cell> row{static_cast<int64_t>(r), cell(ra, many_a, r, "agent"),
+                          cell(rb, many_b, r, "agent")};
+    for (const char* c : {"compute_ns", "coll_ns", "exposed_ns"}) {
+      const Cell x = cell(ra, many_a, r, c), y = cell(rb, many_b, r, c);
+      row.insert(row.end(), {x, y, pct(num(x), num(y))});
+    }
+    row.insert(row.end(), {cell(ra, many_a, r, "last_at"), cell(rb, many_b, r, "last_at")});
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back("pct = (B - A) / A; '-': the run has no such rank, or only one rank");
+  for (const auto& [side, v] : {std::pair{"A: ", &ra}, std::pair{"B: ", &rb}})
+    for (const auto& note : v->notes)
+      if (note.rfind("arrival skew", 0) == 0 ||
+          note.find("arrived last most often") != std::string::npos)
+        t.notes.push_back(side + note);
+  return t;
+}
+
 }  // namespace
 
 RunRef parse_run_ref(const std::string& text) {
@@ -365,6 +399,10 @@ Comparison compare_runs(an::QuerySession& a, const std::string& label_a, an::Que
   out.variants.simulated = out.simulated;
   out.variants.runs = runs;
   fill_variants(a, b, out.variants);
+  if ((out.ranks = compare_ranks(a, b))) {
+    out.ranks->simulated = out.simulated;
+    out.ranks->runs = runs;
+  }
   return out;
 }
 

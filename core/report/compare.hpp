@@ -8,6 +8,7 @@
 //    mean trace time, FLOP/byte, TFLOP/s, TB/s (from each run's metrics view).
 //  * launch-count changes are explained in steps × layers where both runs have them
 //    ("decode: 63 → 31 steps × 96 launches per step"), and said to be unexplained otherwise.
+//  * ranks: when either run has several, per rank number (compute, collective, exposed time).
 //  * the workloads are compared first: target, simulated or measured, steps and layers, runbook.
 //    Runs of different targets are refused unless forced; other differences are stated at the top.
 #pragma once
@@ -33,6 +34,9 @@ RunRef parse_run_ref(const std::string& text);
 struct Comparison {
   std::vector<std::string> workload;  // how the two workloads differ (or that they match)
   Table families, variants;
+  // Per rank, when either run's trace pass has several (tensor parallelism): compute, collective
+  // and exposed time of each run side by side, and each run's arrival skew.
+  std::optional<Table> ranks;
   bool simulated = false;  // either run is simulated
 };
 

@@ -153,6 +153,21 @@ void provenance_section(std::ostream& o, Page& page, const Provenance& p) {
   page.close();
 }
 
+// A trace pass with several ranks: the ranks view, and one lane per rank around the collective
+// of the widest arrival skew.
+void ranks_section(std::ostream& o, Page& page, const ReportModel& m,
+                   const FamilyColours& colours) {
+  if (!m.ranks) return;
+  page.open("ranks", "Ranks: compute, collectives, arrival skew");
+  table_html(o, *m.ranks);
+  if (m.rank_lanes.found) {
+    o << "<p>One lane per rank on one time axis: " << escape(m.rank_lanes.layer_basis) << ", "
+      << escape(duration_text(m.rank_lanes.step_us * 1e3)) << ".</p>\n"
+      << timeline_svg(m.rank_lanes, colours);
+  }
+  page.close();
+}
+
 void plan_section(std::ostream& o, Page& page, const Provenance& p, const Table& passes) {
   page.open("plan", "Pass plan and block occupancy");
   o << "<table class=\"occupancy\"><thead><tr><th>pass</th><th>counters</th>"
@@ -236,6 +251,8 @@ void write_html_report(std::ostream& o, const ReportModel& m) {
     o << "<p class=\"notes\">" << escape(tl.why_not) << "</p>\n";
   }
   page.close();
+
+  ranks_section(o, page, m, colours);
 
   page.open("metrics", "Counters and derived metrics per variant and phase");
   table_html(o, m.metrics, m.metrics_flags);

@@ -118,43 +118,36 @@ void write_other_data(std::ostream& os, const PerfettoOutline& o, const json& cl
      << ",\"traceEvents\":[";
 }
 
-// The trace pass's process tracks: "process P trace pass", or, when the pass has several ranks
-// (store/pass_ranks.hpp: one per GPU agent, e.g. the workers of a tensor-parallel run), "rank R
-// (GPU agent A), process P trace pass", sorted by rank so the ranks' lanes lie in order.
-class ProcessNames {
- public:
-  ProcessNames(store::CaptureDb& db, int64_t trace_pass_id, std::string sim)
-      : m_sim(std::move(sim)) {
-    const auto ranks = store::pass_ranks(db, trace_pass_id);
-    if (ranks.size() < 2) return;
-    for (const auto& r : ranks) {
-      auto& label = m_ranks[r.pid];
-      label.first += (label.first.empty() ? "rank " : ", rank ") + std::to_string(r.rank) +
-                     " (GPU agent " + std::to_string(r.agent) + ")";
-      if (label.second == 0) label.second = 1 + r.rank;
-    }
+// Per pid of the trace pass that drives a rank (store::pass_ranks: one rank per GPU agent), when
+// the pass has several: "rank 1 (GPU agent 2)", or "rank 0 (GPU agent 1), rank 1 (GPU agent 2)"
+// for a process that drives two GPUs.
+using RankLabels = std::map<int64_t, std::string>;
+RankLabels rank_labels(store::CaptureDb& db, int64_t trace_pass_id) {
+  RankLabels out;
+  const auto ranks = store::pass_ranks(db, trace_pass_id);
+  if (ranks.size() < 2) return out;
+  for (const auto& r : ranks) {
+    auto& label = out[r.pid];
+    label += (label.empty() ? "" : ", ") + std::string("rank ") + std::to_string(r.rank) +
+             " (GPU agent " + std::to_string(r.agent) + ")";
   }
-  void name(Writer& w, int64_t pid, int fallback_sort) const {
-    const auto it = m_ranks.find(pid);
-    const std::string process = "process " + std::to_string(pid) + " trace pass" + m_sim;
-    if (it == m_ranks.end()) {
-      w.name_process(pid, process, fallback_sort);
-      return;
-    }
-    w.name_process(pid, it->second.first + ", " + process, it->second.second);
-  }
+  return out;
+}
 
- private:
-  std::string m_sim;
-  std::map<int64_t, std::pair<std::string, int>> m_ranks;  // pid -> label, sort index
-};
+// A trace-pass process track: "process 102 trace pass", with its ranks first when it drives some.
+std::string trace_process_name(const RankLabels& ranks, int64_t pid, const std::string& sim) {
+  const auto it = ranks.find(pid);
+  return (it == ranks.end() ? "" : it->second + ", ") + "process " + std::to_string(pid) +
+         " trace pass" + sim;
+}
 
 // The main process and its "phases and steps" thread: the claims as instant events at the
 // trace's start (a reader of the UI sees the args of one when selecting it), then the steps and
 // phases as enclosing slices.
 void write_structure(Writer& w, const PerfettoOutline& o, const std::vector<an::Claim>& claims,
-                     const json& claims_args, const ProcessNames& names, PerfettoSummary& sum) {
-  names.name(w, o.main_pid, 0);
+                     const json& claims_args, const std::string& sim, const RankLabels& ranks,
+                     PerfettoSummary& sum) {
+  w.name_process(o.main_pid, trace_process_name(ranks, o.main_pid, sim), 0);
   w.name_thread(o.main_pid, 1, "phases and steps", 0);
   for (size_t i = 0; i < claims.size(); ++i) {
     w.event(analysis::claim_line(claims[i]), "i", o.main_pid, 1, 0, 0, "claim",
@@ -172,8 +165,16 @@ void write_structure(Writer& w, const PerfettoOutline& o, const std::vector<an::
 class TraceSlices {
  public:
   TraceSlices(const PerfettoOutline& o, store::CaptureDb& db, Writer& w, Tracks& tracks,
-              Kernels& kernels, PerfettoSummary& sum, const ProcessNames& names)
-      : m_o(o), m_db(db), m_w(w), m_tracks(tracks), m_kernels(kernels), m_sum(sum), m_names(names) {
+              Kernels& kernels, PerfettoSummary& sum, const std::string& sim,
+              const RankLabels& ranks)
+      : m_o(o),
+        m_db(db),
+        m_w(w),
+        m_tracks(tracks),
+        m_kernels(kernels),
+        m_sum(sum),
+        m_sim(sim),
+        m_ranks(ranks) {
     if (o.stream_joined) m_stream.emplace(db, o.counts);
     m_streamed.by_dispatch.resize(1);
   }
@@ -199,7 +200,8 @@ class TraceSlices {
   }
 
   void slice(Pending& p) {
-    if (m_named.insert(p.pid).second) m_names.name(m_w, p.pid, 1);
+    if (m_named.insert(p.pid).second)
+      m_w.name_process(p.pid, trace_process_name(m_ranks, p.pid, m_sim), 1);
     const int64_t tid =
         m_tracks.place(m_w, p.pid, p.agent, p.queue, p.start, p.end, m_sum.overlap_lanes);
     const VariantInfo& v = m_variants[p.what];
@@ -301,7 +303,8 @@ class TraceSlices {
   Tracks& m_tracks;
   Kernels& m_kernels;
   PerfettoSummary& m_sum;
-  const ProcessNames& m_names;
+  const std::string& m_sim;
+  const RankLabels& m_ranks;
   std::set<int64_t> m_named{m_o.main_pid};
   Variants m_variants;
   std::optional<an::JoinedCounterStream> m_stream;
@@ -368,10 +371,10 @@ PerfettoSummary PerfettoExport::write(std::ostream& os) {
   write_other_data(os, o, claims_args);
   Writer w(os);
   Tracks tracks;
-  const ProcessNames names(*m_db, o.trace_pass_id, sim);
-  write_structure(w, o, claims, claims_args, names, sum);
+  const RankLabels ranks = rank_labels(*m_db, o.trace_pass_id);
+  write_structure(w, o, claims, claims_args, sim, ranks, sum);
   Kernels kernels(o.rules);
-  TraceSlices(o, *m_db, w, tracks, kernels, sum, names).write();
+  TraceSlices(o, *m_db, w, tracks, kernels, sum, sim, ranks).write();
   write_counter_passes(o, *m_db, w, tracks, kernels, sum, sim);
   w.flush();
   os << "\n]}\n";

@@ -3,9 +3,11 @@
 // https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h8I0nSsKchNAySU), which
 // ui.perfetto.dev and chrome://tracing open.
 //
-// Tracks: one process per profiled process (pid), one thread per GPU agent and queue
-// ("agent 1 queue 2"); dispatches are complete events ("ph":"X", "ts" and "dur" in microseconds:
-// Perfetto reads an integer as x1000 ns and a double as llround(v * 1000) ns, google/perfetto
+// Tracks: one process per profiled process (pid; named by its ranks too, "rank 1 (GPU agent 2),
+// process 102 trace pass", when the trace pass has several: store::pass_ranks), one thread per GPU
+// agent and queue ("agent 1 queue 2"); dispatches are complete events ("ph":"X", "ts" and "dur" in
+// microseconds: Perfetto reads an integer as x1000 ns and a double as llround(v * 1000) ns,
+// google/perfetto
 // src/trace_processor/importers/json/json_trace_tokenizer.cc CoerceToTs) with the kernel's full
 // name, family, variant, phase, step and its joined counters and derived metrics as args. Steps and
 // phases are enclosing slices on a "phases and steps" thread of the main process. Counter passes

@@ -9,6 +9,7 @@
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
 #include "core/hw/target.hpp"
+#include "core/report/svg_charts.hpp"
 
 namespace kprof::report {
 namespace {
@@ -272,6 +273,30 @@ Roofline roofline(an::QuerySession& session, const Table& metrics,
   return r;
 }
 
+// The ranks' lanes as a timeline on one axis: every rank's kernels from the window's start, so
+// that the late rank's longer compute and the others' wait in the collective line up.
+Timeline rank_timeline(an::QuerySession& session) {
+  Timeline tl;
+  const auto lanes = session.rank_lanes();
+  if (!lanes) return tl;
+  tl.found = true;
+  tl.rows = lanes->lanes;
+  for (const auto& s : lanes->slices) {
+    // Clipped to the window: the kernels that cross its edges are drawn up to them.
+    const int64_t start = std::max(s.start_ns, lanes->from_ns),
+                  end = std::min(s.end_ns, lanes->to_ns);
+    tl.slices.push_back({s.kernel, s.family, s.rank,
+                         static_cast<double>(start - lanes->from_ns) / 1e3,
+                         static_cast<double>(end - start) / 1e3});
+  }
+  tl.step_us = static_cast<double>(lanes->to_ns - lanes->from_ns) / 1e3;
+  tl.layer_basis = "matched collective " + std::to_string(lanes->ordinal) + " of " +
+                   std::to_string(lanes->matched) + ", the widest arrival skew (" +
+                   duration_text(static_cast<double>(lanes->skew_ns)) +
+                   "), with the kernels before it back to the collective before it";
+  return tl;
+}
+
 }  // namespace
 
 ReportModel build_report_model(an::QuerySession& session, const ReportOptions& options) {
@@ -286,6 +311,10 @@ ReportModel build_report_model(an::QuerySession& session, const ReportOptions& o
   m.claims = session.view("claims", {});
   m.metrics = session.view("metrics", {});
   m.passes = session.view("passes", {});
+  if (Table ranks = session.view("ranks", {}); ranks.rows.size() > 1) {
+    m.ranks = std::move(ranks);
+    m.rank_lanes = rank_timeline(session);
+  }
   m.roofline = roofline(session, m.metrics, m.metrics_flags);
   for (const auto& j : session.joins_computed()) m.notes.push_back(an::join_note(j));
   for (const auto& n : session.notes()) m.notes.push_back(n);

@@ -100,6 +100,11 @@ struct ReportModel {
   Roofline roofline;
   // The query views, as `kprof query DB <view>` prints them.
   Table explain, phases, claims, metrics, passes;
+  // `ranks` of a trace pass with several ranks (tensor parallelism); empty with one rank.
+  std::optional<Table> ranks;
+  // One lane per rank around the collective of the widest arrival skew, on one time axis from
+  // the window's start (rows: ranks; layer_basis: what is drawn). found = false: nothing to draw.
+  Timeline rank_lanes;
   // Per metrics row: "" or why its figures cannot be physical ("above the HBM peak ...").
   std::vector<std::string> metrics_flags;
   std::vector<std::string> notes;  // the session's notes (joins computed, runbook not loaded)

@@ -47,6 +47,24 @@ bool DispatchTimingReader::next(DispatchTiming& row) {
   return true;
 }
 
+void for_each_rank_timing(CaptureDb& db, int64_t pass_id, int64_t pid, int64_t agent,
+                          const std::function<void(const DispatchTiming&)>& fn) {
+  guarded(db, "reading a rank's dispatches", [&] {
+    SQLite::Statement q(db.sql(),
+                        columns::select_sql(columns::dispatch_timings,
+                                            "WHERE t.pass_id = ? AND t.pid = ? AND t.agent = ? "
+                                            "ORDER BY t.start_ns, t.end_ns, t.dispatch_id"));
+    q.bind(1, pass_id);
+    q.bind(2, pid);
+    q.bind(3, agent);
+    DispatchTiming row;
+    while (q.executeStep()) {
+      columns::read_row(q, columns::dispatch_timings, row);
+      fn(row);
+    }
+  });
+}
+
 std::vector<KernelNameTotal> kernel_name_totals(CaptureDb& db, int64_t pass_id) {
   // Summed here, per variant id, over one scan of the narrow rows: SQLite's GROUP BY sorts every
   // row in a temporary B-tree first (EXPLAIN QUERY PLAN: "USE TEMP B-TREE FOR GROUP BY"), 0.53 s

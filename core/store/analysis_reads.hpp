@@ -54,6 +54,14 @@ class DispatchTimingReader {
   std::unique_ptr<Impl> m_impl;
 };
 
+// The narrow rows of one (process, agent) of pass `pass_id` (a rank, pass_ranks.hpp) in start
+// order (ties by end, then Dispatch_Id), one at a time: what a sweep over the agent's busy time
+// needs. The rows come through the index dispatches_by_key (pass, pid) and are sorted by SQLite,
+// whose sorter spills to temporary files past its cache (https://sqlite.org/tempfiles.html,
+// "Transient Indices"), so the caller's memory does not grow with the rank's dispatches.
+void for_each_rank_timing(CaptureDb& db, int64_t pass_id, int64_t pid, int64_t agent,
+                          const std::function<void(const DispatchTiming&)>& fn);
+
 // Per kernel name of pass `pass_id`: its launches and their summed duration (end - start), by
 // name (byte order). The narrow rows are summed per variant id, then each variant's name is read
 // once: a name is read once per kernel, not once per dispatch.

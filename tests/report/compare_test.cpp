@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/report/compare.hpp"
+#include "tests/report/tp_capture.hpp"
 
 namespace kprof::report {
 namespace {
@@ -225,6 +226,37 @@ TEST(Compare, RunReferences) {
   EXPECT_EQ(parse_run_ref("odd:12:").db, "odd:12");
   EXPECT_FALSE(parse_run_ref("odd:12:").run);
   EXPECT_THROW(parse_run_ref(":4"), Error);
+}
+
+// Two two-rank runs (tests/report/tp_capture.hpp): rank 1 arrives 30 ns late in A and 60 ns late
+// in B. Rank 0: compute 100 in both, collective 100 + 30 = 130 in A and 160 in B (+23.08%);
+// rank 1: compute 130 and 160, collective 100 in both. Rank 1 is last at the one collective.
+TEST(Compare, RanksAreComparedPerRankNumber) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("kprof_compare_tp_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  test::write_two_rank_db(dir / "a.db", 30);
+  test::write_two_rank_db(dir / "b.db", 60);
+  auto sa = analysis::QuerySession::open(dir / "a.db", {});
+  auto sb = analysis::QuerySession::open(dir / "b.db", {});
+  const Comparison c = compare_runs(sa, "a", sb, "b", {});
+  fs::remove_all(dir);
+  ASSERT_TRUE(c.ranks);
+  const Table& t = *c.ranks;
+  ASSERT_EQ(t.rows.size(), 2u);
+  auto at = [&](size_t row, const std::string& name) {
+    const auto it = std::find(t.columns.begin(), t.columns.end(), name);
+    EXPECT_NE(it, t.columns.end()) << name;
+    return t.rows[row][static_cast<size_t>(it - t.columns.begin())];
+  };
+  EXPECT_EQ(at(0, "compute_ns_a"), Cell(int64_t{100}));
+  EXPECT_EQ(at(0, "coll_ns_a"), Cell(int64_t{130}));
+  EXPECT_EQ(at(0, "coll_ns_b"), Cell(int64_t{160}));
+  EXPECT_NEAR(std::get<double>(at(0, "coll_pct")), 100.0 * 30 / 130, 1e-9);
+  EXPECT_EQ(at(1, "compute_ns_b"), Cell(int64_t{160}));
+  EXPECT_EQ(at(1, "exposed_ns_a"), Cell(int64_t{100}));
+  EXPECT_EQ(at(1, "last_at_b"), Cell(int64_t{1}));
 }
 
 }  // namespace

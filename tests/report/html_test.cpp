@@ -77,6 +77,30 @@ TEST(ReportHtml, EscapesEveryKernelName) {
   EXPECT_NE(page.find(escape(k_hostile)), std::string::npos);
 }
 
+// A trace pass with several ranks gets a section of its own, marked SIMULATED like the others.
+TEST(ReportHtml, RanksHaveASectionWhenThePassHasSeveral) {
+  ReportModel m = model(true);
+  Table ranks;
+  ranks.title = "ranks of the trace pass";
+  ranks.columns = {"rank", "agent", "exposed_ns"};
+  ranks.rows = {{int64_t{0}, int64_t{1}, int64_t{220}}, {int64_t{1}, int64_t{2}, int64_t{190}}};
+  m.ranks = ranks;
+  m.rank_lanes.found = true;
+  m.rank_lanes.rows = {"rank 0 (GPU agent 1)", "rank 1 (GPU agent 2)"};
+  m.rank_lanes.slices = {{"ar", "ar", 1, 0.1, 0.05}};
+  m.rank_lanes.step_us = 0.15;
+  m.rank_lanes.layer_basis = "matched collective 1 of 1";
+  const std::string page = html(m);
+  EXPECT_EQ(count(page, "<section "), 8u);
+  EXPECT_EQ(count(page, "class=\"simulated-banner\""), 9u);
+  const size_t at = page.find("<section id=\"ranks\">");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_NE(page.find("<td class=\"num\">190</td>", at), std::string::npos);
+  EXPECT_NE(page.find("One lane per rank on one time axis: matched collective 1 of 1", at),
+            std::string::npos);
+  EXPECT_NE(page.find("rank 1 (GPU agent 2)</text>", at), std::string::npos);
+}
+
 TEST(ReportHtml, ShortensAtUtf8Boundaries) {
   EXPECT_EQ(shorten("abcdef", 10), "abcdef");
   EXPECT_EQ(shorten("abcdef", 4), "abc\u2026");

@@ -20,6 +20,7 @@
 #include "core/analysis/views/session.hpp"
 #include "core/report/perfetto.hpp"
 #include "tests/analysis/backwards_steps.hpp"
+#include "tests/report/tp_capture.hpp"
 #include "tests/report/trace_check.hpp"
 
 namespace kprof::report {
@@ -499,6 +500,26 @@ TEST(PerfettoExport, OutlineIsNotStoredWhileAnotherWriterHoldsTheLock) {
     writer.exec("ROLLBACK");
   }
   EXPECT_FALSE(copy.outline_stored());
+}
+
+// A trace pass with two ranks (tests/report/tp_capture.hpp: pid 101 on agent 1, pid 102 on
+// agent 2): each process track names its rank and GPU agent.
+TEST(PerfettoExport, EachRankOfATensorParallelPassIsNamedOnItsProcessTrack) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("kprof_perfetto_tp_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path db_path = dir / "tp.db";
+  test::write_two_rank_db(db_path, 30);
+  std::ostringstream out;
+  PerfettoExport::open(db_path, {}).write(out);
+  fs::remove_all(dir);
+  const auto doc = nlohmann::json::parse(out.str());
+  std::map<int64_t, std::string> names;  // pid -> process_name
+  for (const auto& e : doc["traceEvents"])
+    if (e["name"] == "process_name") names[e["pid"].get<int64_t>()] = e["args"]["name"];
+  EXPECT_EQ(names[101], "rank 0 (GPU agent 1), process 101 trace pass");
+  EXPECT_EQ(names[102], "rank 1 (GPU agent 2), process 102 trace pass");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `explain`: per family, launches = sum over variants of steps × layers × launches per layer.
 #include "core/analysis/views/views.hpp"
 
+#include "core/analysis/views/streamed_views.hpp"
 #include "core/analysis/views/view_helpers.hpp"
 
 namespace kprof::analysis {
@@ -30,6 +31,7 @@ Table QueryContext::explain_view(const ViewOptions& o) {
       }
     }
     for (const auto& line : structure_lines(m_model.phases)) t.notes.push_back(line);
+    for (const auto& line : rank_structure_lines(m_db, m_cap, m_model)) t.notes.push_back(line);
     for (const auto& line : check_hints(m_model, o.hints)) t.notes.push_back(line);
     return t;
   }
@@ -43,6 +45,7 @@ Table QueryContext::explain_view(const ViewOptions& o) {
     t.rows.push_back({fe.family, fe.launches, fe.text});
   }
   for (const auto& line : structure_lines(m_model.phases)) t.notes.push_back(line);
+  for (const auto& line : rank_structure_lines(m_db, m_cap, m_model)) t.notes.push_back(line);
   for (const auto& line : check_hints(m_model, o.hints)) t.notes.push_back(line);
   return t;
 }

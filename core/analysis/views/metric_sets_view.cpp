@@ -20,6 +20,7 @@
 #include "core/base/error.hpp"
 #include "core/base/text.hpp"
 #include "core/hw/metric_set.hpp"
+#include "core/store/pass_ranks.hpp"
 
 namespace kprof::analysis {
 namespace {
@@ -68,14 +69,26 @@ std::vector<Column> columns_of(const std::vector<hw::MetricSet>& sets) {
 struct Sums {
   std::map<Key, std::vector<Acc>> acc;
   std::map<Key, int64_t> launches, with_counters;
+  // Per rank of a trace pass with several (tensor parallelism) and column, over all its launches.
+  std::vector<store::PassRank> ranks;
+  std::vector<std::vector<Acc>> by_rank;
+  size_t rank_of(const Capture& cap, const Dispatch& d) const {
+    for (size_t r = 0; r < ranks.size(); ++r)
+      if (ranks[r].pid == d.pid && ranks[r].agent == cap.trace.agent(d)) return r;
+    return ranks.size();
+  }
 };
 // `scan` runs QueryContext::for_each_joined with the visit it is given, and returns what that
 // returns (repeated launches).
 Sums sum_columns(const Capture& cap, const TraceModel& model, const hw::Target* tgt,
                  const std::vector<Column>& columns,
                  const std::function<bool(const QueryContext::JoinedVisit&)>& scan,
-                 bool& repeated_launches) {
+                 std::vector<store::PassRank> ranks, bool& repeated_launches) {
   Sums sums;
+  if (ranks.size() > 1) {
+    sums.ranks = std::move(ranks);
+    sums.by_rank.assign(sums.ranks.size(), std::vector<Acc>(columns.size()));
+  }
   repeated_launches = scan([&](size_t k, const JoinedCounters& jc, size_t i) {
     const Key v{model.variant_of[k], model.phase_of[k]};
     ++sums.launches[v];
@@ -83,15 +96,18 @@ Sums sum_columns(const Capture& cap, const TraceModel& model, const hw::Target* 
     ++sums.with_counters[v];
     auto& row = sums.acc[v];
     row.resize(columns.size());
+    const size_t rank = sums.rank_of(cap, cap.trace.dispatches[k]);
     for (size_t c = 0; c < columns.size(); ++c) {
       const FormulaValue fv = evaluate_formula(*tgt, jc, i, *columns[c].formula);
       if (!fv.value) continue;
-      Acc& a = row[c];
-      ++a.n;
-      a.sum += *fv.value;
-      a.duration_ns += static_cast<double>(cap.trace.dispatches[k].duration_ns());
-      a.mixed |= fv.passes.size() > 1;
-      a.passes.insert(fv.passes.begin(), fv.passes.end());
+      for (Acc* a : {&row[c], rank < sums.by_rank.size() ? &sums.by_rank[rank][c] : nullptr}) {
+        if (!a) continue;
+        ++a->n;
+        a->sum += *fv.value;
+        a->duration_ns += static_cast<double>(cap.trace.dispatches[k].duration_ns());
+        a->mixed |= fv.passes.size() > 1;
+        a->passes.insert(fv.passes.begin(), fv.passes.end());
+      }
     }
   });
   return sums;
@@ -240,6 +256,47 @@ void append_metric_cells(std::vector<Cell>& row, const std::vector<Acc>* accs,
   marks.any_suspect |= !suspect.empty();
 }
 
+// Per metric set, one line of each shown metric's mean per rank over the rank's launches with a
+// value, and its spread (max/min): "metric set memory per rank 0, 1 (GPU agents 1, 2):
+// l2_hit_percent 71.2 / 70.9 (spread 1.00)". Nothing for a pass with one rank.
+std::vector<std::string> rank_lines(const Sums& sums, const std::vector<hw::MetricSet>& sets,
+                                    const std::vector<Column>& columns,
+                                    const std::vector<bool>& shown) {
+  std::vector<std::string> out;
+  if (sums.ranks.size() < 2) return out;
+  std::vector<std::string> who, agents;
+  for (const auto& r : sums.ranks) {
+    who.push_back(std::to_string(r.rank));
+    agents.push_back(std::to_string(r.agent));
+  }
+  for (const auto& set : sets) {
+    std::vector<std::string> parts;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (!shown[c] || columns[c].set != set.name) continue;
+      std::vector<std::string> means;
+      double lo = 0, hi = 0;
+      size_t n = 0;
+      for (const auto& rank : sums.by_rank) {
+        if (rank[c].n == 0) {
+          means.push_back("-");
+          continue;
+        }
+        const double mean = rank[c].sum / static_cast<double>(rank[c].n);
+        means.push_back(fixed(mean));
+        lo = n ? std::min(lo, mean) : mean;
+        hi = n ? std::max(hi, mean) : mean;
+        ++n;
+      }
+      parts.push_back(columns[c].name + " " + join(means, " / ") +
+                      (n > 1 && lo > 0 ? " (spread " + fixed(hi / lo) + ")" : ""));
+    }
+    if (!parts.empty())
+      out.push_back("metric set " + set.name + " per rank " + join(who, ", ") + " (GPU agents " +
+                    join(agents, ", ") + "), mean over each rank's launches: " + join(parts, "; "));
+  }
+  return out;
+}
+
 }  // namespace
 
 Table QueryContext::metric_sets(const ViewOptions& o) {
@@ -264,7 +321,7 @@ Table QueryContext::metric_sets(const ViewOptions& o) {
       [&](const JoinedVisit& f) {
         return for_each_joined([&](size_t k) { return keep(k, o); }, f);
       },
-      marks.repeated_launches);
+      store::pass_ranks(m_db, m_cap.trace.pass_id), marks.repeated_launches);
   // Only the columns some variant has a value of; say which metrics have none, and why.
   std::vector<bool> shown(columns.size(), false);
   for (const auto& [v, row] : sums.acc)
@@ -312,6 +369,7 @@ Table QueryContext::metric_sets(const ViewOptions& o) {
   }
   t.brief["kernel"] = brief_kernel_names(full, family);
   add_notes(t, sets, sets_shown, tgt, marks, m_cap);
+  for (auto& line : rank_lines(sums, sets, columns, shown)) t.notes.push_back(std::move(line));
   add_join_notes(t);
   return t;
 }

@@ -9,6 +9,7 @@
 
 #include "core/analysis/views/view_helpers.hpp"
 #include "core/base/text.hpp"
+#include "core/store/pass_ranks.hpp"
 
 namespace kprof::analysis {
 
@@ -90,6 +91,76 @@ PeakCells peak_cells(const hw::Target* tgt, const GroupMetrics& g, std::optional
   return c;
 }
 
+std::string three_digits(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// One figure per rank ("rank 0 (GPU agent 1) 1.02") and its spread, max / min over the ranks
+// that have it; "" when fewer than two ranks have it.
+std::string per_rank_figure(const std::vector<store::PassRank>& ranks,
+                            const std::vector<std::optional<double>>& values,
+                            const std::string& what) {
+  std::vector<std::string> parts;
+  double lo = 0, hi = 0;
+  size_t n = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    if (!values[r]) continue;
+    parts.push_back("rank " + std::to_string(ranks[r].rank) + " (GPU agent " +
+                    std::to_string(ranks[r].agent) + ") " + three_digits(*values[r]));
+    lo = n ? std::min(lo, *values[r]) : *values[r];
+    hi = n ? std::max(hi, *values[r]) : *values[r];
+    ++n;
+  }
+  if (n < 2) return "";
+  return what + " per rank: " + join(parts, ", ") + "; spread max/min " +
+         (lo > 0 ? three_digits(hi / lo) : std::string("-"));
+}
+
+// The notes of a trace pass with several ranks: each rank's achieved rates and intensity over
+// its own dispatches with counters (the rows' filters kept), and their spread.
+std::vector<std::string> per_rank_notes(const std::vector<store::PassRank>& ranks,
+                                        const std::vector<GroupMetrics>& per_rank) {
+  std::vector<std::optional<double>> tflops, tbps, ai;
+  for (const auto& g : per_rank) {
+    const auto f = g.flops_per_s(), b = g.bytes_per_s();
+    tflops.push_back(f ? std::optional<double>(*f / 1e12) : std::nullopt);
+    tbps.push_back(b ? std::optional<double>(*b / 1e12) : std::nullopt);
+    ai.push_back(g.intensity());
+  }
+  std::vector<std::string> out;
+  for (auto line : {per_rank_figure(ranks, tflops, "TFLOP/s"), per_rank_figure(ranks, tbps, "TB/s"),
+                    per_rank_figure(ranks, ai, "FLOP/byte")})
+    if (!line.empty()) out.push_back(line);
+  if (out.empty())
+    out.push_back(std::to_string(ranks.size()) +
+                  " ranks, but fewer than two have joined counters: no per-rank figures");
+  return out;
+}
+
+// Per rank of a tensor-parallel trace (one per GPU agent, store::pass_ranks): the sums of the
+// rows, over each rank's own dispatches. Nothing is summed for a trace with one rank.
+class RankSums {
+ public:
+  RankSums(store::CaptureDb& db, const Capture& cap)
+      : m_cap(cap), m_ranks(store::pass_ranks(db, cap.trace.pass_id)), m_sums(m_ranks.size()) {}
+  void add(const Dispatch& d, const DispatchMetrics& dm) {
+    if (m_ranks.size() < 2) return;
+    for (size_t r = 0; r < m_ranks.size(); ++r)
+      if (m_ranks[r].pid == d.pid && m_ranks[r].agent == m_cap.trace.agent(d))
+        return m_sums[r].add(dm, d.duration_ns());
+  }
+  std::vector<std::string> notes() const {
+    return m_ranks.size() < 2 ? std::vector<std::string>{} : per_rank_notes(m_ranks, m_sums);
+  }
+
+ private:
+  const Capture& m_cap;
+  std::vector<store::PassRank> m_ranks;
+  std::vector<GroupMetrics> m_sums;
+};
+
 }  // namespace
 
 Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
@@ -105,6 +176,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
     int64_t n = 0;
   };
   std::map<GroupKey, Split> split;
+  RankSums per_rank(m_db, m_cap);
   // Per group while the joined counters stream by, in trace order (the sums' order as before).
   const bool repeated = for_each_joined(
       [&](size_t k) { return keep(k, o); },
@@ -116,6 +188,7 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
         if (!tgt || jc.by_dispatch[i].empty()) return;
         const DispatchMetrics dm = dispatch_metrics(*tgt, jc, i);
         groups[gk].add(dm, m_cap.trace.dispatches[k].duration_ns());
+        per_rank.add(m_cap.trace.dispatches[k], dm);
         if (roofline || !dm.has_flops()) return;
         Split& sp = split[gk];
         sp.mfma += dm.mfma_flops.value_or(0);
@@ -169,6 +242,8 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
   }
   t.notes.push_back(
       "rates use trace-pass durations (counter passes serialize kernels and stretch them)");
+  if (tgt)
+    for (auto& line : per_rank.notes()) t.notes.push_back(std::move(line));
   add_join_notes(t);
   for (const auto& why : suspect_reasons) {
     t.notes.push_back("suspect: figures above a physical peak of " + m_cap.product +

@@ -106,6 +106,11 @@ const std::vector<StreamedEntry>& streamed_registry() {
          apply_limit(t, s.o.limit);
          return t;
        }},
+      {"ranks", nullptr,
+       [](Streamed& s, const RunTrace& rt) -> std::optional<Table> {
+         return ranks_table(s.db, rt, run_rules(runbook_analysis(s.db, rt.run), s.notes),
+                            s.o.structured);
+       }},
       {"counters",
        [](Streamed& s, const Untraced& u) -> std::optional<Table> {
          return untraced_counters(s.db, u.run, u.passes, s.o.limit);

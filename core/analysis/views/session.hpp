@@ -66,6 +66,8 @@ class QuerySession {
   const TraceModel& model() const { return m_query->model(); }
   const JoinedCounters& joined() { return m_query->joined(); }
   const hw::Target* target() { return m_query->target(); }
+  // One lane per rank around the widest arrival skew (nullopt with one rank).
+  std::optional<RankLanes> rank_lanes() { return m_query->rank_lanes(); }
   // How often this session held every dispatch's joined counters at once (QueryContext): views
   // stream them from a current stored join, so 0 unless the join was computed or joined() asked.
   int64_t whole_joins_loaded() const { return m_query->whole_joins_loaded(); }
@@ -83,9 +85,9 @@ class QuerySession {
 
 // A view that needs no trace model, computed without loading the capture: `top` and `families`
 // with neither --family nor --phase (streamed_top, streamed_families: memory independent of the
-// trace's length), and `counters` likewise when the stored join is current (streamed_counters:
-// aggregated by SQLite). Empty for every other view; then open a QuerySession. `notes` gets what
-// QuerySession::notes() would hold.
+// trace's length), `counters` likewise when the stored join is current (streamed_counters:
+// aggregated by SQLite), and `ranks` (ranks_table: one rank's dispatches at a time). Empty for
+// every other view; then open a QuerySession. `notes` gets what QuerySession::notes() would hold.
 std::optional<Table> streamed_view(const std::filesystem::path& db, const SessionOptions& options,
                                    const std::string& view, const ViewOptions& o,
                                    std::vector<std::string>& notes);

@@ -16,6 +16,7 @@
 #include "core/analysis/join/analysis_db.hpp"
 #include "core/analysis/structure/explain.hpp"
 #include "core/analysis/structure/family.hpp"
+#include "core/analysis/structure/ranks.hpp"
 #include "core/analysis/views/table.hpp"
 
 namespace kprof::analysis {
@@ -49,6 +50,30 @@ Table streamed_families(store::CaptureDb& db, const RunTrace& rt, const FamilyRu
 // nullopt: the join must first be computed on the trace model. `use_unreliable`: --force-join.
 std::optional<Table> streamed_counters(store::CaptureDb& db, const RunTrace& rt,
                                        bool use_unreliable);
+
+// `ranks`: the trace pass rank by rank (structure/ranks.hpp: one rank's dispatches at a time, kept
+// per collective only), or the one-line answer of a pass with one rank. `structured` (machine
+// formats): also each rank's exposed time as a share of its span (exposed_span_pct).
+Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& rules,
+                  bool structured = false);
+// What a drawing of the ranks shows: one lane per rank ("rank 1 (GPU agent 2)") with its kernels
+// around the matched collective of the widest arrival skew (RankAnalysis::widest). nullopt for a
+// pass with fewer than two ranks or no matched collective.
+struct RankLanes {
+  std::vector<std::string> lanes;
+  std::vector<RankSlice> slices;
+  int64_t from_ns = 0, to_ns = 0;
+  int64_t ordinal = 0, matched = 0, skew_ns = 0;  // the collective drawn: k of n, its skew
+};
+std::optional<RankLanes> rank_lanes_of(store::CaptureDb& db, const RunTrace& rt,
+                                       const FamilyRules& rules);
+
+// `explain`'s line on a trace pass with several ranks: how many, their GPU agents, collectives per
+// rank and, where the main stream's steps and layers divide them, per step and layer ("4 ranks
+// (GPU agents 1-4), collectives per rank 96, 96, 96, 96: each decode step = 4 layers × 2
+// all-reduces (...)"). Empty for one rank.
+std::vector<std::string> rank_structure_lines(store::CaptureDb& db, const Capture& cap,
+                                              const TraceModel& model);
 
 // Views of a run without a kernel trace (its trace pass holds no dispatches, or it has none):
 // `top` from rocprofv3's kernel statistics (kernel_stats.csv) of the trace pass, and `counters`

@@ -28,6 +28,7 @@ const std::vector<QueryContext::ViewEntry>& QueryContext::registry() {
       {"passes", [](QueryContext& q, const ViewOptions& o) { return q.passes(o); }},
       {"samples", [](QueryContext& q, const ViewOptions& o) { return q.samples(o); }},
       {"claims", [](QueryContext& q, const ViewOptions& o) { return q.claims(o); }},
+      {"ranks", [](QueryContext& q, const ViewOptions& o) { return q.ranks(o); }},
   };
   return entries;
 }

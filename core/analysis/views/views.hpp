@@ -16,6 +16,8 @@
 //             impossible
 //   roofline  per family and phase: rates against the target's peaks, and the bound
 //   passes    the run's passes, their states and the join's match rate
+//   ranks     per rank of a tensor-parallel trace (one per GPU agent): compute, collective and
+//             exposed communication time, arrival skew at each collective, who arrived last
 //   samples   per variant and counter: launches counted (n), mean, standard deviation, standard
 //             error; FLOPs and bytes per launch from counters of one pass only, else combined
 //             from variant means (flagged)
@@ -32,6 +34,7 @@
 #include "core/analysis/join/analysis_db.hpp"
 #include "core/analysis/structure/explain.hpp"
 #include "core/analysis/structure/family.hpp"
+#include "core/analysis/views/streamed_views.hpp"
 #include "core/analysis/views/table.hpp"
 #include "core/hw/target.hpp"
 
@@ -91,6 +94,8 @@ class QueryContext {
   // and callers that index them; the views stream them (for_each_joined).
   const JoinedCounters& joined();
   const hw::Target* target();  // nullptr when the arch has no hardware file
+  // The ranks' lanes around the widest arrival skew, for drawings (streamed_views.hpp).
+  std::optional<RankLanes> rank_lanes();
 
   // Each trace dispatch `keep` accepts, in trace order, with its joined counters: f(k, jc, i),
   // jc.by_dispatch[i] holding dispatch k's samples (often empty). From the stored join one
@@ -118,6 +123,7 @@ class QueryContext {
   Table metric_sets(const ViewOptions& o);
   Table passes(const ViewOptions& o);
   Table samples(const ViewOptions& o);
+  Table ranks(const ViewOptions& o);
   Table samples_by_family(const ViewOptions& o);
   Table base_table(const std::string& title) const;
   bool keep(size_t dispatch_index, const ViewOptions& o) const;
