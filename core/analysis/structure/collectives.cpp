@@ -80,7 +80,9 @@ CollectiveRules CollectiveRules::load_file(const std::filesystem::path& yaml_fil
 }
 
 CollectiveRules CollectiveRules::load_default() {
-  return load_file(config_dir() / "families" / "collectives.yaml");
+  CollectiveRules out = load_file(config_dir() / "families" / "collectives.yaml");
+  out.m_default_families = std::make_shared<const FamilyRules>(FamilyRules::load_default());
+  return out;
 }
 
 std::optional<CollectiveKind> CollectiveRules::kind_of(std::string_view family) const {
@@ -88,6 +90,13 @@ std::optional<CollectiveKind> CollectiveRules::kind_of(std::string_view family) 
   for (const auto& [e, re] : m_entries)
     if (std::regex_search(name, re)) return e.kind;
   return std::nullopt;
+}
+
+std::optional<CollectiveKind> CollectiveRules::kind_of_kernel(std::string_view kernel_name,
+                                                              std::string_view family) const {
+  if (auto kind = kind_of(family)) return kind;
+  if (!m_default_families) return std::nullopt;
+  return kind_of(m_default_families->family_of(kernel_name));
 }
 
 }  // namespace kprof::analysis

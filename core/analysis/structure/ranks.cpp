@@ -106,7 +106,7 @@ std::unordered_map<int64_t, int> collective_variants(store::CaptureDb& db, int64
     if (it == by_name.end()) {
       const std::string family = families.family_of(kernel);
       int index = -1;
-      if (const auto kind = collectives.kind_of(family)) {
+      if (const auto kind = collectives.kind_of_kernel(kernel, family)) {
         const auto at = std::find(names.begin(), names.end(), family);
         index = static_cast<int>(at - names.begin());
         if (at == names.end()) {
@@ -206,7 +206,7 @@ std::vector<RankSlice> rank_lanes(store::CaptureDb& db, const RankAnalysis& ra,
   std::unordered_map<int64_t, Kind> by_variant;
   store::for_each_kernel_variant(db, ra.pass_id, [&](const store::KernelVariant& v) {
     Kind k{v.shape.kernel_name, families.family_of(v.shape.kernel_name), false};
-    k.collective = collectives.kind_of(k.family).has_value();
+    k.collective = collectives.kind_of_kernel(k.kernel, k.family).has_value();
     by_variant.emplace(v.id, std::move(k));
   });
   std::vector<RankSlice> out;

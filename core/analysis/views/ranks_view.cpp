@@ -211,8 +211,13 @@ std::vector<std::string> rank_structure_lines(store::CaptureDb& db, const Captur
   const CollectiveRules collectives = CollectiveRules::load_default();
   // Collective launches per rank, counted on the loaded trace (family per name id, once).
   std::vector<int> kind_of_name(model.family_of_name.size(), -1);
-  for (size_t n = 0; n < model.family_of_name.size(); ++n)
-    kind_of_name[n] = collectives.kind_of(model.family_of_name[n]) ? 1 : 0;
+  std::map<std::string, CollectiveKind> collective_families;  // family -> its kind
+  for (size_t n = 0; n < model.family_of_name.size(); ++n) {
+    const auto kind = collectives.kind_of_kernel(model.names->name(static_cast<uint32_t>(n)),
+                                                 model.family_of_name[n]);
+    kind_of_name[n] = kind ? 1 : 0;
+    if (kind) collective_families.emplace(model.family_of_name[n], *kind);
+  }
   std::vector<int64_t> per_rank(ranks.size(), 0);
   for (const auto& d : cap.trace.dispatches) {
     if (d.name >= kind_of_name.size() || kind_of_name[d.name] != 1) continue;
@@ -225,8 +230,8 @@ std::vector<std::string> rank_structure_lines(store::CaptureDb& db, const Captur
                      "), collectives per rank " + join(counts, ", ");
   std::vector<std::string> steps;
   for (const auto& fe : explain(model))
-    if (const auto kind = collectives.kind_of(fe.family))
-      if (auto s = per_step_text(fe, *kind); !s.empty()) steps.push_back(std::move(s));
+    if (const auto it = collective_families.find(fe.family); it != collective_families.end())
+      if (auto s = per_step_text(fe, it->second); !s.empty()) steps.push_back(std::move(s));
   if (!steps.empty()) line += ": " + join(steps, "; ");
   return {line + " (`kprof query DB ranks` compares the ranks)"};
 }

@@ -66,20 +66,38 @@ std::vector<ingest::FileResult> ingest_attempt(
   return files;
 }
 
-Failure judge_capture(const store::PassRowCounts& counts, store::PassKind kind, bool regions) {
+namespace {
+
+// Why a region holds nothing. Region state is per process: rocprofiler-sdk's tool keeps its own
+// pause state in every process it is loaded into (ROCm/rocprofiler-sdk
+// source/lib/rocprofiler-sdk-tool/tool.cpp, cntrl_tracing_callback), so under tensor
+// parallelism each worker process must call roctxProfilerResume itself.
+std::string empty_region_reason(int ranks) {
+  if (ranks <= 1)
+    return "the process that launched kernels never called roctxProfilerResume (or the profiler "
+           "ignored it)";
+  return "none of the " + std::to_string(ranks) +
+         " ranks (workload.ranks) recorded a dispatch in it: each worker process must call "
+         "roctxProfilerResume itself (a resume in the entry process leaves every worker paused); "
+         "open the region in every worker, e.g. qwen3_generate.py --region-in workers, which "
+         "reaches them through vLLM's collective_rpc";
+}
+
+}  // namespace
+
+Failure judge_capture(const store::PassRowCounts& counts, store::PassKind kind, bool regions,
+                      int ranks) {
   if (kind == store::PassKind::trace && counts.dispatches == 0) {
     return {FailureKind::deterministic,
-            regions ? "no dispatch recorded inside the selected region: the process that "
-                      "launched kernels never called roctxProfilerResume (or the profiler "
-                      "ignored it)"
-                    : "no dispatch recorded: the workload launched no GPU kernel"};
+            regions
+                ? "no dispatch recorded inside the selected region: " + empty_region_reason(ranks)
+                : "no dispatch recorded: the workload launched no GPU kernel"};
   }
   if (kind == store::PassKind::counters && counts.counter_values == 0) {
     return {FailureKind::deterministic,
             std::string("no counter row for any kernel of interest") +
-                (regions ? " inside the selected region: the process that launched kernels "
-                           "never called roctxProfilerResume, or no kernel of interest ran "
-                           "there"
+                (regions ? " inside the selected region: " + empty_region_reason(ranks) +
+                               ", or no kernel of interest ran there"
                          : ": no kernel of interest ran, or the kernel filter matched none")};
   }
   return {};

@@ -52,6 +52,9 @@ std::vector<ingest::FileResult> ingest_attempt(
 // process that launched no kernel (vLLM V1 runs the model in its EngineCore process), or of a
 // profiler that ignored the region markers. Retrying the same command gives the same empty
 // capture, so the failure is deterministic.
-Failure judge_capture(const store::PassRowCounts& counts, store::PassKind kind, bool regions);
+// `ranks`: the processes that each drive a GPU in every pass (workload.ranks); with more than one,
+// an empty region says that every worker must open it itself.
+Failure judge_capture(const store::PassRowCounts& counts, store::PassKind kind, bool regions,
+                      int ranks = 1);
 
 }  // namespace kprof::exec

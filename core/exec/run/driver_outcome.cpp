@@ -109,11 +109,11 @@ void Driver::fail_unplannable(const store::PassInfo& p, const std::string& why) 
 Failure Driver::load_and_judge(const Job& j, size_t slot, std::string& note) {
   try {
     ingest(j);
-    const Failure capture =
-        judge_capture(m_db.row_counts(j.pass_id), j.kind, m_rb.profiler.selected_regions.value);
+    const auto& ranks = m_rb.workload.ranks;
+    const Failure capture = judge_capture(m_db.row_counts(j.pass_id), j.kind,
+                                          m_rb.profiler.selected_regions.value, ranks.value);
     if (capture.kind != FailureKind::none) return capture;
     // The ranks are read in the transaction that loaded them: a pass missing one is never done.
-    const auto& ranks = m_rb.workload.ranks;
     const RankCheck r =
         judge_ranks(store::pass_ranks(m_db, j.pass_id), m_db.agents(j.pass_id),
                     ranks.from_file ? std::optional<int>(ranks.value) : std::nullopt,

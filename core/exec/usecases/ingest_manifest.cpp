@@ -110,7 +110,7 @@ Failure judge_loaded(store::CaptureDb& db, int64_t pass_id, const PassManifest& 
   const bool regions =
       m.region != RegionCut::none ||
       std::find(m.argv.begin(), m.argv.end(), "--selected-regions") != m.argv.end();
-  const Failure failure = judge_capture(db.row_counts(pass_id), m.kind, regions);
+  const Failure failure = judge_capture(db.row_counts(pass_id), m.kind, regions, ranks.value_or(1));
   if (failure.kind != FailureKind::none) return failure;
   return judge_ranks(store::pass_ranks(db, pass_id), db.agents(pass_id), ranks, {},
                      "run its task again and load its folder with kprof ingest")
