@@ -97,10 +97,12 @@ Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& r
     return t;
   }
   const RankAnalysis ra = analyze_ranks(db, rt.trace.id, rules, CollectiveRules::load_default());
-  // Short names: the table fits a 120-column terminal with 7-digit pids and sub-second spans
-  // (docs/ranks.md says what each column is).
-  t.columns = {"rank",       "pid",     "agent",   "kernels", "busy_ns", "compute_ns",  "coll_ns",
-               "exposed_ns", "exp_pct", "span_ns", "colls",   "last_at", "made_wait_ns"};
+  // Short names: the text table fits a 120-column terminal with 7-digit pids and times of up to
+  // 10 s in ns; the span (equal on every rank of one clock, up to the ranks' ends) is in the
+  // last note there, and a column of the machine formats (docs/ranks.md says what each is).
+  t.columns = {"rank",    "pid",        "agent",   "kernels", "busy_ns", "compute_ns",
+               "coll_ns", "exposed_ns", "exp_pct", "colls",   "last_at", "made_wait_ns"};
+  if (structured) t.columns.insert(t.columns.begin() + 9, "span_ns");
   if (structured) t.columns.push_back("exposed_span_pct");
   int64_t min_span = ra.ranks[0].span_ns(), max_span = min_span;
   for (const auto& r : ra.ranks) {
@@ -113,10 +115,10 @@ Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& r
                           r.collective_ns,
                           r.exposed_ns,
                           pct(r.exposed_ns, r.busy_ns),
-                          r.span_ns(),
                           r.collectives,
                           r.last_arrivals,
                           r.wait_caused_ns};
+    if (structured) row.insert(row.begin() + 9, Cell{r.span_ns()});
     if (structured) row.emplace_back(std::in_place_type<double>, pct(r.exposed_ns, r.span_ns()));
     t.rows.push_back(std::move(row));
     min_span = std::min(min_span, r.span_ns());
@@ -138,8 +140,8 @@ Table ranks_table(store::CaptureDb& db, const RunTrace& rt, const FamilyRules& r
       "exposed_ns: collective time not overlapped by the rank's other kernels on its GPU (any "
       "queue); exp_pct is of busy_ns; last_at: matched collectives the rank started last; "
       "made_wait_ns: the other ranks' wait at those. Steps are found on the main stream only "
-      "(phases), so per-rank step time is not established: span_ns (first start to last end) "
-      "stands for it, spread over ranks " +
+      "(phases), so per-rank step time is not established: the span (first start to last end, "
+      "span_ns in --format csv|json) stands for it, spread over ranks " +
       std::to_string(max_span - min_span) + " ns (max " + std::to_string(max_span) + ", min " +
       std::to_string(min_span) + ")");
   return t;
