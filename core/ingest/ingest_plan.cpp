@@ -190,6 +190,25 @@ bool agents_only(const Invocation& inv) {
 // Invocations of agent_info alone describe the machine, not work: they go with the run of their
 // own prefix, else they are left out with a note (under another prefix they are another
 // invocation of the tool, and would give a run another process's machine).
+bool pid_prefix(const std::string& prefix);
+
+// Kernel traces of several `%pid%` prefixes in one folder: separate runs of rocprofv3, or one run
+// of a multi-process application, which writes one file set per process (the tool's default
+// output file is %hostname%/<pid>: ROCm/rocprofiler-sdk source/lib/rocprofiler-sdk-tool/
+// config.hpp). The names cannot tell them apart; the user can.
+std::string processes_hint(const std::vector<const Invocation*>& traces) {
+  std::map<std::string, int> per_folder;
+  for (const auto* t : traces)
+    if (pid_prefix(t->prefix)) ++per_folder[t->folder];
+  for (const auto& [folder, n] : per_folder)
+    if (n > 1)
+      return ". If they are the processes of one multi-process run (tensor-parallel workers, "
+             "torchrun ranks), load each folder as one pass of several processes (ranks): "
+             "--pass-kind trace for the trace's, --pass-kind counters --run NAME for each "
+             "counter pass's";
+  return "";
+}
+
 void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
                    const std::vector<const Invocation*>& traces,
                    const std::vector<const Invocation*>& counter_only,
@@ -252,7 +271,8 @@ void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
     plan.notes.push_back(std::to_string(traces.size()) +
                          " invocations wrote kernel traces: separate captures, loaded as " +
                          std::to_string(plan.runs.size()) +
-                         " runs (counters go with the trace of their own prefix)");
+                         " runs (counters go with the trace of their own prefix)" +
+                         processes_hint(traces));
   else if (heads.size() > 1)
     plan.notes.push_back(
         std::to_string(heads.size()) + " invocations of their own output prefix or folder (" +

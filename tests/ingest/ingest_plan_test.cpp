@@ -58,6 +58,41 @@ TEST_F(IngestPlanTest, StatsOnlyCapturesAreSeparateRuns) {
   }
 }
 
+// Two %pid% kernel traces in one folder: separate runs, as file names say nothing more, and the
+// note says how to load them as one pass of two processes when they are one multi-process run.
+// Kernel traces under named prefixes (not pids) get no such hint.
+TEST_F(IngestPlanTest, PidTracesOfOneFolderAreSeparateRunsWithAHintForMultiProcessRuns) {
+  for (const char* pid : {"4265", "4266"}) {
+    copy(k_probe / "1323859_kernel_trace.csv", std::string(pid) + "_kernel_trace.csv");
+    copy(k_probe / "1323859_agent_info.csv", std::string(pid) + "_agent_info.csv");
+  }
+  IngestPlan plan = plan_ingest(discover({m_root.string()}), std::nullopt);
+  ASSERT_EQ(plan.runs.size(), 2u);
+  std::string notes;
+  for (const auto& n : plan.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("2 invocations wrote kernel traces"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("--pass-kind trace"), std::string::npos) << notes;
+  // --pass-kind trace: the folder is one pass holding both processes' files.
+  plan = plan_ingest(discover({m_root.string()}), store::PassKind::trace);
+  ASSERT_EQ(plan.runs.size(), 1u);
+  ASSERT_EQ(plan.runs[0].passes.size(), 1u);
+  int traces = 0;
+  for (const auto& f : plan.runs[0].passes[0].input.files)
+    traces += f.format == Format::kernel_trace;
+  EXPECT_EQ(traces, 2);
+
+  fs::remove_all(m_root / "host");
+  fs::create_directories(m_root / "host");
+  for (const char* name : {"probe-a", "probe-b"}) {
+    copy(k_probe / "1323859_kernel_trace.csv", std::string(name) + "_kernel_trace.csv");
+    copy(k_probe / "1323859_agent_info.csv", std::string(name) + "_agent_info.csv");
+  }
+  plan = plan_ingest(discover({m_root.string()}), std::nullopt);
+  notes.clear();
+  for (const auto& n : plan.notes) notes += n + "\n";
+  EXPECT_EQ(notes.find("--pass-kind trace"), std::string::npos) << notes;
+}
+
 // Four counter-only captures of unrelated processes: four runs of one counter pass each (they were
 // passes 1-4 of one run).
 TEST_F(IngestPlanTest, CounterOnlyCapturesAreSeparateRuns) {
