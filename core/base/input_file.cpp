@@ -63,6 +63,16 @@ int InputFile::release() {
   return fd;
 }
 
+InputStream open_input_stream(const std::filesystem::path& path, std::string_view what) {
+  InputFile in(path, what);
+  InputStream f(::fdopen(in.fd(), "rb"));
+  if (!f)
+    throw Error::input("cannot open file: " + std::string(std::strerror(errno)),
+                       "check the path and its permissions", SourcePos{path.string()});
+  in.release();  // the stream owns the descriptor now
+  return f;
+}
+
 std::string read_input_file(const std::filesystem::path& path, std::string_view what,
                             std::uint64_t max_bytes) {
   InputFile f(path, what);

@@ -6,7 +6,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -32,6 +34,15 @@ class InputFile {
   int m_fd = -1;
   std::uint64_t m_size = 0;
 };
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using InputStream = std::unique_ptr<std::FILE, FileCloser>;
+
+// An InputFile as a stdio stream for reading, with the same refusals; Error(input) naming the
+// path when the stream cannot be made.
+InputStream open_input_stream(const std::filesystem::path& path, std::string_view what);
 
 // The whole file, refused (Error input, naming the cap and a hint) when it is larger than
 // `max_bytes` — checked on the size and again while reading, since a file may grow.

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/input_file.hpp"
+
 namespace kprof::ingest {
 
 namespace {
@@ -60,14 +62,10 @@ class DispatchProbe : public nlohmann::json_sax<Json> {
   std::string m_key;
 };
 
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-
 }  // namespace
 
 bool json_has_kernel_dispatches(const std::string& path) {
-  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+  kprof::InputStream f(std::fopen(path.c_str(), "rb"));
   if (!f) return true;
   DispatchProbe probe;
   const bool parsed = Json::sax_parse(f.get(), &probe);

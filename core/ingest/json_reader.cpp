@@ -411,10 +411,6 @@ class JsonRead : public nlohmann::json_sax<Json> {
   int64_t m_error_line = 0, m_error_offset = 0, m_rejected = 0;
 };
 
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-
 }  // namespace
 
 FileResult read_rocprof_json(const std::string& path, store::RowSink& sink,
@@ -422,13 +418,7 @@ FileResult read_rocprof_json(const std::string& path, store::RowSink& sink,
   FileResult result;
   result.path = path;
   result.kind = "json";
-  kprof::InputFile in(path, "capture file");
-  std::unique_ptr<std::FILE, FileCloser> f(::fdopen(in.fd(), "rb"));
-  if (f) in.release();
-  if (!f) {
-    throw Error::input("cannot open file: " + std::string(std::strerror(errno)),
-                       "check the path and its permissions", SourcePos{path});
-  }
+  const kprof::InputStream f = kprof::open_input_stream(path, "capture file");
   sink.begin_file(path, "json");
   ByteSource src(f.get(), path, options.chunk_bytes);
   JsonRead read(path, sink, options, result, src);

@@ -20,21 +20,11 @@ namespace kprof::ingest {
 
 namespace {
 
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-
 FileResult read_csv_file(const std::string& path, Format format, store::RowSink& sink,
                          const ReadOptions& options) {
   // InputFile refuses what is not a regular file (a FIFO would block, /dev/zero never ends), also
   // when a named file was replaced by one after discovery.
-  kprof::InputFile in(path, "capture file");
-  std::unique_ptr<std::FILE, FileCloser> f(::fdopen(in.fd(), "rb"));
-  if (f) in.release();
-  if (!f) {
-    throw Error::input("cannot open file: " + std::string(std::strerror(errno)),
-                       "check the path and its permissions", SourcePos{path});
-  }
+  const kprof::InputStream f = kprof::open_input_stream(path, "capture file");
   auto reader = make_csv_reader(format, path, kind_for(format, path), sink, options);
   CsvTokenizer tok(path, *reader);
   // One read of the file: each chunk is hashed (provenance) and tokenized while it is in cache.
