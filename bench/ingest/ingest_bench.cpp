@@ -251,7 +251,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 6;
   fs::path dir = fs::temp_directory_path() / ("kprof-ingest-bench-" + std::to_string(getpid()));
   std::string kprof = (fs::path(argv[0]).parent_path() / "kprof").string();
-  std::string tsv;
+  std::string tsv, write_trace;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--trace-rows")
@@ -270,16 +270,22 @@ int main(int argc, char** argv) {
       kprof = v;
     else if (a == "--tsv")
       tsv = v;
+    else if (a == "--write-trace")  // only write the synthetic kernel_trace (for perf), then exit
+      write_trace = v;
     else {
       std::fprintf(stderr,
                    "unknown option %s\nusage: %s [--trace-rows N] [--counter-rows N] "
                    "[--rss-rows N (0: skip)] [--rounds R] [--kprof PATH] [--dir D] [--seed S] "
-                   "[--tsv FILE]\n",
+                   "[--tsv FILE] [--write-trace FILE]\n",
                    a.c_str(), argv[0]);
       return 2;
     }
   }
   try {
+    if (!write_trace.empty()) {
+      bench::write_kernel_trace(write_trace, trace_rows, seed);
+      return 0;
+    }
     fs::create_directories(dir);
     std::printf(
         "kprof ingest benchmark (seed %llu, synthetic rocprofv3-format files; %s; %ld CPUs)\n",

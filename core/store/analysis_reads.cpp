@@ -115,9 +115,13 @@ void for_each_variant_duration(CaptureDb& db, int64_t pass_id,
 
 std::vector<DispatchStream> dispatch_streams(CaptureDb& db, int64_t pass_id) {
   return guarded(db, "counting dispatch streams", [&] {
+    // The loader counts each pass's rows per (pid, agent) into pass_processes as it stores them
+    // (PassLoader::commit; schema 10 counted the rows of databases made before), so these are
+    // the counts a GROUP BY over dispatch_rows gives, without its scan and sort of every row
+    // (0.2 s of `kprof ingest`'s CPU at 1M dispatches).
     SQLite::Statement q(db.sql(),
-                        "SELECT pid, agent, count(*) FROM dispatch_rows WHERE pass_id = ? "
-                        "GROUP BY pid, agent ORDER BY pid, agent");
+                        "SELECT pid, agent, dispatches FROM pass_processes WHERE pass_id = ? "
+                        "ORDER BY pid, agent");
     q.bind(1, pass_id);
     std::vector<DispatchStream> out;
     while (q.executeStep())
