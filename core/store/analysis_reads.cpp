@@ -27,13 +27,17 @@ void for_each_kernel_variant(CaptureDb& db, int64_t pass_id,
   });
 }
 
+// Read through SQLite's own calls (BulkStmt, row_read.hpp): a million rows per trace pass.
 struct DispatchTimingReader::Impl {
   Impl(CaptureDb& db, int64_t pass_id)
-      : q(db.sql(), columns::select_sql(columns::dispatch_timings,
-                                        "WHERE t.pass_id = ? ORDER BY t.pid, t.dispatch_id")) {
+      : q(db.sql().getHandle(),
+          columns::select_sql(columns::dispatch_timings,
+                              "WHERE t.pass_id = ? ORDER BY t.pid, t.dispatch_id")
+              .c_str()) {
     q.bind(1, pass_id);
   }
-  SQLite::Statement q;
+  BulkStmt q;
+  bool done = false;  // step_row reset the statement: another step would start over
 };
 
 DispatchTimingReader::DispatchTimingReader(CaptureDb& db, int64_t pass_id)
@@ -42,8 +46,12 @@ DispatchTimingReader::DispatchTimingReader(CaptureDb& db, int64_t pass_id)
 DispatchTimingReader::~DispatchTimingReader() = default;
 
 bool DispatchTimingReader::next(DispatchTiming& row) {
-  if (!m_impl->q.executeStep()) return false;
-  columns::read_row(m_impl->q, columns::dispatch_timings, row);
+  if (m_impl->done) return false;
+  if (!m_impl->q.step_row()) {
+    m_impl->done = true;
+    return false;
+  }
+  columns::read_row(m_impl->q.get(), columns::dispatch_timings, row);
   return true;
 }
 

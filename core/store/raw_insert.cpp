@@ -93,15 +93,24 @@ std::string multi_row_sql(const std::string& one_row, int rows) {
   return sql;
 }
 
+constexpr int k_dispatch_params =
+    2 + static_cast<int>(std::tuple_size_v<decltype(columns::dispatch_rows.cols)>);
+
+int dispatch_batch(sqlite3* db) {
+  const int params = sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
+  return std::clamp(params / k_dispatch_params, 1, BulkInserters::k_batch);
+}
+
 }  // namespace
 
 BulkInserters::BulkInserters(sqlite3* db)
-    : variant_stmt(db, columns::insert_sql(columns::kernel_variants, {"pass_id"}).c_str()),
+    : batch(dispatch_batch(db)),
+      variant_stmt(db, columns::insert_sql(columns::kernel_variants, {"pass_id"}).c_str()),
       dispatch_stmt(db,
                     columns::insert_sql(columns::dispatch_rows, {"pass_id", "variant_id"}).c_str()),
       dispatch_batch_stmt(
           db, multi_row_sql(columns::insert_sql(columns::dispatch_rows, {"pass_id", "variant_id"}),
-                            k_batch)
+                            dispatch_batch(db))
                   .c_str()),
       counter_stmt(
           db, columns::insert_sql(columns::counter_values, {"pass_id"}, " ON CONFLICT DO NOTHING")
@@ -143,13 +152,11 @@ void BulkInserters::dispatch(int64_t pass_id, const DispatchRow& d, int64_t kern
   p.pass_id = pass_id;
   p.variant_id = variant_id;
   columns::for_each(columns::dispatch_rows, [&](const auto& c) { p.row.*c.field = d.*c.field; });
-  if (n_pending < k_batch) return;
-  constexpr int per_row =
-      2 + static_cast<int>(std::tuple_size_v<decltype(columns::dispatch_rows.cols)>);
-  for (int r = 0; r < k_batch; ++r) {
+  if (n_pending < batch) return;
+  for (int r = 0; r < batch; ++r) {
     const Pending& q = pending[static_cast<size_t>(r)];
-    dispatch_batch_stmt.bind_row(r * per_row, columns::dispatch_rows, q.row, name_id, q.pass_id,
-                                 q.variant_id);
+    dispatch_batch_stmt.bind_row(r * k_dispatch_params, columns::dispatch_rows, q.row, name_id,
+                                 q.pass_id, q.variant_id);
   }
   n_pending = 0;
   dispatch_batch_stmt.run();
