@@ -131,9 +131,17 @@ double raw_narrowest(const fs::path& csv, const fs::path& db_path, ingest::Forma
       "queue_id INTEGER, stream_id INTEGER, pid INTEGER, tid INTEGER, start_ns INTEGER, "
       "end_ns INTEGER, variant_id INTEGER) STRICT; CREATE TABLE c(pass_id INTEGER, pid INTEGER, "
       "dispatch_id INTEGER, counter_id INTEGER, value REAL) STRICT");
-  sqlite3_stmt *sd = nullptr, *sc = nullptr;
+  // Dispatches 256 rows per INSERT, as kprof's loader writes them (bulk_insert.hpp), and the
+  // remainder one by one.
+  constexpr int k_batch = 256;
+  std::string batch_sql = "INSERT INTO d VALUES ";
+  for (int r = 0; r < k_batch; ++r)
+    batch_sql += r ? ",(?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?)";
+  sqlite3_stmt *sd = nullptr, *sb = nullptr, *sc = nullptr;
   if (sqlite3_prepare_v3(db, "INSERT INTO d VALUES (?,?,?,?,?,?,?,?,?,?,?)", -1,
                          SQLITE_PREPARE_PERSISTENT, &sd, nullptr) != SQLITE_OK ||
+      sqlite3_prepare_v3(db, batch_sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &sb, nullptr) !=
+          SQLITE_OK ||
       sqlite3_prepare_v3(db, "INSERT INTO c VALUES (?,?,?,?,?)", -1, SQLITE_PREPARE_PERSISTENT, &sc,
                          nullptr) != SQLITE_OK)
     throw std::runtime_error(sqlite3_errmsg(db));
@@ -148,15 +156,23 @@ double raw_narrowest(const fs::path& csv, const fs::path& db_path, ingest::Forma
   };
   const double t0 = bench::now_s();
   exec(db, "BEGIN IMMEDIATE");
-  for (const auto& d : rows.dispatches) {
+  const auto bind = [](sqlite3_stmt* st, int first, const store::DispatchRow& d) {
     const int64_t v[10] = {pass,  d.dispatch_id, d.correlation_id, d.agent, d.queue_id, 0,
                            d.pid, d.tid,         d.start_ns,       d.end_ns};
-    for (int i = 0; i < 10; ++i) sqlite3_bind_int64(sd, i + 1, v[i]);
+    for (int i = 0; i < 10; ++i) sqlite3_bind_int64(st, first + i + 1, v[i]);
     if (d.stream_id)
-      sqlite3_bind_int64(sd, 6, *d.stream_id);
+      sqlite3_bind_int64(st, first + 6, *d.stream_id);
     else
-      sqlite3_bind_null(sd, 6);
-    sqlite3_bind_int64(sd, 11, d.kernel_id);
+      sqlite3_bind_null(st, first + 6);
+    sqlite3_bind_int64(st, first + 11, d.kernel_id);
+  };
+  const size_t n = rows.dispatches.size(), full = n - n % k_batch;
+  for (size_t i = 0; i < full; i += k_batch) {
+    for (int r = 0; r < k_batch; ++r) bind(sb, 11 * r, rows.dispatches[i + static_cast<size_t>(r)]);
+    step(sb);
+  }
+  for (size_t i = full; i < n; ++i) {
+    bind(sd, 0, rows.dispatches[i]);
     step(sd);
   }
   for (size_t i = 0; i < rows.counters.size(); ++i) {
@@ -171,6 +187,7 @@ double raw_narrowest(const fs::path& csv, const fs::path& db_path, ingest::Forma
   exec(db, "COMMIT");
   const double s = bench::now_s() - t0;
   sqlite3_finalize(sd);
+  sqlite3_finalize(sb);
   sqlite3_finalize(sc);
   sqlite3_close(db);
   return s;
@@ -251,7 +268,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 6;
   fs::path dir = fs::temp_directory_path() / ("kprof-ingest-bench-" + std::to_string(getpid()));
   std::string kprof = (fs::path(argv[0]).parent_path() / "kprof").string();
-  std::string tsv;
+  std::string tsv, write_trace;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--trace-rows")
@@ -270,16 +287,22 @@ int main(int argc, char** argv) {
       kprof = v;
     else if (a == "--tsv")
       tsv = v;
+    else if (a == "--write-trace")  // only write the synthetic kernel_trace (for perf), then exit
+      write_trace = v;
     else {
       std::fprintf(stderr,
                    "unknown option %s\nusage: %s [--trace-rows N] [--counter-rows N] "
                    "[--rss-rows N (0: skip)] [--rounds R] [--kprof PATH] [--dir D] [--seed S] "
-                   "[--tsv FILE]\n",
+                   "[--tsv FILE] [--write-trace FILE]\n",
                    a.c_str(), argv[0]);
       return 2;
     }
   }
   try {
+    if (!write_trace.empty()) {
+      bench::write_kernel_trace(write_trace, trace_rows, seed);
+      return 0;
+    }
     fs::create_directories(dir);
     std::printf(
         "kprof ingest benchmark (seed %llu, synthetic rocprofv3-format files; %s; %ld CPUs)\n",

@@ -51,10 +51,16 @@ class BulkStmt {
   // intern(text)), then run(): one row of an INSERT made by columns::insert_sql(t, <lead's names>).
   template <class Tbl, class Row, class Intern, class... Lead>
   int insert_row(const Tbl& t, const Row& row, Intern&& intern, const Lead&... lead) {
-    int i = 0;
+    bind_row(0, t, row, intern, lead...);
+    return run();
+  }
+  // insert_row's binds without the run, to ?(first + 1), ?(first + 2), ...: one row of a
+  // multi-row INSERT.
+  template <class Tbl, class Row, class Intern, class... Lead>
+  void bind_row(int first, const Tbl& t, const Row& row, Intern&& intern, const Lead&... lead) {
+    int i = first;
     (bind_value(++i, lead), ...);
     columns::for_each(t, [&](const auto& c) { bind_column(++i, c, row, intern); });
-    return run();
   }
   // Steps to completion and resets; returns rows changed. Throws SQLite::Exception on error.
   int run();
@@ -121,15 +127,33 @@ struct BulkInserters {
   explicit BulkInserters(sqlite3* db);
 
   // One dispatch row; its variant is written the first time this object sees it (variants are
-  // per pass: use one BulkInserters per pass and transaction).
+  // per pass: use one BulkInserters per pass and transaction). The row itself may wait in
+  // `pending` for a multi-row INSERT: call flush() before the transaction commits or anything
+  // reads dispatch_rows.
   void dispatch(int64_t pass_id, const DispatchRow& d, int64_t kernel_name_id);
+  // Writes the dispatch rows still pending.
+  void flush();
   // false when (pass, pid, dispatch, counter) was already stored: a duplicate row.
   bool counter(int64_t pass_id, const CounterRow& c, int64_t counter_id);
 
+  // Rows per multi-row INSERT of dispatch_rows: one sqlite3_step (and one statement run's set-up
+  // and teardown) per 256 rows instead of per row, and the index cursor stays where the last row
+  // went. 256 rows bind 2,816 parameters; SQLite allows 32,766 since 3.32.0 and 999 before
+  // (https://sqlite.org/limits.html#max_variable_number): `batch` is what the connection allows.
+  static constexpr int k_batch = 256;
+  int batch = k_batch;
+  struct Pending {
+    int64_t pass_id = 0, variant_id = 0;
+    DispatchRow row;  // dispatch_rows' columns only (no kernel name)
+  };
+
   BulkStmt variant_stmt;
   BulkStmt dispatch_stmt;
+  BulkStmt dispatch_batch_stmt;
   BulkStmt counter_stmt;
   VariantIds variants;
+  std::array<Pending, k_batch> pending;
+  int n_pending = 0;
 };
 
 }  // namespace kprof::store

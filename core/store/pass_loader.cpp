@@ -347,6 +347,7 @@ void PassLoader::commit() {
   if (m.file_id) end_file(0);
   guarded(m.db, "committing a pass load", [&] {
     auto& db = m.db.db;
+    m.ins.flush();
     if (m.simulated) {
       SQLite::Statement st(db,
                            "UPDATE runs SET simulated = 1 WHERE simulated = 0 AND id = "

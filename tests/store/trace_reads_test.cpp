@@ -88,5 +88,63 @@ TEST(VariantLaunches, TheListedVariantsInPidDispatchOrder) {
   EXPECT_TRUE(launches({}).empty());
 }
 
+// The loader writes dispatch rows in multi-row INSERTs of up to 256 rows and the rest at commit:
+// 1,000 rows (three full INSERTs and a remainder of 231, or more smaller ones on an SQLite with a
+// lower parameter limit), one of them refused (it ends before it starts), are 999 stored rows,
+// each with its own values, read back in (pid, Dispatch_Id) order.
+TEST(DispatchStreams, ManyRowsAreStoredOnceEachAndCountedPerProcessAndAgent) {
+  TempDir dir;
+  CaptureDb db(dir / "t.db");
+  const int64_t run = testing::make_run(db);
+  const int64_t pass = testing::make_pass(db, run, 0);
+  // Ids 1..1000; ids 1..600 in pid 9, the rest in pid 7; agent 2, and agent 3 for ids divisible
+  // by 10 in pid 7 (610, 620, ..., 1000: 40 of them). Id 500 ends before it starts.
+  std::vector<DispatchRow> rows;
+  for (int64_t id = 1; id <= 1000; ++id) {
+    DispatchRow d = testing::dispatch(id, id % 2 ? "gemm" : "norm", id <= 600 ? 9 : 7);
+    if (d.pid == 7 && id % 10 == 0) d.agent = 3;
+    if (id == 500) d.end_ns = d.start_ns - 1;
+    rows.push_back(d);
+  }
+  load(db, pass, rows);
+  EXPECT_EQ(dispatch_count(db, pass), 999);
+  const auto streams = dispatch_streams(db, pass);
+  ASSERT_EQ(streams.size(), 3u);  // (7, 2): 400 - 40 = 360; (7, 3): 40; (9, 2): 600 - 1 = 599
+  EXPECT_EQ(std::make_tuple(streams[0].pid, streams[0].agent, streams[0].dispatches),
+            std::make_tuple(int64_t{7}, int64_t{2}, int64_t{360}));
+  EXPECT_EQ(std::make_tuple(streams[1].pid, streams[1].agent, streams[1].dispatches),
+            std::make_tuple(int64_t{7}, int64_t{3}, int64_t{40}));
+  EXPECT_EQ(std::make_tuple(streams[2].pid, streams[2].agent, streams[2].dispatches),
+            std::make_tuple(int64_t{9}, int64_t{2}, int64_t{599}));
+  // In (pid, Dispatch_Id) order: pid 7's ids 601..1000, then pid 9's 1..600 without 500, each
+  // with the values testing::dispatch gave it.
+  std::vector<int64_t> want_ids;
+  for (int64_t id = 601; id <= 1000; ++id) want_ids.push_back(id);
+  for (int64_t id = 1; id <= 600; ++id)
+    if (id != 500) want_ids.push_back(id);
+  std::vector<int64_t> got_ids;
+  DispatchTimingReader reader(db, pass);
+  DispatchTiming t;
+  while (reader.next(t)) {
+    got_ids.push_back(t.dispatch_id);
+    const DispatchRow& d = rows[static_cast<size_t>(t.dispatch_id - 1)];
+    EXPECT_EQ(t.pid, d.pid);
+    EXPECT_EQ(t.agent, d.agent);
+    EXPECT_EQ(t.queue_id, 5);
+    EXPECT_EQ(t.start_ns, 1'000'000 + 100 * t.dispatch_id);
+    EXPECT_EQ(t.end_ns, t.start_ns + 40 + t.dispatch_id);
+  }
+  EXPECT_FALSE(reader.next(t));  // stays at its end
+  EXPECT_EQ(got_ids, want_ids);
+  // Every column of every stored row, through the dispatches view (in the same order).
+  const auto back = testing::read_dispatches(db, pass);
+  ASSERT_EQ(back.size(), want_ids.size());
+  for (size_t k = 0; k < back.size(); ++k) {
+    EXPECT_EQ(back[k].dispatch_id, want_ids[k]);
+    EXPECT_TRUE(testing::same(back[k], rows[static_cast<size_t>(want_ids[k] - 1)]))
+        << "dispatch " << want_ids[k];
+  }
+}
+
 }  // namespace
 }  // namespace kprof::store
