@@ -16,14 +16,12 @@ Table QueryContext::families(const ViewOptions& o) {
     std::set<uint32_t> names;
   };
   std::map<std::string, Acc> acc;
-  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
-    if (!keep(k, o)) continue;
-    const auto& d = m_cap.trace.dispatches[k];
-    auto& a = acc[m_model.variants[m_model.variant_of[k]].family];
+  for_each_kept(o, [&](const Dispatch& d, int variant) {
+    auto& a = acc[m_model.variants[static_cast<size_t>(variant)].family];
     a.s.add(d.duration_ns());
-    a.variants.insert(m_model.variant_of[k]);
+    a.variants.insert(variant);
     a.names.insert(d.name);
-  }
+  });
   std::map<std::string, FamilySums> sums;
   for (const auto& [family, a] : acc) sums[family] = {a.s, a.variants.size(), a.names.size()};
   return families_table(std::move(t), sums);

@@ -14,8 +14,7 @@ Table QueryContext::variants(const ViewOptions& o) {
                "waves_per_wg", "lds",      "scratch",   "vgpr",    "agpr",
                "sgpr",         "launches", "by_phase",  "mean_ns", "total_ns"};
   std::vector<int64_t> launches(m_model.variants.size(), 0);
-  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k)
-    if (keep(k, o)) ++launches[m_model.variant_of[k]];
+  for_each_kept(o, [&](const Dispatch&, int variant) { ++launches[variant]; });
   std::vector<const Variant*> v;
   for (const auto& x : m_model.variants)
     if (launches[x.index - 1]) v.push_back(&x);

@@ -3,6 +3,7 @@
 #include "core/analysis/views/views.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/analysis/join/joined_stream.hpp"
 #include "core/analysis/views/view_helpers.hpp"
@@ -162,6 +163,9 @@ Table QueryContext::view(const std::string& name, const ViewOptions& o) {
                        did_you_mean(nearest_names(name, view_names(), 1, true)) +
                            " (views: " + join(view_names(), ", ") + ")");
   }
+  // A bounded context holds the sums of the views that read no dispatch but in order.
+  if (m_bounded && !bounded_view(name))
+    throw std::logic_error("view '" + name + "' asked of a bounded query context");
   Table t = entry->build(*this, o);
   apply_limit(t, o.limit);
   return t;

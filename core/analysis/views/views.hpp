@@ -27,6 +27,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +69,18 @@ class QueryContext {
   QueryContext(store::CaptureDb& db, std::optional<int64_t> run_id, FamilyRules rules);
   // With a capture already loaded from `db` (saves loading it twice).
   QueryContext(store::CaptureDb& db, Capture capture, FamilyRules rules);
+
+  // A context that holds none of the trace's dispatches, only its launch configurations, names
+  // and the sums the views below read (trace model variants and phases: the main stream and phase
+  // detection's columns spilled past about `memory_bytes` each, as the bounded outline keeps
+  // them); views read the dispatches again from the database, in (pid, Dispatch_Id) order, when
+  // they need them. For the views bounded_view() names, and for a run whose stored join is
+  // current (the views' notes would otherwise differ: QuerySession::open). Same tables as a
+  // context that loaded the capture.
+  static std::unique_ptr<QueryContext> bounded(store::CaptureDb& db, const RunTrace& rt,
+                                               FamilyRules rules, size_t memory_bytes);
+  // Whether this context holds no trace dispatches (bounded()): what tests check was taken.
+  bool holds_no_dispatches() const { return m_bounded; }
 
   Table view(const std::string& name, const ViewOptions& options);
 
@@ -127,6 +140,13 @@ class QueryContext {
   Table samples_by_family(const ViewOptions& o);
   Table base_table(const std::string& title) const;
   bool keep(size_t dispatch_index, const ViewOptions& o) const;
+  // Each trace dispatch `o` keeps (--family, --phase) with its index into m_model.variants: the
+  // loaded ones, or, in a bounded context, read from the database one at a time.
+  void for_each_kept(const ViewOptions& o, const std::function<void(const Dispatch&, int)>& f);
+  // The phase of each trace dispatch, fed in (pid, Dispatch_Id) order (a bounded context).
+  class PhaseCursor;
+  QueryContext(store::CaptureDb& db, FamilyRules rules);  // bounded()'s
+  void load_bounded(const RunTrace& rt, size_t memory_bytes);
 
   store::CaptureDb& m_db;
   Capture m_cap;
@@ -143,7 +163,16 @@ class QueryContext {
   bool m_target_tried = false;
   bool m_use_unreliable = false;
   void add_join_notes(Table& t);
+  // A bounded context: the trace pass's kernel_variants ids mapped to m_cap.trace.shapes, and
+  // each shape's variant (VariantSums::variant_of_shape).
+  bool m_bounded = false;
+  StoredShapes m_shape_of;
+  std::vector<int> m_variant_of_shape;
 };
+
+// The views a bounded QueryContext serves: explain, phases, variants, families, structure,
+// windows (they read the trace model's sums, or the dispatches once in order).
+bool bounded_view(const std::string& name);
 
 // `top` for the whole trace (no --family, --phase) without the trace model: one streamed pass
 // over the trace pass's rows, memory independent of the trace's length. The same table as

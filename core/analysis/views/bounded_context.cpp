@@ -1,0 +1,139 @@
+// The bounded QueryContext (views.hpp QueryContext::bounded): the trace model of a run built from
+// two reads of the trace pass's rows in (pid, Dispatch_Id) order (through the index
+// dispatches_by_key, core/store/schema/0005_kernel_variants.sql: no sort), holding per dispatch
+// only what phase detection spills. The first read finds the main stream and detects the phases
+// on it, as compute_outline_bounded does for the export; the second sums the variants, each
+// dispatch with the phase of its place in the main stream. Views that need the dispatches again
+// (variants and families with --family or --phase) read them a third time.
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include "core/analysis/views/views.hpp"
+
+namespace kprof::analysis {
+
+// The phase of each dispatch of the trace in (pid, Dispatch_Id) order: a main-stream dispatch's
+// is its step's (the main stream was read in that order, so its k-th dispatch is order[k]); any
+// other dispatch's is `other`, as build_trace_model sets them.
+class QueryContext::PhaseCursor {
+ public:
+  PhaseCursor(const PhaseModel& pm, const PassData& trace) : m_pm(pm), m_trace(trace) {}
+  Phase next(const Dispatch& d) {
+    if (d.pid != m_pm.main_pid || m_trace.agent(d) != m_pm.main_agent || m_pm.steps.empty())
+      return Phase::other;
+    while (m_step + 1 < m_pm.steps.size() && m_pm.steps[m_step].end <= m_position) ++m_step;
+    ++m_position;
+    return m_pm.steps[m_step].phase;
+  }
+
+ private:
+  const PhaseModel& m_pm;
+  const PassData& m_trace;
+  size_t m_position = 0, m_step = 0;
+};
+
+QueryContext::QueryContext(store::CaptureDb& db, FamilyRules rules)
+    : m_db(db), m_rules(std::move(rules)) {}
+
+std::unique_ptr<QueryContext> QueryContext::bounded(store::CaptureDb& db, const RunTrace& rt,
+                                                    FamilyRules rules, size_t memory_bytes) {
+  std::unique_ptr<QueryContext> q(new QueryContext(db, std::move(rules)));
+  q->load_bounded(rt, memory_bytes);
+  return q;
+}
+
+void QueryContext::load_bounded(const RunTrace& rt, size_t memory_bytes) {
+  m_bounded = true;
+  m_cap.run = rt.run;
+  m_cap.passes = rt.passes;
+  m_cap.counter_rows = false;
+  PassData& trace = m_cap.trace;
+  trace.pass_id = rt.trace.id;
+  trace.ordinal = static_cast<int>(rt.trace.ordinal);
+  trace.kind = rt.trace.kind;
+  m_shape_of = read_stored_shapes(m_db, trace, m_cap.names);
+
+  // The main stream: the (pid, agent) with the most dispatches, the first in (pid, agent) order on
+  // a tie, as detect_phases(const PassData&) chooses it.
+  struct Stream {
+    int64_t pid = 0, agent = 0, size = 0;
+  };
+  std::optional<Stream> main;
+  int64_t main_pid_size = 0, dispatches = 0;
+  size_t streams = 0;
+  {
+    std::vector<Stream> all;
+    for (const auto& r : store::dispatch_streams(m_db, trace.pass_id)) {
+      const Stream s{r.pid, r.agent, r.dispatches};
+      all.push_back(s);
+      dispatches += s.size;
+      if (!main || s.size > main->size) main = s;
+    }
+    for (const auto& s : all)
+      if (main && s.pid == main->pid) main_pid_size += s.size;
+    streams = all.size();
+  }
+  if (!main || dispatches == 0) no_dispatches(m_db, m_cap.run, trace.pass_id);
+
+  // First read: the main stream and, when its process ran on other agents too, its ids there
+  // (not missing); the first row's agent for the GPU agent, as load_capture takes it.
+  const bool other_agents = main_pid_size > main->size;
+  MainStream order(SpillVector<Dispatch>{memory_bytes});
+  SpillVector<int64_t> process_ids(other_agents ? memory_bytes : 0);
+  std::optional<int64_t> first_agent;
+  {
+    StoredDispatchReader rows(m_db, trace, m_shape_of);
+    for (Dispatch d; rows.next(d);) {
+      const int64_t agent = trace.agent(d);
+      if (!first_agent) first_agent = agent;
+      if (d.pid != main->pid) continue;
+      if (other_agents) process_ids.push_back(d.dispatch_id);
+      if (agent == main->agent) order.push_back(d);
+    }
+  }
+  const detail::GpuAgent gpu = detail::gpu_agent(m_db, trace.pass_id, first_agent.value_or(0));
+  m_cap.arch = gpu.arch;
+  m_cap.product = gpu.product;
+  if (gpu.wave_size > 0) m_cap.wave_size = static_cast<int>(gpu.wave_size);
+
+  m_model = trace_model_base(trace, m_cap.names, m_rules, m_cap.wave_size);
+  m_model.phases =
+      detect_phases(trace, std::move(order), std::move(process_ids), &m_cap.names, memory_bytes);
+  note_other_streams(m_model.phases, static_cast<size_t>(dispatches), streams);
+
+  // Second read: the variants, numbered by first launch in this order as build_trace_model numbers
+  // them, each launch counted in its phase.
+  VariantSums sums(m_model);
+  PhaseCursor phase(m_model.phases, trace);
+  StoredDispatchReader rows(m_db, trace, m_shape_of);
+  for (Dispatch d; rows.next(d);) sums.add(d, phase.next(d));
+  sums.finish();
+  m_variant_of_shape = sums.variant_of_shape();
+}
+
+void QueryContext::for_each_kept(const ViewOptions& o,
+                                 const std::function<void(const Dispatch&, int)>& f) {
+  if (!m_bounded) {
+    for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k)
+      if (keep(k, o)) f(m_cap.trace.dispatches[k], m_model.variant_of[k]);
+    return;
+  }
+  PhaseCursor phase(m_model.phases, m_cap.trace);
+  StoredDispatchReader rows(m_db, m_cap.trace, m_shape_of);
+  for (Dispatch d; rows.next(d);) {
+    const Phase p = phase.next(d);
+    const int vi = m_variant_of_shape[d.shape];
+    if (!o.family.empty() && m_model.variants[static_cast<size_t>(vi)].family != o.family) continue;
+    if (o.phase && p != *o.phase) continue;
+    f(d, vi);
+  }
+}
+
+bool bounded_view(const std::string& name) {
+  static const char* const names[] = {"explain",  "phases",    "variants",
+                                      "families", "structure", "windows"};
+  return std::find(std::begin(names), std::end(names), name) != std::end(names);
+}
+
+}  // namespace kprof::analysis
