@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/analysis/join/joined_stream.hpp"
 #include "core/analysis/views/views.hpp"
 
 namespace kprof::analysis {
@@ -130,9 +131,26 @@ void QueryContext::for_each_kept(const ViewOptions& o,
   }
 }
 
+bool QueryContext::for_each_joined_bounded(const std::function<bool(size_t)>& keep,
+                                           const JoinedVisit& f) {
+  JoinedCounterStream stream(m_db, counts(), m_use_unreliable);
+  m_one.by_dispatch.resize(1);
+  bool repeated = false;
+  PhaseCursor phase(m_model.phases, m_cap.trace);
+  StoredDispatchReader rows(m_db, m_cap.trace, m_shape_of);
+  size_t k = 0;
+  for (Dispatch d; rows.next(d); ++k) {
+    m_current = {d, m_variant_of_shape[d.shape], phase.next(d)};
+    if (keep(k)) visit_streamed(stream, k, d, f, repeated);
+  }
+  m_one.by_dispatch[0].clear();
+  return repeated;
+}
+
 bool bounded_view(const std::string& name) {
-  static const char* const names[] = {"explain",  "phases",    "variants",
-                                      "families", "structure", "windows"};
+  static const char* const names[] = {"explain",     "phases",   "variants", "families",
+                                      "structure",   "windows",  "roofline", "metrics",
+                                      "metric_sets", "counters", "samples"};
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 

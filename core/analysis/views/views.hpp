@@ -63,6 +63,8 @@ struct ViewOptions {
 // The views' names, in the order `kprof query --help` lists them (QueryContext::registry).
 const std::vector<std::string>& view_names();
 
+class JoinedCounterStream;  // joined_stream.hpp
+
 class QueryContext {
  public:
   // Loads the run and builds the trace model. Counter joins are read from the database as stored.
@@ -117,8 +119,17 @@ class QueryContext {
   // order are the same either way, so are sums over them; a `launch` is unique within one
   // dispatch only. Counter ids stay the same from one call to the next. Returns whether some
   // dispatch held samples of two launches of one pass (JoinedCounters::repeated_launches).
+  // Read dispatch k's facts through dispatch(k), variant_of(k) and phase_of(k): a bounded context
+  // holds only the one being visited (k counts the trace's dispatches in (pid, Dispatch_Id) order).
   using JoinedVisit = std::function<void(size_t, const JoinedCounters&, size_t)>;
   bool for_each_joined(const std::function<bool(size_t)>& keep, const JoinedVisit& f);
+  // Trace dispatch k of a visit (for_each_joined), its variant (index into model().variants) and
+  // its phase: the loaded ones, or in a bounded context the one being visited.
+  const Dispatch& dispatch(size_t k) const {
+    return m_bounded ? m_current.dispatch : m_cap.trace.dispatches[k];
+  }
+  int variant_of(size_t k) const { return m_bounded ? m_current.variant : m_model.variant_of[k]; }
+  Phase phase_of(size_t k) const { return m_bounded ? m_current.phase : m_model.phase_of[k]; }
   // Reads of joined counters so far that held every dispatch's samples at once (joined()).
   int64_t whole_joins_loaded() const { return m_whole_loads; }
 
@@ -168,10 +179,22 @@ class QueryContext {
   bool m_bounded = false;
   StoredShapes m_shape_of;
   std::vector<int> m_variant_of_shape;
+  struct Current {
+    Dispatch dispatch;
+    int variant = 0;
+    Phase phase = Phase::other;
+  } m_current;  // the dispatch a bounded context visits
+  // for_each_joined of a bounded context: the trace's rows read again, each dispatch's phase and
+  // variant set in m_current, its samples taken from the stored join's stream.
+  bool for_each_joined_bounded(const std::function<bool(size_t)>& keep, const JoinedVisit& f);
+  // Dispatch k's samples taken from `stream` into m_one, then f(k, m_one, 0).
+  void visit_streamed(JoinedCounterStream& stream, size_t k, const Dispatch& d,
+                      const JoinedVisit& f, bool& repeated);
 };
 
 // The views a bounded QueryContext serves: explain, phases, variants, families, structure,
-// windows (they read the trace model's sums, or the dispatches once in order).
+// windows (they read the trace model's sums, or the dispatches once in order), and the views of
+// joined counters (roofline, metrics, metric_sets, counters, samples: they stream them).
 bool bounded_view(const std::string& name);
 
 // `top` for the whole trace (no --family, --phase) without the trace model: one streamed pass
