@@ -69,6 +69,8 @@ class QuerySession {
   // Typed results for views that draw rather than print (core/report): the trace model, the
   // counters joined onto trace dispatches, the target (nullptr without a hardware file).
   const TraceModel& model() const { return m_query->model(); }
+  // The trace pass's dispatches (held or not).
+  int64_t trace_dispatches() { return m_query->trace_dispatches(); }
   // Whether the session holds no trace dispatch (SessionOptions::bounded was taken).
   bool holds_no_dispatches() const { return m_query->holds_no_dispatches(); }
   const JoinedCounters& joined() { return m_query->joined(); }

@@ -123,6 +123,11 @@ class QueryContext {
   // holds only the one being visited (k counts the trace's dispatches in (pid, Dispatch_Id) order).
   using JoinedVisit = std::function<void(size_t, const JoinedCounters&, size_t)>;
   bool for_each_joined(const std::function<bool(size_t)>& keep, const JoinedVisit& f);
+  // The trace pass's dispatches: those loaded, or in a bounded context its stored count.
+  int64_t trace_dispatches() {
+    return m_bounded ? counts().trace.dispatches
+                     : static_cast<int64_t>(m_cap.trace.dispatches.size());
+  }
   // Trace dispatch k of a visit (for_each_joined), its variant (index into model().variants) and
   // its phase: the loaded ones, or in a bounded context the one being visited.
   const Dispatch& dispatch(size_t k) const {
@@ -193,8 +198,10 @@ class QueryContext {
 };
 
 // The views a bounded QueryContext serves: explain, phases, variants, families, structure,
-// windows (they read the trace model's sums, or the dispatches once in order), and the views of
-// joined counters (roofline, metrics, metric_sets, counters, samples: they stream them).
+// windows (they read the trace model's sums, or the dispatches once in order), the views of
+// joined counters (roofline, metrics, metric_sets, counters, samples: they stream them), claims,
+// passes and ranks (from the phase model, stored counts, rank by rank): every view `kprof report`
+// and `kprof compare` read.
 bool bounded_view(const std::string& name);
 
 // `top` for the whole trace (no --family, --phase) without the trace model: one streamed pass
