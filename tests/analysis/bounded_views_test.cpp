@@ -100,7 +100,9 @@ TEST_F(StoredJoin, BoundedSessionHoldsNoDispatchAndGivesTheLoadedTables) {
       o.structured = k == 3;
       const std::string what = std::string(v) + " " + std::to_string(k);
       const Table b = bounded.view(v, o);
-      if (k == 0) EXPECT_FALSE(b.rows.empty()) << what;
+      if (k == 0) {
+        EXPECT_FALSE(b.rows.empty()) << what;
+      }
       expect_same(b, loaded.view(v, o), what);
     }
   }
