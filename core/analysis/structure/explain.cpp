@@ -40,6 +40,16 @@ VariantSums::VariantSums(TraceModel& m)
     : m_model(m), m_variant_of_shape(m.trace->shapes.size(), -1) {}
 
 int VariantSums::add(const Dispatch& d, Phase phase) {
+  const int vi = add(d);
+  count(vi, phase);
+  return vi;
+}
+
+void VariantSums::count(int variant, Phase phase) {
+  ++m_by_phase[static_cast<size_t>(variant)][static_cast<size_t>(phase)];
+}
+
+int VariantSums::add(const Dispatch& d) {
   TraceModel& m = m_model;
   int& vi = m_variant_of_shape[d.shape];
   if (vi < 0) {
@@ -63,8 +73,6 @@ int VariantSums::add(const Dispatch& d, Phase phase) {
       v.vgpr = s.vgpr;
       v.agpr = s.agpr;
       v.sgpr = s.sgpr;
-      const int64_t threads = s.wg_product();
-      v.waves_per_workgroup = static_cast<int>((threads + m.wave_size - 1) / m.wave_size);
       m.variants.push_back(v);
       m_by_phase.push_back({});
     }
@@ -72,12 +80,15 @@ int VariantSums::add(const Dispatch& d, Phase phase) {
   }
   auto& v = m.variants[static_cast<size_t>(vi)];
   v.duration.add(d.duration_ns());
-  ++m_by_phase[static_cast<size_t>(vi)][static_cast<size_t>(phase)];
   m.total_ns += d.duration_ns();
   return vi;
 }
 
 void VariantSums::finish() {
+  for (auto& v : m_model.variants) {
+    const int64_t threads = v.wg[0] * v.wg[1] * v.wg[2];
+    v.waves_per_workgroup = static_cast<int>((threads + m_model.wave_size - 1) / m_model.wave_size);
+  }
   for (size_t i = 0; i < m_model.variants.size(); ++i)
     for (Phase p : k_all_phases)
       if (m_by_phase[i][static_cast<size_t>(p)])

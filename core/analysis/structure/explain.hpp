@@ -77,7 +77,12 @@ class VariantSums {
   // Adds `d`'s launch to its variant (created at its first launch); returns the variant's index
   // into m.variants.
   int add(const Dispatch& d, Phase phase);
-  // Sets each variant's launches_by_phase: call once, after the last add().
+  // The same with the launch's phase counted later (count): for a caller that knows the phases
+  // only after it saw every dispatch.
+  int add(const Dispatch& d);
+  void count(int variant, Phase phase);
+  // Sets each variant's launches_by_phase and waves per workgroup (m.wave_size as it is now): call
+  // once, after the last add() and count().
   void finish();
   // Per PassData::shapes index: its variant's index into m.variants (-1: not launched yet).
   const std::vector<int>& variant_of_shape() const { return m_variant_of_shape; }

@@ -1,10 +1,10 @@
 // The bounded QueryContext (views.hpp QueryContext::bounded): the trace model of a run built from
-// two reads of the trace pass's rows in (pid, Dispatch_Id) order (through the index
+// one read of the trace pass's rows in (pid, Dispatch_Id) order (through the index
 // dispatches_by_key, core/store/schema/0005_kernel_variants.sql: no sort), holding per dispatch
-// only what phase detection spills. The first read finds the main stream and detects the phases
-// on it, as compute_outline_bounded does for the export; the second sums the variants, each
-// dispatch with the phase of its place in the main stream. Views that need the dispatches again
-// (variants and families with --family or --phase) read them a third time.
+// only what phase detection spills. The read sums the variants and keeps the main stream, on which
+// the phases are detected as compute_outline_bounded detects them for the export; the main
+// stream's launches are then counted in their steps' phases. Views that need the dispatches again
+// (the joined counters' views; variants and families with --family or --phase) read them again.
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
@@ -77,8 +77,12 @@ void QueryContext::load_bounded(const RunTrace& rt, size_t memory_bytes) {
   }
   if (!main || dispatches == 0) no_dispatches(m_db, m_cap.run, trace.pass_id);
 
-  // First read: the main stream and, when its process ran on other agents too, its ids there
-  // (not missing); the first row's agent for the GPU agent, as load_capture takes it.
+  // One read: the variants (numbered by first launch in this order, as build_trace_model numbers
+  // them), the main stream and, when its process ran on other agents too, its ids there (not
+  // missing); the first row's agent for the GPU agent, as load_capture takes it. A dispatch off
+  // the main stream is in phase `other`; the main stream's phases are counted once detected.
+  m_model = trace_model_base(trace, m_cap.names, m_rules, m_cap.wave_size);
+  VariantSums sums(m_model);
   const bool other_agents = main_pid_size > main->size;
   MainStream order(SpillVector<Dispatch>{memory_bytes});
   SpillVector<int64_t> process_ids(other_agents ? memory_bytes : 0);
@@ -88,27 +92,32 @@ void QueryContext::load_bounded(const RunTrace& rt, size_t memory_bytes) {
     for (Dispatch d; rows.next(d);) {
       const int64_t agent = trace.agent(d);
       if (!first_agent) first_agent = agent;
-      if (d.pid != main->pid) continue;
-      if (other_agents) process_ids.push_back(d.dispatch_id);
-      if (agent == main->agent) order.push_back(d);
+      const int variant = sums.add(d);
+      if (d.pid == main->pid && other_agents) process_ids.push_back(d.dispatch_id);
+      if (d.pid == main->pid && agent == main->agent)
+        order.push_back(d);
+      else
+        sums.count(variant, Phase::other);
     }
   }
   const detail::GpuAgent gpu = detail::gpu_agent(m_db, trace.pass_id, first_agent.value_or(0));
   m_cap.arch = gpu.arch;
   m_cap.product = gpu.product;
   if (gpu.wave_size > 0) m_cap.wave_size = static_cast<int>(gpu.wave_size);
+  m_model.wave_size = m_cap.wave_size;
 
-  m_model = trace_model_base(trace, m_cap.names, m_rules, m_cap.wave_size);
   m_model.phases =
       detect_phases(trace, std::move(order), std::move(process_ids), &m_cap.names, memory_bytes);
   note_other_streams(m_model.phases, static_cast<size_t>(dispatches), streams);
-
-  // Second read: the variants, numbered by first launch in this order as build_trace_model numbers
-  // them, each launch counted in its phase.
-  VariantSums sums(m_model);
-  PhaseCursor phase(m_model.phases, trace);
-  StoredDispatchReader rows(m_db, trace, m_shape_of);
-  for (Dispatch d; rows.next(d);) sums.add(d, phase.next(d));
+  // The main stream's launches in their steps' phases (in none: `other`, as build_trace_model).
+  const PhaseModel& pm = m_model.phases;
+  const auto& variant_of_shape = sums.variant_of_shape();
+  if (pm.steps.empty())
+    for (size_t i = 0; i < pm.order.size(); ++i)
+      sums.count(variant_of_shape[pm.order[i].shape], Phase::other);
+  for (const Step& s : pm.steps)
+    for (size_t i = s.begin; i < s.end; ++i)
+      sums.count(variant_of_shape[pm.order[i].shape], s.phase);
   sums.finish();
   m_variant_of_shape = sums.variant_of_shape();
 }
