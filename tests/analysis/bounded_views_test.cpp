@@ -90,8 +90,9 @@ TEST_F(StoredJoin, BoundedSessionHoldsNoDispatchAndGivesTheLoadedTables) {
   EXPECT_EQ(bounded.notes(), loaded.notes());
   ASSERT_FALSE(loaded.model().variants.empty());
   const std::string family = loaded.model().variants.front().family;
-  for (const char* v : {"explain", "phases", "variants", "families", "structure", "windows",
-                        "roofline", "metrics", "metric_sets", "counters", "samples"}) {
+  for (const char* v :
+       {"top", "explain", "phases", "variants", "families", "structure", "windows", "roofline",
+        "metrics", "metric_sets", "counters", "samples", "claims", "passes", "ranks"}) {
     ASSERT_TRUE(bounded_view(v)) << v;
     for (int k = 0; k < 4; ++k) {
       ViewOptions o;
@@ -106,7 +107,7 @@ TEST_F(StoredJoin, BoundedSessionHoldsNoDispatchAndGivesTheLoadedTables) {
       expect_same(b, loaded.view(v, o), what);
     }
   }
-  EXPECT_FALSE(bounded_view("top"));
+  for (const auto& v : view_names()) EXPECT_TRUE(bounded_view(v)) << v;
   EXPECT_TRUE(bounded.trace_capture().trace.dispatches.empty());
   EXPECT_EQ(bounded.whole_joins_loaded(), 0);
 }

@@ -157,9 +157,9 @@ bool QueryContext::for_each_joined_bounded(const std::function<bool(size_t)>& ke
 }
 
 bool bounded_view(const std::string& name) {
-  static const char* const names[] = {"explain", "phases",   "variants", "families",    "structure",
-                                      "windows", "roofline", "metrics",  "metric_sets", "counters",
-                                      "samples", "claims",   "passes",   "ranks"};
+  static const char* const names[] = {"top",       "explain", "phases",   "variants", "families",
+                                      "structure", "windows", "roofline", "metrics",  "metric_sets",
+                                      "counters",  "samples", "claims",   "passes",   "ranks"};
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 

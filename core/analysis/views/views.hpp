@@ -197,11 +197,11 @@ class QueryContext {
                       const JoinedVisit& f, bool& repeated);
 };
 
-// The views a bounded QueryContext serves: explain, phases, variants, families, structure,
-// windows (they read the trace model's sums, or the dispatches once in order), the views of
-// joined counters (roofline, metrics, metric_sets, counters, samples: they stream them), claims,
-// passes and ranks (from the phase model, stored counts, rank by rank): every view `kprof report`
-// and `kprof compare` read.
+// The views a bounded QueryContext serves, every one but `sql`: top, explain, phases, variants,
+// families, structure, windows (they read the trace model's sums, or the dispatches once in order),
+// the views of joined counters (roofline, metrics, metric_sets, counters, samples: they stream
+// them), claims, passes and ranks (from the phase model, stored counts, rank by rank): every view
+// `kprof report` and `kprof compare` read.
 bool bounded_view(const std::string& name);
 
 // `top` for the whole trace (no --family, --phase) without the trace model: one streamed pass
