@@ -7,9 +7,12 @@
 // (the joined counters' views; variants and families with --family or --phase) read them again.
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "core/analysis/join/joined_stream.hpp"
+#include "core/analysis/outline/run_outline.hpp"
 #include "core/analysis/views/views.hpp"
 
 namespace kprof::analysis {
@@ -34,6 +37,24 @@ class QueryContext::PhaseCursor {
   size_t m_position = 0, m_step = 0;
 };
 
+QueryContext::MainStreamOf QueryContext::main_stream_of(const RunTrace& rt) {
+  // The stored outline names the main stream when it is current (every query after `kprof run` or
+  // `kprof ingest` stored it): no scan of the trace's rows to count its streams.
+  MainStreamOf out;
+  out.dispatches = counts().trace.dispatches;
+  if (const auto o = read_outline(m_db, counts())) {
+    out.pid = o->main_pid;
+    out.agent = o->main_agent;
+    return out;
+  }
+  // Else as detect_phases(const PassData&) chooses it: the (pid, agent) with the most dispatches,
+  // the first in (pid, agent) order on a tie.
+  int64_t size = -1;
+  for (const auto& r : store::dispatch_streams(m_db, rt.trace.id))
+    if (r.dispatches > size) out.pid = r.pid, out.agent = r.agent, size = r.dispatches;
+  return out;
+}
+
 QueryContext::QueryContext(store::CaptureDb& db, FamilyRules rules)
     : m_db(db), m_rules(std::move(rules)) {}
 
@@ -54,52 +75,44 @@ void QueryContext::load_bounded(const RunTrace& rt, size_t memory_bytes) {
   trace.ordinal = static_cast<int>(rt.trace.ordinal);
   trace.kind = rt.trace.kind;
   m_shape_of = read_stored_shapes(m_db, trace, m_cap.names);
+  if (counts().trace.dispatches == 0) no_dispatches(m_db, m_cap.run, trace.pass_id);
 
-  // The main stream: the (pid, agent) with the most dispatches, the first in (pid, agent) order on
-  // a tie, as detect_phases(const PassData&) chooses it.
-  struct Stream {
-    int64_t pid = 0, agent = 0, size = 0;
-  };
-  std::optional<Stream> main;
-  int64_t main_pid_size = 0, dispatches = 0;
-  size_t streams = 0;
-  {
-    std::vector<Stream> all;
-    for (const auto& r : store::dispatch_streams(m_db, trace.pass_id)) {
-      const Stream s{r.pid, r.agent, r.dispatches};
-      all.push_back(s);
-      dispatches += s.size;
-      if (!main || s.size > main->size) main = s;
-    }
-    for (const auto& s : all)
-      if (main && s.pid == main->pid) main_pid_size += s.size;
-    streams = all.size();
-  }
-  if (!main || dispatches == 0) no_dispatches(m_db, m_cap.run, trace.pass_id);
+  const MainStreamOf main = main_stream_of(rt);
 
   // One read: the variants (numbered by first launch in this order, as build_trace_model numbers
-  // them), the main stream and, when its process ran on other agents too, its ids there (not
-  // missing); the first row's agent for the GPU agent, as load_capture takes it. A dispatch off
-  // the main stream is in phase `other`; the main stream's phases are counted once detected.
+  // them), the main stream and, when its process ran on other agents too, its ids on every agent
+  // (they are not missing from the stream: phase detection needs them), the
+  // (pid, agent) streams, the first row's agent for the GPU agent, as load_capture takes it. A
+  // dispatch off the main stream is in phase `other`; the main stream's phases are counted once
+  // detected.
   m_model = trace_model_base(trace, m_cap.names, m_rules, m_cap.wave_size);
   VariantSums sums(m_model);
-  const bool other_agents = main_pid_size > main->size;
   MainStream order(SpillVector<Dispatch>{memory_bytes});
-  SpillVector<int64_t> process_ids(other_agents ? memory_bytes : 0);
+  SpillVector<int64_t> process_ids(memory_bytes);
+  bool other_agents = false;
+  std::set<std::pair<int32_t, int64_t>> streams;
+  std::pair<int32_t, int64_t> last{0, -1};
   std::optional<int64_t> first_agent;
   {
     StoredDispatchReader rows(m_db, trace, m_shape_of);
     for (Dispatch d; rows.next(d);) {
       const int64_t agent = trace.agent(d);
       if (!first_agent) first_agent = agent;
+      if (std::make_pair(d.pid, agent) != last) streams.insert(last = {d.pid, agent});
       const int variant = sums.add(d);
-      if (d.pid == main->pid && other_agents) process_ids.push_back(d.dispatch_id);
-      if (d.pid == main->pid && agent == main->agent)
+      if (d.pid == main.pid && agent != main.agent && !other_agents) {
+        // The process's rows come in Dispatch_Id order, so its ids so far are the stream's.
+        other_agents = true;
+        for (size_t i = 0; i < order.size(); ++i) process_ids.push_back(order[i].dispatch_id);
+      }
+      if (d.pid == main.pid && other_agents) process_ids.push_back(d.dispatch_id);
+      if (d.pid == main.pid && agent == main.agent)
         order.push_back(d);
       else
         sums.count(variant, Phase::other);
     }
   }
+  if (!other_agents) process_ids = SpillVector<int64_t>{};  // phase detection's "none"
   const detail::GpuAgent gpu = detail::gpu_agent(m_db, trace.pass_id, first_agent.value_or(0));
   m_cap.arch = gpu.arch;
   m_cap.product = gpu.product;
@@ -108,7 +121,7 @@ void QueryContext::load_bounded(const RunTrace& rt, size_t memory_bytes) {
 
   m_model.phases =
       detect_phases(trace, std::move(order), std::move(process_ids), &m_cap.names, memory_bytes);
-  note_other_streams(m_model.phases, static_cast<size_t>(dispatches), streams);
+  note_other_streams(m_model.phases, static_cast<size_t>(main.dispatches), streams.size());
   // The main stream's launches in their steps' phases (in none: `other`, as build_trace_model).
   const PhaseModel& pm = m_model.phases;
   const auto& variant_of_shape = sums.variant_of_shape();

@@ -163,6 +163,11 @@ class QueryContext {
   class PhaseCursor;
   QueryContext(store::CaptureDb& db, FamilyRules rules);  // bounded()'s
   void load_bounded(const RunTrace& rt, size_t memory_bytes);
+  // The trace pass's main stream (pid, agent) and its dispatch count (a bounded context).
+  struct MainStreamOf {
+    int64_t pid = 0, agent = 0, dispatches = 0;
+  };
+  MainStreamOf main_stream_of(const RunTrace& rt);
 
   store::CaptureDb& m_db;
   Capture m_cap;
