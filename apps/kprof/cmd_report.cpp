@@ -41,7 +41,8 @@ int cmd_report(const kprof::app::Args& args) {
   if (!baseline.empty()) inputs.push_back(kprof::report::parse_run_ref(baseline).db);
   kprof::check_output_path(out, inputs);
   kprof::store::with_database_errors(inputs, [&] {
-    auto session = kprof::app::open_run(run, "usage: kprof report DB -o report.html");
+    // The report's views are all bounded ones (report_model.hpp): no trace dispatch is held.
+    auto session = kprof::app::open_run(run, "usage: kprof report DB -o report.html", true);
     kprof::report::ReportOptions ro;
     ro.run_id = run.run_id();
     auto model = kprof::report::build_report_model(session, ro);

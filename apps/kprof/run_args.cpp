@@ -19,10 +19,11 @@ po::positional_options_description run_positionals() {
   return pos;
 }
 
-analysis::QuerySession open_run(const RunFlags& flags, const std::string& usage) {
+analysis::QuerySession open_run(const RunFlags& flags, const std::string& usage, bool bounded) {
   if (flags.db.empty()) throw Error::input("missing capture database", usage);
   analysis::SessionOptions so;
   so.run_id = flags.run_id();
+  so.bounded = bounded;
   return analysis::QuerySession::open(flags.db, so);
 }
 

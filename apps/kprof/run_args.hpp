@@ -23,6 +23,8 @@ po::positional_options_description run_positionals();
 
 // Opens the query session of the run. Throws Error(input) "missing capture database" with
 // `usage` as the fix when no DB was given, and as QuerySession::open does.
-analysis::QuerySession open_run(const RunFlags& flags, const std::string& usage);
+// `bounded`: SessionOptions::bounded (a command that reads only bounded_view()'s views).
+analysis::QuerySession open_run(const RunFlags& flags, const std::string& usage,
+                                bool bounded = false);
 
 }  // namespace kprof::app

@@ -139,7 +139,7 @@ Workload workload(an::QuerySession& s, const std::string& label) {
   w.decode = pm.decode_steps;
   w.role_unknown = pm.role_unknown_steps;
   w.layers = pm.layers;
-  w.dispatches = cap.trace.dispatches.size();
+  w.dispatches = static_cast<size_t>(s.trace_dispatches());
   w.runbook_sha = cap.run.runbook_sha256;
   w.runbook_path = cap.run.runbook_path;
   w.seed = cap.run.seed;

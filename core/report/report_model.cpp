@@ -324,6 +324,9 @@ ReportModel build_report_model(an::QuerySession& session, const ReportOptions& o
 ReportModel build_report_model(const std::string& db_path, const ReportOptions& options) {
   an::SessionOptions so;
   so.run_id = options.run_id;
+  // Every view the report draws is one a bounded session serves (bounded_view), the step timeline
+  // reads the spilled main stream, so no trace dispatch is held with a current stored join.
+  so.bounded = true;
   an::QuerySession session = an::QuerySession::open(db_path, so);
   return build_report_model(session, options);
 }

@@ -6,6 +6,8 @@ OpenedRun open_run_ref(const std::string& text) {
   const RunRef ref = parse_run_ref(text);
   analysis::SessionOptions so;
   so.run_id = ref.run;
+  // A comparison reads the trace model's sums and views of the bounded session (bounded_view).
+  so.bounded = true;
   OpenedRun out{analysis::QuerySession::open(ref.db, so), "", {}};
   out.label = ref.db + " run " + std::to_string(out.session.trace_capture().run.id);
   for (const auto& j : out.session.joins_computed()) out.joins.push_back(analysis::join_note(j));

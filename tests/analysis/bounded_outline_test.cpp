@@ -8,6 +8,8 @@
 #include <string>
 
 #include "core/analysis/outline/run_outline.hpp"
+#include "core/analysis/outline/stored_results.hpp"
+#include "core/analysis/views/views.hpp"
 #include "tests/analysis/capture_fixture.hpp"
 #include "tests/analysis/mi300x_csv.hpp"
 
@@ -64,6 +66,42 @@ TEST(BoundedOutline, AProcessOnTwoAgentsIsOutlinedAsInMemory) {
   const RunCounts counts = run_counts(db, rt);
   for (size_t bytes : {size_t{1024}, size_t{4096}, size_t{1} << 20})
     EXPECT_TRUE(compute_outline_bounded(db, rt, counts, bytes) == in_memory) << bytes;
+}
+
+// A bounded query context (views.hpp QueryContext::bounded) of the same trace gives the views of
+// the loaded capture: its main stream found by counting the streams (no outline stored) and named
+// by the stored outline (after store_results), the process's ids on agent 2 not missing either way.
+TEST(BoundedOutline, ABoundedContextOfAProcessOnTwoAgentsGivesTheLoadedViews) {
+  test::TempDb tmp("bounded_context");
+  test::write(tmp.dir() / "agent_info.csv", test::mi300x_agents());
+  test::write(tmp.dir() / "4242_kernel_trace.csv", two_agent_trace());
+  {
+    store::CaptureDb db(tmp.path());
+    const int64_t run = test::new_run(db, false);
+    test::load_pass(
+        db, run, 0, store::PassKind::trace,
+        {(tmp.dir() / "agent_info.csv").string(), (tmp.dir() / "4242_kernel_trace.csv").string()});
+  }
+  for (const bool stored : {false, true}) {
+    if (stored) {
+      store::CaptureDb rw(tmp.path());
+      store_results(rw, rw.find_last_run()->id);
+    }
+    store::CaptureDb db(tmp.path(), store::OpenMode::read_only);
+    EXPECT_EQ(read_outline(db, run_counts(db, find_run_trace(db, std::nullopt))).has_value(),
+              stored);
+    QueryContext loaded(db, std::nullopt, FamilyRules::load_default());
+    for (size_t bytes : {size_t{1024}, size_t{1} << 20}) {
+      const auto bounded = QueryContext::bounded(db, find_run_trace(db, std::nullopt),
+                                                 FamilyRules::load_default(), bytes);
+      ASSERT_TRUE(bounded->holds_no_dispatches());
+      for (const char* v : {"explain", "phases", "windows", "structure", "variants", "top"}) {
+        const Table a = bounded->view(v, ViewOptions{}), b = loaded.view(v, ViewOptions{});
+        EXPECT_EQ(a.rows, b.rows) << v << " " << bytes << (stored ? " stored" : "");
+        EXPECT_EQ(a.notes, b.notes) << v << " " << bytes << (stored ? " stored" : "");
+      }
+    }
+  }
 }
 
 }  // namespace

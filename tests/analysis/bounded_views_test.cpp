@@ -1,6 +1,7 @@
 // Integration: the views that read joined counters (roofline, metrics, metric_sets, counters,
 // samples) stream them from the stored join, one trace dispatch at a time, and give the tables
-// they give from every dispatch's counters held at once; explain and phases load no counter pass.
+// they give from every dispatch's counters held at once; explain and phases load no counter pass,
+// and with SessionOptions::bounded no trace dispatch either.
 #include <SQLiteCpp/Database.h>
 #include <gtest/gtest.h>
 
@@ -72,6 +73,68 @@ TEST_F(StoredJoin, JoinedViewsStreamAndGiveTheTablesOfTheWholeJoin) {
   EXPECT_EQ(streamed.whole_joins_loaded(), 0);
   EXPECT_FALSE(streamed.trace_capture().counter_rows);
   EXPECT_EQ(whole.whole_joins_loaded(), 1);
+}
+
+// The views of a bounded session (SessionOptions::bounded, the stored join current) hold no trace
+// dispatch and give the tables of the session that loaded the capture, for the whole trace, one
+// family, one phase, and in machine formats; those of joined counters stream them as well.
+TEST_F(StoredJoin, BoundedSessionHoldsNoDispatchAndGivesTheLoadedTables) {
+  SessionOptions bounded_options;
+  bounded_options.bounded = true;
+  QuerySession bounded = QuerySession::open(m_copy.path(), bounded_options);
+  QuerySession loaded = QuerySession::open(m_copy.path(), SessionOptions{});
+  ASSERT_TRUE(bounded.holds_no_dispatches());
+  EXPECT_TRUE(bounded.trace_capture().trace.dispatches.empty());
+  EXPECT_FALSE(loaded.holds_no_dispatches());
+  ASSERT_FALSE(loaded.trace_capture().trace.dispatches.empty());
+  EXPECT_EQ(bounded.notes(), loaded.notes());
+  ASSERT_FALSE(loaded.model().variants.empty());
+  const std::string family = loaded.model().variants.front().family;
+  for (const char* v :
+       {"top", "explain", "phases", "variants", "families", "structure", "windows", "roofline",
+        "metrics", "metric_sets", "counters", "samples", "claims", "passes", "ranks"}) {
+    ASSERT_TRUE(bounded_view(v)) << v;
+    for (int k = 0; k < 4; ++k) {
+      ViewOptions o;
+      if (k == 1) o.family = family;
+      if (k == 2) o.phase = Phase::decode;
+      o.structured = k == 3;
+      const std::string what = std::string(v) + " " + std::to_string(k);
+      const Table b = bounded.view(v, o);
+      if (k == 0) {
+        EXPECT_FALSE(b.rows.empty()) << what;
+      }
+      expect_same(b, loaded.view(v, o), what);
+    }
+  }
+  for (const auto& v : view_names()) EXPECT_TRUE(bounded_view(v)) << v;
+  EXPECT_TRUE(bounded.trace_capture().trace.dispatches.empty());
+  EXPECT_EQ(bounded.whole_joins_loaded(), 0);
+}
+
+// Spilled to a temporary file (about 1 KiB held per column), a bounded context still gives the
+// tables of the loaded capture.
+TEST_F(StoredJoin, BoundedContextSpilledGivesTheLoadedTables) {
+  store::CaptureDb db(m_copy.path(), store::OpenMode::read_only);
+  const auto bounded =
+      QueryContext::bounded(db, find_run_trace(db, {}), FamilyRules::load_default(), 1024);
+  QueryContext loaded(db, std::nullopt, FamilyRules::load_default());
+  ASSERT_TRUE(bounded->holds_no_dispatches());
+  EXPECT_TRUE(bounded->capture().trace.dispatches.empty());
+  for (const char* v :
+       {"explain", "phases", "variants", "families", "structure", "windows", "roofline", "samples"})
+    expect_same(bounded->view(v, ViewOptions{}), loaded.view(v, ViewOptions{}), v);
+}
+
+// Without a stored join the bounded option is not taken: the session loads the capture, computes
+// the join and says so, as without it.
+TEST_F(SimCapture, BoundedOptionWithoutAStoredJoinLoadsTheCapture) {
+  SessionOptions bounded_options;
+  bounded_options.bounded = true;
+  QuerySession q = QuerySession::open(s_db->path(), bounded_options);
+  EXPECT_FALSE(q.holds_no_dispatches());
+  EXPECT_FALSE(q.joins_computed().empty());
+  EXPECT_FALSE(q.trace_capture().trace.dispatches.empty());
 }
 
 // The truth of `counters`, read by hand from the raw rows: per counter and pass, the values of the

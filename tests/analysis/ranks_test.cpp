@@ -343,6 +343,12 @@ TEST(Ranks, ExplainDerivesCollectivesPerStepAndLayerFromTheCounts) {
                        "vllm::cross_device_reduce_1stage, 64 launches in 8 steps) (`kprof query DB "
                        "ranks` compares the ranks)";
   EXPECT_TRUE(said) << ::testing::PrintToString(t.notes);
+  // A session that holds no trace dispatch reads them again for the counts: the same notes.
+  SessionOptions bounded;
+  bounded.bounded = true;
+  QuerySession b = QuerySession::open(tmp.path(), bounded);
+  ASSERT_TRUE(b.holds_no_dispatches());
+  EXPECT_EQ(b.view("explain", {}).notes, t.notes);
 }
 
 // The counter views per rank: one process drives two MI300X (agents 1 and 2), one copy kernel of

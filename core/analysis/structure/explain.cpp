@@ -25,15 +25,79 @@ void DurationStats::add(int64_t ns) {
   total_ns += ns;
 }
 
-TraceModel build_trace_model(const PassData& trace, const NameTable& names,
-                             const FamilyRules& rules, int wave_size) {
+TraceModel trace_model_base(const PassData& trace, const NameTable& names, const FamilyRules& rules,
+                            int wave_size) {
   TraceModel m;
   m.trace = &trace;
   m.names = &names;
   m.wave_size = wave_size > 0 ? wave_size : 64;
   m.family_of_name.resize(names.size());
   for (uint32_t i = 0; i < names.size(); ++i) m.family_of_name[i] = rules.family_of(names.name(i));
+  return m;
+}
 
+VariantSums::VariantSums(TraceModel& m)
+    : m_model(m), m_variant_of_shape(m.trace->shapes.size(), -1) {}
+
+int VariantSums::add(const Dispatch& d, Phase phase) {
+  const int vi = add(d);
+  count(vi, phase);
+  return vi;
+}
+
+void VariantSums::count(int variant, Phase phase) {
+  ++m_by_phase[static_cast<size_t>(variant)][static_cast<size_t>(phase)];
+}
+
+int VariantSums::add(const Dispatch& d) {
+  TraceModel& m = m_model;
+  int& vi = m_variant_of_shape[d.shape];
+  if (vi < 0) {
+    // A variant is a distinct (Kernel_Id, name, grid, workgroup, LDS, scratch, VGPR, AGPR, SGPR):
+    // the pass's launch configurations, less dims_known, which the store also tells apart. So the
+    // key is computed once per shape, not per dispatch.
+    const KernelShape& s = m.trace->shape(d);
+    Key key{s.kernel_id, s.name, s.grid[0], s.grid[1], s.grid[2], s.wg[0], s.wg[1],
+            s.wg[2],     s.lds,  s.scratch, s.vgpr,    s.agpr,    s.sgpr};
+    auto [it, inserted] = m_index.try_emplace(key, static_cast<int>(m.variants.size()));
+    if (inserted) {
+      Variant v;
+      v.index = static_cast<int>(m.variants.size()) + 1;
+      v.family = m.family_of_name[s.name];
+      v.name = s.name;
+      v.kernel_id = s.kernel_id;
+      std::copy(std::begin(s.grid), std::end(s.grid), v.grid);
+      std::copy(std::begin(s.wg), std::end(s.wg), v.wg);
+      v.lds = s.lds;
+      v.scratch = s.scratch;
+      v.vgpr = s.vgpr;
+      v.agpr = s.agpr;
+      v.sgpr = s.sgpr;
+      m.variants.push_back(v);
+      m_by_phase.push_back({});
+    }
+    vi = it->second;
+  }
+  auto& v = m.variants[static_cast<size_t>(vi)];
+  v.duration.add(d.duration_ns());
+  m.total_ns += d.duration_ns();
+  return vi;
+}
+
+void VariantSums::finish() {
+  for (auto& v : m_model.variants) {
+    const int64_t threads = v.wg[0] * v.wg[1] * v.wg[2];
+    v.waves_per_workgroup = static_cast<int>((threads + m_model.wave_size - 1) / m_model.wave_size);
+  }
+  for (size_t i = 0; i < m_model.variants.size(); ++i)
+    for (Phase p : k_all_phases)
+      if (m_by_phase[i][static_cast<size_t>(p)])
+        m_model.variants[i].launches_by_phase[p] = m_by_phase[i][static_cast<size_t>(p)];
+}
+
+TraceModel build_trace_model(const PassData& trace, const NameTable& names,
+                             const FamilyRules& rules, int wave_size) {
+  TraceModel m = trace_model_base(trace, names, rules, wave_size);
   m.phases = detect_phases(trace, &names);
   const size_t n = trace.dispatches.size();
   m.phase_of.assign(n, Phase::other);
@@ -41,14 +105,6 @@ TraceModel build_trace_model(const PassData& trace, const NameTable& names,
   for (const Step& s : m.phases.steps)
     for (size_t i = s.begin; i < s.end; ++i) m.phase_of[m.phases.order.pass_index(i)] = s.phase;
 
-  // A variant is a distinct (Kernel_Id, name, grid, workgroup, LDS, scratch, VGPR, AGPR, SGPR):
-  // the pass's launch configurations, less dims_known, which the store also tells apart. So the
-  // key is computed once per shape, not per dispatch.
-  using Registers = std::optional<int64_t>;
-  using Key = std::tuple<int64_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, Registers, Registers, Registers>;
-  std::map<Key, int> index;
-  std::vector<int> variant_of_shape(trace.shapes.size(), -1);
   // Variants numbered by first launch in program order (dispatch id), not by row order. The
   // loader returns rows in that order; only a hand-made capture needs the sort.
   auto before = [&](uint32_t a, uint32_t b) {
@@ -65,46 +121,12 @@ TraceModel build_trace_model(const PassData& trace, const NameTable& names,
     std::sort(by_id.begin(), by_id.end(), before);
   }
   m.variant_of.assign(n, -1);
-  std::vector<std::array<int64_t, k_all_phases.size()>> by_phase;  // per variant and Phase
+  VariantSums sums(m);
   for (size_t j = 0; j < n; ++j) {
     const size_t k = in_order ? j : by_id[j];
-    const auto& d = trace.dispatches[k];
-    int& vi = variant_of_shape[d.shape];
-    if (vi < 0) {
-      const KernelShape& s = trace.shape(d);
-      Key key{s.kernel_id, s.name, s.grid[0], s.grid[1], s.grid[2], s.wg[0], s.wg[1],
-              s.wg[2],     s.lds,  s.scratch, s.vgpr,    s.agpr,    s.sgpr};
-      auto [it, inserted] = index.try_emplace(key, static_cast<int>(m.variants.size()));
-      if (inserted) {
-        Variant v;
-        v.index = static_cast<int>(m.variants.size()) + 1;
-        v.family = m.family_of_name[s.name];
-        v.name = s.name;
-        v.kernel_id = s.kernel_id;
-        std::copy(std::begin(s.grid), std::end(s.grid), v.grid);
-        std::copy(std::begin(s.wg), std::end(s.wg), v.wg);
-        v.lds = s.lds;
-        v.scratch = s.scratch;
-        v.vgpr = s.vgpr;
-        v.agpr = s.agpr;
-        v.sgpr = s.sgpr;
-        const int64_t threads = s.wg_product();
-        v.waves_per_workgroup = static_cast<int>((threads + m.wave_size - 1) / m.wave_size);
-        m.variants.push_back(v);
-        by_phase.push_back({});
-      }
-      vi = it->second;
-    }
-    auto& v = m.variants[static_cast<size_t>(vi)];
-    m.variant_of[k] = vi;
-    v.duration.add(d.duration_ns());
-    ++by_phase[static_cast<size_t>(vi)][static_cast<size_t>(m.phase_of[k])];
-    m.total_ns += d.duration_ns();
+    m.variant_of[k] = sums.add(trace.dispatches[k], m.phase_of[k]);
   }
-  for (size_t i = 0; i < m.variants.size(); ++i)
-    for (Phase p : k_all_phases)
-      if (by_phase[i][static_cast<size_t>(p)])
-        m.variants[i].launches_by_phase[p] = by_phase[i][static_cast<size_t>(p)];
+  sums.finish();
   return m;
 }
 

@@ -6,10 +6,12 @@
 // counts divide, and are printed as they are when they do not (never forced to fit).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/analysis/structure/capture.hpp"
@@ -59,6 +61,41 @@ struct TraceModel {
 // wave_size: Wave_Front_Size of the trace's GPU agent (64 on gfx9 when agent_info is missing).
 TraceModel build_trace_model(const PassData& trace, const NameTable& names,
                              const FamilyRules& rules, int wave_size);
+
+// A model with no variants and no phases yet: the pass, its names and their families, the wave
+// size. What build_trace_model starts from, and a bounded session (QueryContext) that reads the
+// trace's dispatches from the database instead of holding them.
+TraceModel trace_model_base(const PassData& trace, const NameTable& names, const FamilyRules& rules,
+                            int wave_size);
+
+// The variants of a model, summed dispatch by dispatch: fed in program order ((pid, Dispatch_Id)
+// order: variants are numbered by first launch), each with its phase. Holds one entry per launch
+// configuration, never one per dispatch. `m` (trace_model_base's) must outlive it.
+class VariantSums {
+ public:
+  explicit VariantSums(TraceModel& m);
+  // Adds `d`'s launch to its variant (created at its first launch); returns the variant's index
+  // into m.variants.
+  int add(const Dispatch& d, Phase phase);
+  // The same with the launch's phase counted later (count): for a caller that knows the phases
+  // only after it saw every dispatch.
+  int add(const Dispatch& d);
+  void count(int variant, Phase phase);
+  // Sets each variant's launches_by_phase and waves per workgroup (m.wave_size as it is now): call
+  // once, after the last add() and count().
+  void finish();
+  // Per PassData::shapes index: its variant's index into m.variants (-1: not launched yet).
+  const std::vector<int>& variant_of_shape() const { return m_variant_of_shape; }
+
+ private:
+  using Registers = std::optional<int64_t>;
+  using Key = std::tuple<int64_t, uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, Registers, Registers, Registers>;
+  TraceModel& m_model;
+  std::map<Key, int> m_index;
+  std::vector<int> m_variant_of_shape;
+  std::vector<std::array<int64_t, k_all_phases.size()>> m_by_phase;  // per variant and Phase
+};
 
 struct ExplainGroup {
   Phase phase = Phase::unknown;

@@ -50,15 +50,19 @@ PhaseModel detect_phases(const PassData& trace, const NameTable* names) {
   MainStream order(trace.dispatches, std::move(index));
   PhaseModel pm =
       detect_phases(trace, std::move(order), SpillVector<int64_t>(std::move(process_ids)), names);
-  pm.other_dispatches = trace.dispatches.size() - pm.order.size();
-  if (pm.other_dispatches > 0) {
-    pm.notes.push_back(observation(
-        Topic::windows, num(pm.other_dispatches) + " dispatches on " + num(streams.size() - 1) +
-                            " other process/agent stream" + (streams.size() > 2 ? "s" : "") +
-                            " are not analysed (phase other); the main stream is " +
-                            pm.stream_name()));
-  }
+  note_other_streams(pm, trace.dispatches.size(), streams.size());
   return pm;
+}
+
+void note_other_streams(PhaseModel& pm, size_t dispatches, size_t streams) {
+  pm.other_dispatches = dispatches - pm.order.size();
+  if (pm.other_dispatches > 0) {
+    pm.notes.push_back(observation(Topic::windows,
+                                   num(pm.other_dispatches) + " dispatches on " + num(streams - 1) +
+                                       " other process/agent stream" + (streams > 2 ? "s" : "") +
+                                       " are not analysed (phase other); the main stream is " +
+                                       pm.stream_name()));
+  }
 }
 
 size_t PhaseModel::step_index(size_t order_index) const {

@@ -196,6 +196,11 @@ PhaseModel detect_phases(const PassData& pass, MainStream order,
                          SpillVector<int64_t> process_ids = SpillVector<int64_t>{},
                          const NameTable* names = nullptr, size_t spill_bytes = 0);
 
+// Sets pm.other_dispatches (of a trace of `dispatches` in `streams` (pid, agent) streams) and,
+// when there are any, the observation that they are not analysed, as detect_phases(trace) does:
+// for a caller that detected the phases of a main stream it read itself.
+void note_other_streams(PhaseModel& pm, size_t dispatches, size_t streams);
+
 // A period candidate and the share of positions it matches.
 struct PeriodCandidate {
   size_t period = 0;

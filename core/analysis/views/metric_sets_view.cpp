@@ -80,7 +80,7 @@ struct Sums {
 };
 // `scan` runs QueryContext::for_each_joined with the visit it is given, and returns what that
 // returns (repeated launches).
-Sums sum_columns(const Capture& cap, const TraceModel& model, const hw::Target* tgt,
+Sums sum_columns(const Capture& cap, const QueryContext& q, const hw::Target* tgt,
                  const std::vector<Column>& columns,
                  const std::function<bool(const QueryContext::JoinedVisit&)>& scan,
                  std::vector<store::PassRank> ranks, bool& repeated_launches) {
@@ -90,13 +90,13 @@ Sums sum_columns(const Capture& cap, const TraceModel& model, const hw::Target* 
     sums.by_rank.assign(sums.ranks.size(), std::vector<Acc>(columns.size()));
   }
   repeated_launches = scan([&](size_t k, const JoinedCounters& jc, size_t i) {
-    const Key v{model.variant_of[k], model.phase_of[k]};
+    const Key v{q.variant_of(k), q.phase_of(k)};
     ++sums.launches[v];
     if (jc.by_dispatch[i].empty()) return;
     ++sums.with_counters[v];
     auto& row = sums.acc[v];
     row.resize(columns.size());
-    const size_t rank = sums.rank_of(cap, cap.trace.dispatches[k]);
+    const size_t rank = sums.rank_of(cap, q.dispatch(k));
     for (size_t c = 0; c < columns.size(); ++c) {
       const FormulaValue fv = evaluate_formula(*tgt, jc, i, *columns[c].formula);
       if (!fv.value) continue;
@@ -104,7 +104,7 @@ Sums sum_columns(const Capture& cap, const TraceModel& model, const hw::Target* 
         if (!a) continue;
         ++a->n;
         a->sum += *fv.value;
-        a->duration_ns += static_cast<double>(cap.trace.dispatches[k].duration_ns());
+        a->duration_ns += static_cast<double>(q.dispatch(k).duration_ns());
         a->mixed |= fv.passes.size() > 1;
         a->passes.insert(fv.passes.begin(), fv.passes.end());
       }
@@ -317,7 +317,7 @@ Table QueryContext::metric_sets(const ViewOptions& o) {
 
   const std::vector<Column> columns = columns_of(sets);
   Sums sums = sum_columns(
-      m_cap, m_model, tgt, columns,
+      m_cap, *this, tgt, columns,
       [&](const JoinedVisit& f) {
         return for_each_joined([&](size_t k) { return keep(k, o); }, f);
       },

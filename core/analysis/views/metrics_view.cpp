@@ -178,23 +178,23 @@ Table QueryContext::metrics(const ViewOptions& o, bool roofline) {
   std::map<GroupKey, Split> split;
   RankSums per_rank(m_db, m_cap);
   // Per group while the joined counters stream by, in trace order (the sums' order as before).
-  const bool repeated = for_each_joined(
-      [&](size_t k) { return keep(k, o); },
-      [&](size_t k, const JoinedCounters& jc, size_t i) {
-        const auto& v = m_model.variants[m_model.variant_of[k]];
-        const std::string key = roofline ? v.family : std::to_string(v.index);
-        const auto gk = std::make_pair(key, std::string(to_string(m_model.phase_of[k])));
-        ++launches[gk];
-        if (!tgt || jc.by_dispatch[i].empty()) return;
-        const DispatchMetrics dm = dispatch_metrics(*tgt, jc, i);
-        groups[gk].add(dm, m_cap.trace.dispatches[k].duration_ns());
-        per_rank.add(m_cap.trace.dispatches[k], dm);
-        if (roofline || !dm.has_flops()) return;
-        Split& sp = split[gk];
-        sp.mfma += dm.mfma_flops.value_or(0);
-        sp.valu += dm.valu_flops.value_or(0);
-        ++sp.n;
-      });
+  const bool repeated =
+      for_each_joined([&](size_t k) { return keep(k, o); },
+                      [&](size_t k, const JoinedCounters& jc, size_t i) {
+                        const auto& v = m_model.variants[static_cast<size_t>(variant_of(k))];
+                        const std::string key = roofline ? v.family : std::to_string(v.index);
+                        const auto gk = std::make_pair(key, std::string(to_string(phase_of(k))));
+                        ++launches[gk];
+                        if (!tgt || jc.by_dispatch[i].empty()) return;
+                        const DispatchMetrics dm = dispatch_metrics(*tgt, jc, i);
+                        groups[gk].add(dm, dispatch(k).duration_ns());
+                        per_rank.add(dispatch(k), dm);
+                        if (roofline || !dm.has_flops()) return;
+                        Split& sp = split[gk];
+                        sp.mfma += dm.mfma_flops.value_or(0);
+                        sp.valu += dm.valu_flops.value_or(0);
+                        ++sp.n;
+                      });
   if (repeated)
     t.notes.push_back(
         "rotated counters: each launch was counted with one counter group, so a dispatch's "

@@ -27,7 +27,7 @@ Table QueryContext::passes(const ViewOptions& o) {
   const auto joins = join_summaries();
   for (const auto& p : m_cap.passes) {
     int64_t n = 0;
-    if (p.id == m_cap.trace.pass_id) n = static_cast<int64_t>(m_cap.trace.dispatches.size());
+    if (p.id == m_cap.trace.pass_id) n = trace_dispatches();
     for (const auto& c : counts().counters)
       if (c.pass_id == p.id) n = c.dispatches;
     std::vector<Cell> row = {p.ordinal, std::string(store::to_string(p.kind)),

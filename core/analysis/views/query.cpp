@@ -74,7 +74,10 @@ QueryResult run_query(const QueryRequest& r) {
     out.table = std::move(*t);
     return out;
   }
-  QuerySession session = QuerySession::open(r.db, r.session);
+  // Views that read only the trace model's sums hold no dispatch when the stored join is current.
+  SessionOptions options = r.session;
+  options.bounded = bounded_view(r.view);
+  QuerySession session = QuerySession::open(r.db, options);
   for (const auto& j : session.joins_computed()) out.joins.push_back(join_note(j));
   out.notes = session.notes();
   out.table = session.view(r.view, r.options);

@@ -221,10 +221,20 @@ std::vector<std::string> rank_structure_lines(store::CaptureDb& db, const Captur
     if (kind) collective_families.emplace(model.family_of_name[n], *kind);
   }
   std::vector<int64_t> per_rank(ranks.size(), 0);
-  for (const auto& d : cap.trace.dispatches) {
-    if (d.name >= kind_of_name.size() || kind_of_name[d.name] != 1) continue;
+  const auto count = [&](const Dispatch& d, int64_t agent) {
+    if (d.name >= kind_of_name.size() || kind_of_name[d.name] != 1) return;
     for (size_t r = 0; r < ranks.size(); ++r)
-      if (ranks[r].pid == d.pid && ranks[r].agent == cap.trace.agent(d)) ++per_rank[r];
+      if (ranks[r].pid == d.pid && ranks[r].agent == agent) ++per_rank[r];
+  };
+  if (!cap.trace.dispatches.empty()) {
+    for (const auto& d : cap.trace.dispatches) count(d, cap.trace.agent(d));
+  } else {
+    // A bounded session holds no trace dispatch (QueryContext::bounded): they are read again.
+    // Its names and lanes copied, so that names and lanes are interned to the same ids.
+    PassData pass = cap.trace;
+    pass.shapes.clear();
+    NameTable names = cap.names;
+    for_each_stored_dispatch(db, pass, names, [&](const Dispatch& d) { count(d, pass.agent(d)); });
   }
   std::vector<std::string> counts;
   for (auto c : per_rank) counts.push_back(std::to_string(c));

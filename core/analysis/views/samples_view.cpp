@@ -159,7 +159,7 @@ Table QueryContext::samples(const ViewOptions& o) {
   std::map<int, std::set<uint32_t>> names;  // counters each variant has
   for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
     if (jc.by_dispatch[i].empty()) return;
-    const int v = m_model.variants[m_model.variant_of[k]].index;
+    const int v = m_model.variants[static_cast<size_t>(variant_of(k))].index;
     for (const auto& s : jc.by_dispatch[i]) {
       acc[{v, jc.counters.name(s.counter)}].add(s.value, s.pass_id);
       names[v].insert(s.counter);
@@ -172,7 +172,7 @@ Table QueryContext::samples(const ViewOptions& o) {
     JoinedCounters one;
     for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
       if (jc.by_dispatch[i].empty()) return;
-      const int v = m_model.variants[m_model.variant_of[k]].index;
+      const int v = m_model.variants[static_cast<size_t>(variant_of(k))].index;
       add_launch_figures(*tgt, jc, i, v, names[v].size(), one, derived);
     });
   }
@@ -215,7 +215,7 @@ Table QueryContext::samples_by_family(const ViewOptions& o) {
   const NameTable* counter_names = nullptr;
   for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
     counter_names = &jc.counters;
-    for (const auto& s : jc.by_dispatch[i]) names[m_model.variant_of[k]].insert(s.counter);
+    for (const auto& s : jc.by_dispatch[i]) names[variant_of(k)].insert(s.counter);
   });
   JoinedCounters one;
   one.by_dispatch.resize(1);
@@ -223,9 +223,8 @@ Table QueryContext::samples_by_family(const ViewOptions& o) {
     for_each_joined(kept, [&](size_t k, const JoinedCounters& jc, size_t i) {
       if (jc.by_dispatch[i].empty()) return;
       if (one.counters.size() < jc.counters.size()) one.counters = jc.counters;
-      const int v = m_model.variant_of[k];
-      Group& g =
-          groups[{m_model.variants[size_t(v)].family, std::string(to_string(m_model.phase_of[k]))}];
+      const int v = variant_of(k);
+      Group& g = groups[{m_model.variants[size_t(v)].family, std::string(to_string(phase_of(k)))}];
       std::map<std::pair<int64_t, int64_t>, std::vector<CounterSample>> launches;
       for (const auto& s : jc.by_dispatch[i]) {
         g.counters[s.counter].add(s.value, s.pass_id);

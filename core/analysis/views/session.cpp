@@ -165,6 +165,16 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
   // (https://sqlite.org/wal.html, "readers do not block writers and a writer does not block
   // readers").
   s.m_db = std::make_unique<store::CaptureDb>(db, store::OpenMode::read_only);
+  if (options.bounded) {
+    const RunTrace rt = find_run_trace(*s.m_db, options.run_id);
+    if (s.m_db->has_dispatches(rt.trace.id) && joins_current(*s.m_db, run_counts(*s.m_db, rt))) {
+      FamilyRules rules = s.use_runbook(rt.run, options);
+      s.m_query =
+          QueryContext::bounded(*s.m_db, rt, std::move(rules), spill_memory_bytes(size_t{4} << 20));
+      s.m_query->use_unreliable_joins(options.force_join);
+      return s;
+    }
+  }
   // The counter passes' rows stay in the database while their stored join is current: views read
   // the joined counters through it (QueryContext::for_each_joined), and explain or phases none.
   Capture cap = load_capture(*s.m_db, options.run_id, false);
@@ -178,16 +188,20 @@ QuerySession QuerySession::open(const std::filesystem::path& db, const SessionOp
     s.m_joins = computed->summaries;
     s.m_notes.push_back(k_join_not_stored);
   }
-  const RunbookAnalysis from_runbook = runbook_analysis(*s.m_db, cap.run);
-  s.m_hints.layers = options.layers ? options.layers : from_runbook.layers;
-  s.m_hints.output_tokens =
-      options.output_tokens ? options.output_tokens : from_runbook.output_tokens;
-  s.m_metric_sets = from_runbook.metric_sets;
-  FamilyRules rules = run_rules(from_runbook, s.m_notes);
+  FamilyRules rules = s.use_runbook(cap.run, options);
   s.m_query = std::make_unique<QueryContext>(*s.m_db, std::move(cap), std::move(rules));
   s.m_query->use_unreliable_joins(options.force_join);
   if (computed) s.m_query->use_computed_joins(std::move(*computed));
   return s;
+}
+
+FamilyRules QuerySession::use_runbook(const store::RunInfo& run, const SessionOptions& options) {
+  const RunbookAnalysis from_runbook = runbook_analysis(*m_db, run);
+  m_hints.layers = options.layers ? options.layers : from_runbook.layers;
+  m_hints.output_tokens =
+      options.output_tokens ? options.output_tokens : from_runbook.output_tokens;
+  m_metric_sets = from_runbook.metric_sets;
+  return run_rules(from_runbook, m_notes);
 }
 
 Table QuerySession::view(const std::string& name, ViewOptions options) {

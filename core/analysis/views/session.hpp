@@ -30,6 +30,11 @@ struct SessionOptions {
   std::optional<int> layers, output_tokens;
   // Use the counters of joins that failed their self-check (--force-join).
   bool force_join = false;
+  // Hold none of the trace's dispatches when the run's stored join is current: the session then
+  // serves only the views bounded_view() names (QueryContext::bounded; the trace model's sums,
+  // the main stream spilled past $KPROF_SPILL_BYTES, default 4 MiB, per column). Otherwise, or
+  // with no stored join, the capture is loaded as without it.
+  bool bounded = false;
 };
 
 // What the runbook stored with a run contributes to its analysis.
@@ -64,6 +69,10 @@ class QuerySession {
   // Typed results for views that draw rather than print (core/report): the trace model, the
   // counters joined onto trace dispatches, the target (nullptr without a hardware file).
   const TraceModel& model() const { return m_query->model(); }
+  // The trace pass's dispatches (held or not).
+  int64_t trace_dispatches() { return m_query->trace_dispatches(); }
+  // Whether the session holds no trace dispatch (SessionOptions::bounded was taken).
+  bool holds_no_dispatches() const { return m_query->holds_no_dispatches(); }
   const JoinedCounters& joined() { return m_query->joined(); }
   const hw::Target* target() { return m_query->target(); }
   // One lane per rank around the widest arrival skew (nullopt with one rank).
@@ -75,6 +84,8 @@ class QuerySession {
 
  private:
   QuerySession() = default;
+  // The hints, metric sets and family rules of the run's runbook (notes when it does not load).
+  FamilyRules use_runbook(const store::RunInfo& run, const SessionOptions& options);
   std::unique_ptr<store::CaptureDb> m_db;
   std::unique_ptr<QueryContext> m_query;
   ExplainHints m_hints;

@@ -42,11 +42,7 @@ Table top_table(Table t, std::vector<TopRow> rows) {
 
 Table QueryContext::top(const ViewOptions& o) {
   std::map<uint32_t, DurationStats> by_name;
-  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k) {
-    if (!keep(k, o)) continue;
-    const auto& d = m_cap.trace.dispatches[k];
-    by_name[d.name].add(d.duration_ns());
-  }
+  for_each_kept(o, [&](const Dispatch& d, int) { by_name[d.name].add(d.duration_ns()); });
   std::vector<TopRow> rows;
   for (const auto& [name, s] : by_name)
     rows.push_back({m_cap.names.name(name), m_model.family_of_name[name], s});

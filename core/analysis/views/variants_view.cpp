@@ -14,8 +14,13 @@ Table QueryContext::variants(const ViewOptions& o) {
                "waves_per_wg", "lds",      "scratch",   "vgpr",    "agpr",
                "sgpr",         "launches", "by_phase",  "mean_ns", "total_ns"};
   std::vector<int64_t> launches(m_model.variants.size(), 0);
-  for (size_t k = 0; k < m_cap.trace.dispatches.size(); ++k)
-    if (keep(k, o)) ++launches[m_model.variant_of[k]];
+  // Every launch is kept without --family and --phase: each variant's count, no dispatch read.
+  if (o.family.empty() && !o.phase)
+    for (const auto& x : m_model.variants)
+      launches[static_cast<size_t>(x.index - 1)] = x.duration.count;
+  else
+    for_each_kept(o,
+                  [&](const Dispatch&, int variant) { ++launches[static_cast<size_t>(variant)]; });
   std::vector<const Variant*> v;
   for (const auto& x : m_model.variants)
     if (launches[x.index - 1]) v.push_back(&x);

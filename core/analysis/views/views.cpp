@@ -3,6 +3,7 @@
 #include "core/analysis/views/views.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/analysis/join/joined_stream.hpp"
 #include "core/analysis/views/view_helpers.hpp"
@@ -67,6 +68,7 @@ const RunCounts& QueryContext::counts() {
 }
 
 bool QueryContext::for_each_joined(const std::function<bool(size_t)>& keep, const JoinedVisit& f) {
+  if (m_bounded) return for_each_joined_bounded(keep, f);
   const auto& ds = m_cap.trace.dispatches;
   // The stream hands dispatches out in (pid, Dispatch_Id) order, the loader's; a hand-made
   // capture in another order reads them all at once.
@@ -83,18 +85,21 @@ bool QueryContext::for_each_joined(const std::function<bool(size_t)>& keep, cons
   JoinedCounterStream stream(m_db, counts(), m_use_unreliable);
   m_one.by_dispatch.resize(1);
   bool repeated = false;
-  for (size_t k = 0; k < ds.size(); ++k) {
-    if (!keep(k)) continue;
-    auto& samples = m_one.by_dispatch[0];
-    samples = stream.take(ds[k].pid, ds[k].dispatch_id, m_one.counters);
-    // As load_joined_counters marks it: two launches of one pass on one trace dispatch.
-    for (size_t i = 1; i < samples.size() && !repeated; ++i)
-      repeated = samples[i].pass_id == samples[i - 1].pass_id &&
-                 samples[i].launch != samples[i - 1].launch;
-    f(k, m_one, 0);
-  }
+  for (size_t k = 0; k < ds.size(); ++k)
+    if (keep(k)) visit_streamed(stream, k, ds[k], f, repeated);
   m_one.by_dispatch[0].clear();
   return repeated;
+}
+
+void QueryContext::visit_streamed(JoinedCounterStream& stream, size_t k, const Dispatch& d,
+                                  const JoinedVisit& f, bool& repeated) {
+  auto& samples = m_one.by_dispatch[0];
+  samples = stream.take(d.pid, d.dispatch_id, m_one.counters);
+  // As load_joined_counters marks it: two launches of one pass on one trace dispatch.
+  for (size_t i = 1; i < samples.size() && !repeated; ++i)
+    repeated =
+        samples[i].pass_id == samples[i - 1].pass_id && samples[i].launch != samples[i - 1].launch;
+  f(k, m_one, 0);
 }
 
 std::vector<JoinSummary> QueryContext::join_summaries() {
@@ -136,8 +141,9 @@ Table QueryContext::base_table(const std::string& title) const {
 }
 
 bool QueryContext::keep(size_t k, const ViewOptions& o) const {
-  if (!o.family.empty() && m_model.variants[m_model.variant_of[k]].family != o.family) return false;
-  if (o.phase && m_model.phase_of[k] != *o.phase) return false;
+  if (!o.family.empty() && m_model.variants[static_cast<size_t>(variant_of(k))].family != o.family)
+    return false;
+  if (o.phase && phase_of(k) != *o.phase) return false;
   return true;
 }
 
@@ -162,6 +168,9 @@ Table QueryContext::view(const std::string& name, const ViewOptions& o) {
                        did_you_mean(nearest_names(name, view_names(), 1, true)) +
                            " (views: " + join(view_names(), ", ") + ")");
   }
+  // A bounded context holds the sums of the views that read no dispatch but in order.
+  if (m_bounded && !bounded_view(name))
+    throw std::logic_error("view '" + name + "' asked of a bounded query context");
   Table t = entry->build(*this, o);
   apply_limit(t, o.limit);
   return t;

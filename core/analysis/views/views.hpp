@@ -27,6 +27,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,12 +63,26 @@ struct ViewOptions {
 // The views' names, in the order `kprof query --help` lists them (QueryContext::registry).
 const std::vector<std::string>& view_names();
 
+class JoinedCounterStream;  // joined_stream.hpp
+
 class QueryContext {
  public:
   // Loads the run and builds the trace model. Counter joins are read from the database as stored.
   QueryContext(store::CaptureDb& db, std::optional<int64_t> run_id, FamilyRules rules);
   // With a capture already loaded from `db` (saves loading it twice).
   QueryContext(store::CaptureDb& db, Capture capture, FamilyRules rules);
+
+  // A context that holds none of the trace's dispatches, only its launch configurations, names
+  // and the sums the views below read (trace model variants and phases: the main stream and phase
+  // detection's columns spilled past about `memory_bytes` each, as the bounded outline keeps
+  // them); views read the dispatches again from the database, in (pid, Dispatch_Id) order, when
+  // they need them. For the views bounded_view() names, and for a run whose stored join is
+  // current (the views' notes would otherwise differ: QuerySession::open). Same tables as a
+  // context that loaded the capture.
+  static std::unique_ptr<QueryContext> bounded(store::CaptureDb& db, const RunTrace& rt,
+                                               FamilyRules rules, size_t memory_bytes);
+  // Whether this context holds no trace dispatches (bounded()): what tests check was taken.
+  bool holds_no_dispatches() const { return m_bounded; }
 
   Table view(const std::string& name, const ViewOptions& options);
 
@@ -104,8 +119,22 @@ class QueryContext {
   // order are the same either way, so are sums over them; a `launch` is unique within one
   // dispatch only. Counter ids stay the same from one call to the next. Returns whether some
   // dispatch held samples of two launches of one pass (JoinedCounters::repeated_launches).
+  // Read dispatch k's facts through dispatch(k), variant_of(k) and phase_of(k): a bounded context
+  // holds only the one being visited (k counts the trace's dispatches in (pid, Dispatch_Id) order).
   using JoinedVisit = std::function<void(size_t, const JoinedCounters&, size_t)>;
   bool for_each_joined(const std::function<bool(size_t)>& keep, const JoinedVisit& f);
+  // The trace pass's dispatches: those loaded, or in a bounded context its stored count.
+  int64_t trace_dispatches() {
+    return m_bounded ? counts().trace.dispatches
+                     : static_cast<int64_t>(m_cap.trace.dispatches.size());
+  }
+  // Trace dispatch k of a visit (for_each_joined), its variant (index into model().variants) and
+  // its phase: the loaded ones, or in a bounded context the one being visited.
+  const Dispatch& dispatch(size_t k) const {
+    return m_bounded ? m_current.dispatch : m_cap.trace.dispatches[k];
+  }
+  int variant_of(size_t k) const { return m_bounded ? m_current.variant : m_model.variant_of[k]; }
+  Phase phase_of(size_t k) const { return m_bounded ? m_current.phase : m_model.phase_of[k]; }
   // Reads of joined counters so far that held every dispatch's samples at once (joined()).
   int64_t whole_joins_loaded() const { return m_whole_loads; }
 
@@ -127,6 +156,18 @@ class QueryContext {
   Table samples_by_family(const ViewOptions& o);
   Table base_table(const std::string& title) const;
   bool keep(size_t dispatch_index, const ViewOptions& o) const;
+  // Each trace dispatch `o` keeps (--family, --phase) with its index into m_model.variants: the
+  // loaded ones, or, in a bounded context, read from the database one at a time.
+  void for_each_kept(const ViewOptions& o, const std::function<void(const Dispatch&, int)>& f);
+  // The phase of each trace dispatch, fed in (pid, Dispatch_Id) order (a bounded context).
+  class PhaseCursor;
+  QueryContext(store::CaptureDb& db, FamilyRules rules);  // bounded()'s
+  void load_bounded(const RunTrace& rt, size_t memory_bytes);
+  // The trace pass's main stream (pid, agent) and its dispatch count (a bounded context).
+  struct MainStreamOf {
+    int64_t pid = 0, agent = 0, dispatches = 0;
+  };
+  MainStreamOf main_stream_of(const RunTrace& rt);
 
   store::CaptureDb& m_db;
   Capture m_cap;
@@ -143,7 +184,30 @@ class QueryContext {
   bool m_target_tried = false;
   bool m_use_unreliable = false;
   void add_join_notes(Table& t);
+  // A bounded context: the trace pass's kernel_variants ids mapped to m_cap.trace.shapes, and
+  // each shape's variant (VariantSums::variant_of_shape).
+  bool m_bounded = false;
+  StoredShapes m_shape_of;
+  std::vector<int> m_variant_of_shape;
+  struct Current {
+    Dispatch dispatch;
+    int variant = 0;
+    Phase phase = Phase::other;
+  } m_current;  // the dispatch a bounded context visits
+  // for_each_joined of a bounded context: the trace's rows read again, each dispatch's phase and
+  // variant set in m_current, its samples taken from the stored join's stream.
+  bool for_each_joined_bounded(const std::function<bool(size_t)>& keep, const JoinedVisit& f);
+  // Dispatch k's samples taken from `stream` into m_one, then f(k, m_one, 0).
+  void visit_streamed(JoinedCounterStream& stream, size_t k, const Dispatch& d,
+                      const JoinedVisit& f, bool& repeated);
 };
+
+// The views a bounded QueryContext serves, every one but `sql`: top, explain, phases, variants,
+// families, structure, windows (they read the trace model's sums, or the dispatches once in order),
+// the views of joined counters (roofline, metrics, metric_sets, counters, samples: they stream
+// them), claims, passes and ranks (from the phase model, stored counts, rank by rank): every view
+// `kprof report` and `kprof compare` read.
+bool bounded_view(const std::string& name);
 
 // `top` for the whole trace (no --family, --phase) without the trace model: one streamed pass
 // over the trace pass's rows, memory independent of the trace's length. The same table as
