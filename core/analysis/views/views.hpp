@@ -119,7 +119,7 @@ class QueryContext {
   // order are the same either way, so are sums over them; a `launch` is unique within one
   // dispatch only. Counter ids stay the same from one call to the next. Returns whether some
   // dispatch held samples of two launches of one pass (JoinedCounters::repeated_launches).
-  // Read dispatch k's facts through dispatch(k), variant_of(k) and phase_of(k): a bounded context
+  // Read dispatch k's fields through dispatch(k), variant_of(k) and phase_of(k): a bounded context
   // holds only the one being visited (k counts the trace's dispatches in (pid, Dispatch_Id) order).
   using JoinedVisit = std::function<void(size_t, const JoinedCounters&, size_t)>;
   bool for_each_joined(const std::function<bool(size_t)>& keep, const JoinedVisit& f);
