@@ -184,13 +184,11 @@ bool agents_only(const Invocation& inv) {
                      [](const InputFile& f) { return f.format == Format::agent_info; });
 }
 
-// One run per capture. Every trace invocation is one, with the counter-only and other invocations
-// of its prefix (owner_of); every other invocation is a capture of its own whatever files it
-// holds (a stats-only or counter-only capture is a separate run, not a pass of another's).
-// Invocations of agent_info alone describe the machine, not work: they go with the run of their
-// own prefix, else they are left out with a note (under another prefix they are another
-// invocation of the tool, and would give a run another process's machine).
-bool pid_prefix(const std::string& prefix);
+// rocprofv3's default output prefix, `%pid%`: the files are of that one process.
+bool pid_prefix(const std::string& prefix) {
+  return !prefix.empty() &&
+         std::all_of(prefix.begin(), prefix.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
 
 // Kernel traces of several `%pid%` prefixes in one folder: separate runs of rocprofv3, or one run
 // of a multi-process application, which writes one file set per process (the tool's default
@@ -209,6 +207,12 @@ std::string processes_hint(const std::vector<const Invocation*>& traces) {
   return "";
 }
 
+// One run per capture. Every trace invocation is one, with the counter-only and other invocations
+// of its prefix (owner_of); every other invocation is a capture of its own whatever files it
+// holds (a stats-only or counter-only capture is a separate run, not a pass of another's).
+// Invocations of agent_info alone describe the machine, not work: they go with the run of their
+// own prefix, else they are left out with a note (under another prefix they are another
+// invocation of the tool, and would give a run another process's machine).
 void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
                    const std::vector<const Invocation*>& traces,
                    const std::vector<const Invocation*>& counter_only,
@@ -278,12 +282,6 @@ void plan_captures(IngestPlan& plan, const std::vector<Invocation>& all,
         std::to_string(heads.size()) + " invocations of their own output prefix or folder (" +
         std::to_string(traces.size()) + " with a kernel trace): separate captures, loaded as " +
         std::to_string(plan.runs.size()) + " runs");
-}
-
-// rocprofv3's default output prefix, `%pid%`: the files are of that one process.
-bool pid_prefix(const std::string& prefix) {
-  return !prefix.empty() &&
-         std::all_of(prefix.begin(), prefix.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
