@@ -56,4 +56,18 @@ inline int64_t load_pass(store::CaptureDb& db, int64_t run_id, int64_t ordinal,
   return id;
 }
 
+// A new (measured) run of the files a test wrote into `dir` as one process, pid 100: its trace pass
+// is 100_agent_info.csv + 100_kernel_trace.csv, then one counter pass per name of `counter_files`
+// (each with the same agent_info), ordinals 1, 2, ... Returns the run's id.
+inline int64_t load_trace_and_counters(store::CaptureDb& db, const std::filesystem::path& dir,
+                                       const std::vector<std::string>& counter_files) {
+  const int64_t run = new_run(db, false);
+  const std::string agents = (dir / "100_agent_info.csv").string();
+  load_pass(db, run, 0, store::PassKind::trace, {agents, (dir / "100_kernel_trace.csv").string()});
+  int64_t ordinal = 1;
+  for (const auto& f : counter_files)
+    load_pass(db, run, ordinal++, store::PassKind::counters, {agents, (dir / f).string()});
+  return run;
+}
+
 }  // namespace kprof::analysis::test

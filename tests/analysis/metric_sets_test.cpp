@@ -49,16 +49,8 @@ TEST(MetricSetsView, MemorySetMetricsPerVariantWithMixedAndImpossibleFlagged) {
               test::k_counter_header + row(3, "TCC_MISS_sum", -10) + row(4, "TCC_MISS_sum", -10));
   {
     store::CaptureDb db(tmp.path());
-    const int64_t run = test::new_run(db, false);
-    test::load_pass(
-        db, run, 0, store::PassKind::trace,
-        {(dir / "100_agent_info.csv").string(), (dir / "100_kernel_trace.csv").string()});
-    test::load_pass(
-        db, run, 1, store::PassKind::counters,
-        {(dir / "100_agent_info.csv").string(), (dir / "200_counter_collection.csv").string()});
-    test::load_pass(
-        db, run, 2, store::PassKind::counters,
-        {(dir / "100_agent_info.csv").string(), (dir / "300_counter_collection.csv").string()});
+    test::load_trace_and_counters(db, dir,
+                                  {"200_counter_collection.csv", "300_counter_collection.csv"});
     Capture cap = load_capture(db, std::nullopt);
     ASSERT_EQ(cap.arch, "gfx942");
     ensure_joins(db, cap);
@@ -150,13 +142,7 @@ TEST(MetricSetsView, OneRowPerVariantAndPhase) {
   test::write(dir / "100_counter_collection.csv", counters);
   {
     store::CaptureDb db(tmp.path());
-    const int64_t run = test::new_run(db, false);
-    test::load_pass(
-        db, run, 0, store::PassKind::trace,
-        {(dir / "100_agent_info.csv").string(), (dir / "100_kernel_trace.csv").string()});
-    test::load_pass(
-        db, run, 1, store::PassKind::counters,
-        {(dir / "100_agent_info.csv").string(), (dir / "100_counter_collection.csv").string()});
+    test::load_trace_and_counters(db, dir, {"100_counter_collection.csv"});
     const auto joins = ensure_joins(db, load_capture(db, std::nullopt));
     ASSERT_EQ(joins.size(), 1u);
     EXPECT_EQ(joins[0].method, store::JoinMethod::by_id);

@@ -383,13 +383,7 @@ TEST(Ranks, CounterViewsGiveEachRanksRatesAndTheirSpread) {
   test::write(dir / "200_counter_collection.csv", counters);
   {
     store::CaptureDb db(tmp.path());
-    const int64_t run = test::new_run(db, false);
-    test::load_pass(
-        db, run, 0, store::PassKind::trace,
-        {(dir / "100_agent_info.csv").string(), (dir / "100_kernel_trace.csv").string()});
-    test::load_pass(
-        db, run, 1, store::PassKind::counters,
-        {(dir / "100_agent_info.csv").string(), (dir / "200_counter_collection.csv").string()});
+    test::load_trace_and_counters(db, dir, {"200_counter_collection.csv"});
     const Capture cap = load_capture(db, std::nullopt);
     ASSERT_EQ(cap.arch, "gfx942");
     ensure_joins(db, cap);
