@@ -136,21 +136,13 @@ void require_file(const std::optional<int64_t>& file_id, const char* row_kind) {
   }
 }
 
-}  // namespace
-
-namespace {
-
-// Stores this load's per-process counts. The loader deleted the pass's earlier rows, counts
-// included (delete_pass_rows), so they are the counts of the rows it holds.
+// Stores this load's per-process counts: a load starts by deleting the pass's earlier rows, counts
+// included (delete_pass_rows), so they are the counts of the rows the pass holds.
 void store_processes(SQLite::Database& db, int64_t pass_id,
                      const std::map<std::pair<int64_t, int64_t>, ProcessCount>& processes) {
   SQLite::Statement st(db,
                        "INSERT INTO pass_processes (pass_id, pid, agent, dispatches, "
-                       "first_start_ns, last_end_ns) VALUES (?, ?, ?, ?, ?, ?) "
-                       "ON CONFLICT (pass_id, pid, agent) DO UPDATE SET "
-                       "dispatches = dispatches + excluded.dispatches, "
-                       "first_start_ns = min(first_start_ns, excluded.first_start_ns), "
-                       "last_end_ns = max(last_end_ns, excluded.last_end_ns)");
+                       "first_start_ns, last_end_ns) VALUES (?, ?, ?, ?, ?, ?)");
   for (const auto& [key, n] : processes) {
     st.reset();
     SQLite::bind(st, pass_id, key.first, key.second, n.dispatches, n.first_start_ns, n.last_end_ns);
