@@ -37,28 +37,41 @@ std::vector<std::vector<std::string>> rotation_groups(const Plan& plan, const Re
   return groups;
 }
 
+namespace {
+
+// Each variant's launches of a run of `repeats` requests by position modulo `period`: launch k of
+// the run (counted over every repeat, from `phase`) at (phase + k) mod period. The request's
+// launches are counted by residue once, and each repeat adds them shifted by where it starts.
+std::vector<std::vector<int64_t>> run_residues(const std::vector<int>& sequence, size_t variants,
+                                               uint64_t period, int repeats, uint64_t phase) {
+  std::vector<std::vector<int64_t>> one(variants, std::vector<int64_t>(period, 0));
+  uint64_t at = 0;
+  for (int v : sequence) {
+    one[static_cast<size_t>(v)][at] += 1;
+    if (++at == period) at = 0;
+  }
+  std::vector<std::vector<int64_t>> run(variants, std::vector<int64_t>(period, 0));
+  const uint64_t n = sequence.size();
+  for (int r = 0; r < repeats; ++r) {
+    const uint64_t shift = (phase + static_cast<uint64_t>(r) * n) % period;
+    for (size_t v = 0; v < variants; ++v)
+      for (uint64_t res = 0; res < period; ++res) run[v][(shift + res) % period] += one[v][res];
+  }
+  return run;
+}
+
+}  // namespace
+
 std::vector<std::vector<int64_t>> rotation_samples(const std::vector<int>& sequence,
                                                    size_t variants, size_t groups,
                                                    uint64_t interval, int repeats, uint64_t phase) {
   std::vector<std::vector<int64_t>> out(variants, std::vector<int64_t>(groups, 0));
   if (groups == 0 || interval == 0 || sequence.empty()) return out;
-  // Launch k of the run (counted over every repeat) is in group ((phase + k) / interval) mod
-  // groups, which depends only on (phase + k) mod period: the request's launches are counted by
-  // residue once, and each repeat adds them shifted by where it starts.
+  // Launch k is in group ((phase + k) / interval) mod groups: its residue over interval.
   const uint64_t period = interval * groups;
-  std::vector<std::vector<int64_t>> residues(variants, std::vector<int64_t>(period, 0));
-  uint64_t at = 0;
-  for (int v : sequence) {
-    residues[static_cast<size_t>(v)][at] += 1;
-    if (++at == period) at = 0;
-  }
-  const uint64_t n = sequence.size();
-  for (int r = 0; r < repeats; ++r) {
-    const uint64_t shift = (phase + static_cast<uint64_t>(r) * n) % period;
-    for (size_t v = 0; v < variants; ++v)
-      for (uint64_t res = 0; res < period; ++res)
-        out[v][((shift + res) % period) / interval] += residues[v][res];
-  }
+  const auto residues = run_residues(sequence, variants, period, repeats, phase);
+  for (size_t v = 0; v < variants; ++v)
+    for (uint64_t res = 0; res < period; ++res) out[v][res / interval] += residues[v][res];
   return out;
 }
 
@@ -71,10 +84,7 @@ std::vector<std::vector<int64_t>> worst_over_phases(const std::vector<int>& sequ
                                                     size_t variants, size_t groups,
                                                     uint64_t interval, int repeats) {
   const uint64_t period = interval * groups;
-  std::vector<std::vector<int64_t>> residues(variants, std::vector<int64_t>(period, 0));
-  uint64_t k = 0;
-  for (int r = 0; r < repeats; ++r)
-    for (int v : sequence) residues[static_cast<size_t>(v)][k++ % period] += 1;
+  const auto residues = run_residues(sequence, variants, period, repeats, 0);
   std::vector<std::vector<int64_t>> worst(
       variants, std::vector<int64_t>(groups, std::numeric_limits<int64_t>::max()));
   std::vector<int64_t> cell(groups);
