@@ -3,6 +3,7 @@
 // double quotes, no escaping, so commas inside quotes belong to the field).
 #pragma once
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -181,6 +183,30 @@ inline std::vector<std::string> files_under(const fs::path& dir) {
       out.push_back(fs::relative(e.path(), dir).string());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// A runbook shipped in runbooks/ (`stem`.yaml), written to `dir`/`name` unchanged except where its
+// files go: the workload still runs from runbooks/ (its cwd), the database and captures land in
+// `dir` (<name's stem>.db, <name's stem>-captures). `edit` rewrites the text further.
+inline fs::path shipped_runbook_in(const fs::path& dir, const std::string& stem,
+                                   const std::string& name,
+                                   const std::function<void(std::string&)>& edit = {}) {
+  const fs::path source(KPROF_SOURCE_DIR);
+  std::string text = read_file(source / "runbooks" / (stem + ".yaml"));
+  const auto put = [&](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  };
+  const std::string out = fs::path(name).stem().string();
+  put("\nworkload:\n", "\nworkload:\n  cwd: " + (source / "runbooks").string() + "\n");
+  put("database: " + stem + ".db\n", "database: " + (dir / (out + ".db")).string() +
+                                         "\ncaptures: " + (dir / (out + "-captures")).string() +
+                                         "\n");
+  if (edit) edit(text);
+  const fs::path p = dir / name;
+  std::ofstream(p) << text;
+  return p;
 }
 
 }  // namespace kprof::sim::testing

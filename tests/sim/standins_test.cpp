@@ -38,24 +38,10 @@ RunResult kprof(const fs::path& dir, const std::string& args, const std::string&
                dir);
 }
 
-// The shipped runbook, unchanged except where its files go: the workload still runs from
-// runbooks/ (its cwd), the database and captures land in `dir`. `edit` rewrites the text further.
+// The shipped real-node runbook in `dir` (sim_harness.hpp).
 fs::path shipped_runbook(const fs::path& dir, const std::string& name = "rb.yaml",
                          const std::function<void(std::string&)>& edit = {}) {
-  std::string text = read_file(k_source / "runbooks" / "qwen3-30b-a3b-mi300x.yaml");
-  const auto put = [&](const std::string& from, const std::string& to) {
-    const auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    if (at != std::string::npos) text.replace(at, from.size(), to);
-  };
-  put("\nworkload:\n", "\nworkload:\n  cwd: " + (k_source / "runbooks").string() + "\n");
-  put("database: qwen3-30b-a3b-mi300x.db\n",
-      "database: " + (dir / (fs::path(name).stem().string() + ".db")).string() +
-          "\ncaptures: " + (dir / (fs::path(name).stem().string() + "-captures")).string() + "\n");
-  if (edit) edit(text);
-  const fs::path p = dir / name;
-  std::ofstream(p) << text;
-  return p;
+  return shipped_runbook_in(dir, "qwen3-30b-a3b-mi300x", name, edit);
 }
 
 int64_t scalar(const fs::path& db, const std::string& sql) {

@@ -32,23 +32,9 @@ RunResult kprof_in(const fs::path& dir, const std::string& args) {
   return r;
 }
 
-// The shipped runbook with its database and captures in `dir` (the workload still runs from
-// runbooks/); `edit` rewrites the text further.
+// The shipped TP=4 runbook in `dir` (tp4.db, tp4-captures; sim_harness.hpp).
 fs::path tp4_runbook(const fs::path& dir, const std::function<void(std::string&)>& edit = {}) {
-  std::string text = read_file(k_source / "runbooks" / "qwen3-30b-a3b-mi300x-tp4.yaml");
-  const auto put = [&](const std::string& from, const std::string& to) {
-    const auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-  };
-  put("\nworkload:\n", "\nworkload:\n  cwd: " + (k_source / "runbooks").string() + "\n");
-  put("database: qwen3-30b-a3b-mi300x-tp4.db\n", "database: " + (dir / "tp4.db").string() +
-                                                     "\ncaptures: " + (dir / "captures").string() +
-                                                     "\n");
-  if (edit) edit(text);
-  const fs::path p = dir / "tp4.yaml";
-  std::ofstream(p) << text;
-  return p;
+  return shipped_runbook_in(dir, "qwen3-30b-a3b-mi300x-tp4", "tp4.yaml", edit);
 }
 
 // The model's injected arrival delays, read from its file.
